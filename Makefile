@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# hotstack: a thin wrapper around Kbuild and the tool's Makefile.
+#
+#   make               build hotstack.ko and the hotstack tool
+#   make run           profile: here if modules can be loaded, else in a VM
+#   make check         every test: lint, host unit tests, VM suites
+#   make lint          checkpatch --strict and sparse on module/ and uapi/
+#   make unit          host unit tests only
+#   make check-vm KERNEL=generic|rt|debug   one VM suite
+#   make dkms-install  register, build and install with DKMS
+#
+# KDIR: the kernel build tree. Default: the running kernel's, else the
+# newest installed Debian linux-headers-*-amd64.
+
+KDIR ?= $(shell tests/kdir.sh)
+KERNEL ?= generic
+VERSION := 0.1
+
+all: module tool
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+tool:
+	$(MAKE) -C userspace
+
+deps:
+	tests/deps.sh
+
+lint: deps
+	tests/lint.sh
+
+unit: deps
+	$(MAKE) -C tests/unit run
+
+check-vm: deps
+	tests/vm/run.sh $(KERNEL)
+
+check:
+	tests/check.sh
+
+run:
+	tests/run.sh
+
+dkms-install:
+	dkms add $(CURDIR)
+	dkms install hotstack/$(VERSION)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	$(MAKE) -C userspace clean
+	$(MAKE) -C tests/unit clean
+
+.PHONY: all module tool deps lint unit check-vm check run dkms-install clean

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install every Debian package hotstack's build, tests and demo need, when
+# missing. Run by `make check` and `make run`; safe to run again.
+set -euo pipefail
+
+packages=(
+	# build: module against Debian's headers, the tool, the debug kernel
+	make gcc libc6-dev pkg-config linux-headers-amd64 linux-headers-rt-amd64
+	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils perl
+	# libraries of the tool and of the unit tests
+	libmnl-dev libcmocka-dev
+	# lint
+	sparse
+	# the VM: emulator, initramfs, busybox for the guest
+	qemu-system-x86 busybox-static cpio kmod
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	case $p in \#*) continue ;; esac
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}" >&2
+	echo "deps.sh: install them as root: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# Module parameters: bounds, session limit, group access.
+. /tests/lib.sh
+
+check_fail "insmod max_sessions=0 is refused" insmod /tests/hotstack.ko max_sessions=0
+check_output "max_sessions=0 is explained in dmesg" "max_sessions=0 is out of range" dmesg
+check_fail "insmod max_sessions=1025 is refused" insmod /tests/hotstack.ko max_sessions=1025
+check_fail "insmod max_memory_mb=0 is refused" insmod /tests/hotstack.ko max_memory_mb=0
+check_fail "insmod group=-5 is refused" insmod /tests/hotstack.ko group=-5
+check_fail "insmod group=4294967295 (invalid gid) is refused" \
+	insmod /tests/hotstack.ko group=4294967295
+check "no refused insmod left the module loaded" sh -c '! grep -q "^hotstack " /proc/modules'
+
+check "insmod max_sessions=3" reload max_sessions=3
+tap "hs_vmtest sessions 3" hs_vmtest sessions 3
+exec 3<>/dev/hotstack 4<>/dev/hotstack 5<>/dev/hotstack
+check_output "hotstack info with every session taken explains EBUSY" \
+	"too many hotstack sessions" hotstack info
+exec 3>&- 4>&- 5>&-
+
+check "insmod (root only)" reload
+tap "uid 1000 cannot open a root-only device" \
+	hs_vmtest runas 1000 1000 hs_vmtest open EACCES
+check_output "hotstack info as uid 1000 explains the permission problem" \
+	"permission denied: run as root" hs_vmtest runas 1000 1000 hotstack info
+
+check "insmod group=1234" reload group=1234
+check "with group=1234 /dev/hotstack is mode 0666" \
+	sh -c '[ "$(stat -c %a /dev/hotstack)" = 666 ]'
+tap "uid 1000 outside group 1234 is refused with EPERM" \
+	hs_vmtest runas 1000 1000 hs_vmtest open EPERM
+tap "uid 1000 with supplementary group 1234 may open" \
+	hs_vmtest runas 1000 1000,1234 hs_vmtest open ok
+tap "uid 1000 with primary group 1234 may open" \
+	hs_vmtest runas 1000 1234 hs_vmtest open ok
+check "rmmod" rmmod hotstack

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hotstack tool: command dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/hotstack.h>
+
+#include "commands.h"
+
+#define HS_VERSION "0.1"
+
+static const struct hs_command hs_commands[] = {
+	{ "info", "show what the loaded module offers", cmd_info },
+};
+
+const struct hs_command *hs_find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hs_commands) / sizeof(hs_commands[0]); i++)
+		if (!strcmp(hs_commands[i].name, name))
+			return &hs_commands[i];
+	return NULL;
+}
+
+static void hs_usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: hotstack COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(hs_commands) / sizeof(hs_commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", hs_commands[i].name, hs_commands[i].summary);
+	fprintf(out, "\n  hotstack --version   print the tool's version\n");
+}
+
+int hs_main(int argc, char **argv)
+{
+	const struct hs_command *cmd;
+
+	if (argc < 2) {
+		hs_usage(stderr);
+		return HS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		hs_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("hotstack %s (ABI %u)\n", HS_VERSION, HOTSTACK_ABI_VERSION);
+		return 0;
+	}
+	cmd = hs_find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "hotstack: '%s' is not a hotstack command; "
+			"see 'hotstack --help'\n", argv[1]);
+		return HS_EXIT_USAGE;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}
