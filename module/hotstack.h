@@ -20,13 +20,12 @@ extern atomic_t hotstack_nr_sessions;
 
 /*
  * struct hotstack_session - one open file of /dev/hotstack
- * @lock: serialises the ioctls of this session.
  *
  * Lifecycle: created by open(), freed by release(); nothing outlives the
  * file. The engine adds the configure/start/stop states.
  */
 struct hotstack_session {
-	struct mutex lock;
+	struct mutex lock;	/* serialises this session's ioctls */
 };
 
 extern const struct file_operations hotstack_fops;

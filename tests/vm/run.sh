@@ -118,26 +118,29 @@ set -e
 elapsed=$(($(date +%s) - start))
 
 # --- verdict ------------------------------------------------------------------
-# The guest's own TAP lines, tagged with the kernel.
-sed -n -e 's/\r$//' -e "s/^\(not ok\|ok\) - /\1 - $tag /p" "$out/guest.log"
-# Anything the guest printed that is not a TAP line is context for a reader.
-if [ -n "$script" ]; then
-	sed -e 's/\r$//' "$out/guest.log" | grep -v -e '^ok - ' -e '^not ok - ' || true
-fi
+{
+	# The guest's own TAP lines, tagged with the kernel.
+	sed -n -e 's/\r$//' -e "s/^\(not ok\|ok\) - /\1 - $tag /p" "$out/guest.log"
+	# Anything the guest printed that is not a TAP line is context for a reader.
+	if [ -n "$script" ]; then
+		sed -e 's/\r$//' "$out/guest.log" | grep -v -e '^ok - ' -e '^not ok - ' || true
+	fi
 
-if [ $qemu_rc -eq 124 ]; then
-	echo "not ok - $tag guest finished within ${timeout_s}s (timed out; see $out/console.log)"
-elif ! grep -q '^HOTSTACK-VM-DONE' "$out/guest.log"; then
-	echo "not ok - $tag guest finished (qemu exit $qemu_rc, no completion mark; see $out/console.log)"
-	tail -n 30 "$out/console.log" | sed 's/^/# /'
-else
-	echo "ok - $tag guest booted, ran and powered off in ${elapsed}s"
-fi
+	if [ $qemu_rc -eq 124 ]; then
+		echo "not ok - $tag guest finished within ${timeout_s}s (timed out; see $out/console.log)"
+	elif ! grep -q '^HOTSTACK-VM-DONE' "$out/guest.log"; then
+		echo "not ok - $tag guest finished (qemu exit $qemu_rc, no completion mark; see $out/console.log)"
+		tail -n 30 "$out/console.log" | sed 's/^/# /'
+	else
+		echo "ok - $tag guest booted, ran and powered off in ${elapsed}s"
+	fi
 
-bad='BUG:|WARNING:|Call Trace|Kernel panic|Oops|KASAN|UBSAN|lockdep|possible (recursive|circular) locking|INFO: (task|rcu)|kmemleak: [0-9]+ new suspected'
-if grep -E -q "$bad" "$out/console.log"; then
-	echo "not ok - $tag console clean of BUG/WARNING/lockdep/KASAN (see $out/console.log)"
-	grep -E -m 20 "$bad" "$out/console.log" | sed 's/^/# /'
-else
-	echo "ok - $tag console clean of BUG/WARNING/lockdep/KASAN"
-fi
+	bad='BUG:|WARNING:|Call Trace|Kernel panic|Oops|KASAN|UBSAN|lockdep|possible (recursive|circular) locking|INFO: (task|rcu)|kmemleak: [0-9]+ new suspected'
+	if grep -E -q "$bad" "$out/console.log"; then
+		echo "not ok - $tag console clean of BUG/WARNING/lockdep/KASAN (see $out/console.log)"
+		grep -E -m 20 "$bad" "$out/console.log" | sed 's/^/# /'
+	else
+		echo "ok - $tag console clean of BUG/WARNING/lockdep/KASAN"
+	fi
+} | tee "$out/verdict.tap"
+! grep -q '^not ok' "$out/verdict.tap"

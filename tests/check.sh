@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: install what is missing, build, lint, host unit tests, and the
+# VM suite on Debian's generic and PREEMPT_RT kernels and on the debug
+# kernel. Every step prints TAP lines; the last line of output is
+# "N passed, N failed" and the exit status is non-zero on any failure.
+#
+# HOTSTACK_KERNELS overrides the list of VM kernels (default: generic rt debug).
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+out=${HOTSTACK_OUT:-$repo/out}
+mkdir -p "$out"
+log=$out/check.log
+: >"$log"
+kernels=${HOTSTACK_KERNELS:-generic rt debug}
+
+# step NAME CMD...: run CMD, show and log its output; a non-zero exit with
+# no failed TAP line of its own is recorded as one failure.
+step() {
+	local name=$1 rc before after
+	shift
+	echo "# === $name" | tee -a "$log"
+	before=$(grep -c '^not ok' "$log")
+	"$@" 2>&1 | tee -a "$log"
+	rc=${PIPESTATUS[0]}
+	after=$(grep -c '^not ok' "$log")
+	if [ "$rc" -ne 0 ] && [ "$after" -eq "$before" ]; then
+		echo "not ok - $name (exit status $rc)" | tee -a "$log"
+	fi
+	return "$rc"
+}
+
+build() {
+	make -s -C "$repo/userspace" && echo "ok - build the hotstack tool (-Wall -Wextra -Werror)" &&
+		make -s module KCFLAGS=-Werror >"$out/build.log" 2>&1 &&
+		! grep -q -i 'warning' "$out/build.log" &&
+		echo "ok - build hotstack.ko (W=1 -Werror) against $(tests/kdir.sh)" ||
+		{ cat "$out/build.log"; return 1; }
+}
+
+start=$(date +%s)
+if step deps tests/deps.sh; then
+	step build build
+	step lint tests/lint.sh
+	step unit make -s -C tests/unit run
+	for k in $kernels; do
+		step "vm $k" tests/vm/run.sh "$k"
+	done
+fi
+
+passed=$(grep -c '^ok' "$log")
+failed=$(grep -c '^not ok' "$log")
+echo "# make check took $(($(date +%s) - start))s; log in $log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make run: the one-command demo. Where this kernel can load modules (and we
+# are root), build hotstack, load it and run the tool here; elsewhere (like
+# a machine whose kernel has no module support), boot the VM with the demo
+# script and print what it printed.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+"$repo/tests/deps.sh"
+
+if [ -e /proc/modules ] && [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" -eq 0 ]; then
+	make -s module tool
+	loaded=0
+	if ! grep -q '^hotstack ' /proc/modules; then
+		insmod "$repo/hotstack.ko"
+		loaded=1
+	fi
+	HOTSTACK=$repo/userspace/hotstack sh "$repo/tests/demo.sh"
+	[ $loaded -eq 1 ] && rmmod hotstack
+	exit 0
+fi
+
+mkdir -p "$repo/out"
+echo "make run: this kernel cannot load modules here; running the demo in a QEMU VM" >&2
+rc=0
+"$repo/tests/vm/run.sh" generic --script "$repo/tests/demo.sh" >"$repo/out/run.log" || rc=$?
+grep -v -e '^ok - ' -e '^HOTSTACK-VM-DONE' "$repo/out/run.log" || true
+exit $rc

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The tool's command line: dispatch, usage errors, device error messages. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "commands.h"
+#include "device.h"
+
+/* Output of the last run_tool(): stdout and stderr together. */
+static char out[8192];
+
+/* Run hs_main() on a NULL-terminated argument list, capturing its output. */
+static int run_tool(const char *arg0, ...)
+{
+	char *argv[16];
+	int argc = 0, rc, saved_out, saved_err;
+	FILE *tmp = tmpfile();
+	size_t n;
+	va_list ap;
+
+	va_start(ap, arg0);
+	for (argv[argc] = (char *)arg0; argv[argc] && argc < 15;)
+		argv[++argc] = va_arg(ap, char *);
+	va_end(ap);
+
+	fflush(stdout);
+	fflush(stderr);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	dup2(fileno(tmp), 1);
+	dup2(fileno(tmp), 2);
+	rc = hs_main(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	rewind(tmp);
+	n = fread(out, 1, sizeof(out) - 1, tmp);
+	out[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+static void no_arguments_is_usage_error(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tool("hotstack", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "usage: hotstack COMMAND"));
+}
+
+static void unknown_command_is_usage_error(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tool("hotstack", "frobnicate", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "'frobnicate' is not a hotstack command"));
+}
+
+static void help_and_version(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tool("hotstack", "--help", NULL), 0);
+	assert_non_null(strstr(out, "info"));
+	assert_int_equal(run_tool("hotstack", "--version", NULL), 0);
+	assert_non_null(strstr(out, "hotstack 0.1 (ABI 1)"));
+}
+
+static void find_command(void **state)
+{
+	(void)state;
+	assert_non_null(hs_find_command("info"));
+	assert_null(hs_find_command("inf"));
+	assert_null(hs_find_command(""));
+}
+
+static void info_rejects_arguments(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tool("hotstack", "info", "extra", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "unexpected argument 'extra'"));
+}
+
+static void info_without_module_explains(void **state)
+{
+	(void)state;
+	setenv("HOTSTACK_DEVICE", "/nonexistent/hotstack", 1);
+	assert_string_equal(hs_device_path(), "/nonexistent/hotstack");
+	assert_int_equal(run_tool("hotstack", "info", NULL), 1);
+	assert_non_null(strstr(out, "cannot open /nonexistent/hotstack"));
+	assert_non_null(strstr(out, "module is not loaded"));
+	unsetenv("HOTSTACK_DEVICE");
+	assert_string_equal(hs_device_path(), "/dev/hotstack");
+}
+
+static void open_error_hints(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(hs_open_error_hint(ENOENT), "not loaded"));
+	assert_non_null(strstr(hs_open_error_hint(ENODEV), "not loaded"));
+	assert_non_null(strstr(hs_open_error_hint(EACCES), "permission denied"));
+	assert_non_null(strstr(hs_open_error_hint(EPERM), "group="));
+	assert_non_null(strstr(hs_open_error_hint(EBUSY), "max_sessions"));
+	assert_null(hs_open_error_hint(EINVAL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(no_arguments_is_usage_error),
+		cmocka_unit_test(unknown_command_is_usage_error),
+		cmocka_unit_test(help_and_version),
+		cmocka_unit_test(find_command),
+		cmocka_unit_test(info_rejects_arguments),
+		cmocka_unit_test(info_without_module_explains),
+		cmocka_unit_test(open_error_hints),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}
