@@ -72,8 +72,9 @@ debug_kernel() {
 	key=$(cat "$frag" <(basename "$src") | sha256sum | cut -c1-16)
 	dir="$cache/linux-debug-$key"
 	if [ ! -e "$dir/.done" ]; then
+		# Incremental: a build cut short resumes where it stopped.
 		log "building the debug kernel in $dir (about 6 minutes)"
-		rm -rf "$dir" && mkdir -p "$dir"
+		mkdir -p "$dir"
 		make -s -C "$src" O="$dir" tinyconfig >&2
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$dir" \
 			"$dir/.config" "$frag" >/dev/null 2>&1
