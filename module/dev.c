@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hotstack: file operations of /dev/hotstack -- open, release, ioctl.
+ * hotstack: file operations of /dev/hotstack -- open, release, ioctl,
+ * read (folded.c does the text) and mmap.
  */
+#include <linux/bitmap.h>
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/mm.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include <linux/hotstack.h>
 
 #include "hotstack.h"
@@ -34,22 +38,18 @@ static int hotstack_open(struct inode *inode, struct file *file)
 		atomic_dec(&hotstack_nr_sessions);
 		return -EBUSY;
 	}
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = hotstack_session_new();
 	if (!s) {
 		atomic_dec(&hotstack_nr_sessions);
 		return -ENOMEM;
 	}
-	mutex_init(&s->lock);
 	file->private_data = s;
 	return nonseekable_open(inode, file);
 }
 
 static int hotstack_release(struct inode *inode, struct file *file)
 {
-	struct hotstack_session *s = file->private_data;
-
-	mutex_destroy(&s->lock);
-	kfree(s);
+	hotstack_session_free(file->private_data);
 	atomic_dec(&hotstack_nr_sessions);
 	return 0;
 }
@@ -100,6 +100,81 @@ static long hotstack_get_info(void __user *uarg)
 	return hotstack_copy_out(uarg, &info, sizeof(info), usize);
 }
 
+/* Largest CPU bitmap accepted, in words: more than any kernel's NR_CPUS. */
+#define HS_MAX_CPU_WORDS	1024
+
+/* The CPU mask of a CONFIGURE: every bit a possible CPU, at least one. */
+static int hotstack_read_cpus(const struct hotstack_config *c, struct cpumask *mask)
+{
+	unsigned int words = c->cpus_words, bits = words * 64, cpu;
+	unsigned long *bitmap;
+	u64 *arr;
+	int ret = 0;
+
+	if (!c->cpus_ptr && !words) {
+		cpumask_copy(mask, cpu_possible_mask);
+		return 0;
+	}
+	if (!c->cpus_ptr || !words || words > HS_MAX_CPU_WORDS)
+		return -EINVAL;
+	arr = memdup_user(u64_to_user_ptr(c->cpus_ptr), words * sizeof(u64));
+	if (IS_ERR(arr))
+		return PTR_ERR(arr);
+	bitmap = bitmap_zalloc(bits, GFP_KERNEL);
+	if (!bitmap) {
+		kfree(arr);
+		return -ENOMEM;
+	}
+	bitmap_from_arr64(bitmap, arr, bits);
+	kfree(arr);
+	cpumask_clear(mask);
+	for_each_set_bit(cpu, bitmap, bits) {
+		if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		cpumask_set_cpu(cpu, mask);
+	}
+	if (cpumask_empty(mask))
+		ret = -EINVAL;
+out:
+	bitmap_free(bitmap);
+	return ret;
+}
+
+static long hotstack_ioc_configure(struct hotstack_session *s, void __user *uarg)
+{
+	struct hotstack_config cfg;
+	cpumask_var_t mask;
+	int ret;
+
+	ret = hotstack_copy_in(&cfg, sizeof(cfg), HOTSTACK_CONFIG_SIZE_VER0, uarg);
+	if (ret < 0)
+		return ret;
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = hotstack_read_cpus(&cfg, mask);
+	if (!ret)
+		ret = hotstack_configure(s, &cfg, mask);
+	free_cpumask_var(mask);
+	return ret;
+}
+
+static long hotstack_ioc_get_stats(struct hotstack_session *s, void __user *uarg)
+{
+	struct hotstack_stats st;
+	int usize;
+
+	usize = hotstack_copy_in(&st, sizeof(st), HOTSTACK_STATS_SIZE_VER0, uarg);
+	if (usize < 0)
+		return usize;
+	if ((st.flags & ~HOTSTACK_STATS_READABLE) ||
+	    memchr_inv(st.reserved, 0, sizeof(st.reserved)))
+		return -EINVAL;
+	hotstack_get_stats(s, &st, st.flags & HOTSTACK_STATS_READABLE ? !s->active : s->active);
+	return hotstack_copy_out(uarg, &st, sizeof(st), usize);
+}
+
 static long hotstack_ioctl_locked(struct hotstack_session *s, unsigned int cmd,
 				  void __user *uarg)
 {
@@ -108,8 +183,41 @@ static long hotstack_ioctl_locked(struct hotstack_session *s, unsigned int cmd,
 	switch (HOTSTACK_IOC_NOSIZE(cmd)) {
 	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_GET_INFO):
 		return hotstack_get_info(uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_CONFIGURE):
+		return hotstack_ioc_configure(s, uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_GET_STATS):
+		return hotstack_ioc_get_stats(s, uarg);
+	}
+
+	/* The commands without an argument want it 0, so it can gain one. */
+	switch (cmd) {
+	case HOTSTACK_IOC_START:
+	case HOTSTACK_IOC_STOP:
+	case HOTSTACK_IOC_RESET:
+	case HOTSTACK_IOC_SNAPSHOT:
+		if (uarg)
+			return -EINVAL;
+		break;
 	default:
 		return -ENOTTY;
+	}
+	if (s->state == HOTSTACK_STATE_NEW)
+		return -EINVAL;
+
+	switch (cmd) {
+	case HOTSTACK_IOC_START:
+		return hotstack_start(s);
+	case HOTSTACK_IOC_STOP:
+		if (s->state != HOTSTACK_STATE_RUNNING)
+			return -EINVAL;
+		hotstack_stop(s);
+		return 0;
+	case HOTSTACK_IOC_RESET:
+		hotstack_swap(s, true);
+		return 0;
+	default: /* HOTSTACK_IOC_SNAPSHOT */
+		hotstack_swap(s, false);
+		return 0;
 	}
 }
 
@@ -124,10 +232,85 @@ static long hotstack_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	return ret;
 }
 
+static ssize_t hotstack_fread(struct file *file, char __user *buf, size_t count,
+			      loff_t *ppos)
+{
+	struct hotstack_session *s = file->private_data, *src = s;
+	ssize_t ret;
+
+	mutex_lock(&s->lock);
+	/* An unconfigured session reads the persistent one, if there is one. */
+	if (s->state == HOTSTACK_STATE_NEW && hotstack_persistent) {
+		src = hotstack_persistent;
+		mutex_lock_nested(&src->lock, SINGLE_DEPTH_NESTING);
+	}
+	ret = hotstack_read(&s->reader, src, buf, count);
+	if (src != s)
+		mutex_unlock(&src->lock);
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+static void hotstack_vm_open(struct vm_area_struct *vma)
+{
+	struct hotstack_session *s = vma->vm_private_data;
+
+	atomic_inc(&s->mmaps);
+}
+
+static void hotstack_vm_close(struct vm_area_struct *vma)
+{
+	struct hotstack_session *s = vma->vm_private_data;
+
+	atomic_dec(&s->mmaps);
+}
+
+/* Moving the mapping would skip open/close: refuse it. */
+static int hotstack_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct hotstack_vm_ops = {
+	.open = hotstack_vm_open,
+	.close = hotstack_vm_close,
+	.mremap = hotstack_vm_mremap,
+};
+
+static int hotstack_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct hotstack_session *s = file->private_data;
+	int ret;
+
+	/* The tables hold raw kernel addresses (KASLR). */
+	if (!perfmon_capable() && !capable(CAP_SYSLOG))
+		return -EPERM;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	mutex_lock(&s->lock);
+	if (!s->buf)
+		ret = -EINVAL;
+	else if (vma->vm_pgoff || vma->vm_end - vma->vm_start != s->buf_size)
+		ret = -EINVAL;
+	else
+		ret = remap_vmalloc_range(vma, s->buf, 0);
+	if (!ret) {
+		vma->vm_flags &= ~VM_MAYWRITE;
+		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+		vma->vm_ops = &hotstack_vm_ops;
+		vma->vm_private_data = s;
+		atomic_inc(&s->mmaps);
+	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
 const struct file_operations hotstack_fops = {
 	.owner = THIS_MODULE,
 	.open = hotstack_open,
 	.release = hotstack_release,
+	.read = hotstack_fread,
+	.mmap = hotstack_mmap,
 	.unlocked_ioctl = hotstack_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,

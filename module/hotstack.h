@@ -6,27 +6,140 @@
 #define _HOTSTACK_H
 
 #include <linux/atomic.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/fs.h>
+#include <linux/list.h>
+#include <asm/local.h>
 #include <linux/mutex.h>
+#include <linux/perf_event.h>
 #include <linux/uidgid.h>
+#include <linux/hotstack.h>
+
+#include "stacktab.h"
 
 /* Module parameters, fixed once the module is loaded (main.c). */
 extern unsigned int hotstack_max_sessions;
 extern unsigned int hotstack_max_memory_mb;
 extern kgid_t hotstack_group;
+extern bool hotstack_test_hooks;
 
 /* Sessions open now, bounded by hotstack_max_sessions (dev.c). */
 extern atomic_t hotstack_nr_sessions;
 
+/* Bytes of tables all sessions hold, bounded by max_memory_mb (session.c). */
+extern atomic64_t hotstack_memory;
+
+/* The multi-instance CPU hotplug state sessions attach to while running. */
+extern enum cpuhp_state hotstack_cpuhp_state;
+
 /*
- * struct hotstack_session - one open file of /dev/hotstack
+ * struct hs_slot - one configured CPU of a session
+ * @tab:	its table in each generation
+ * @event:	its perf event while the session runs and the CPU is online
+ * @busy:	nonzero while the sampler runs here (nesting guard)
+ * @err:	why the event could not be created on the last CPU online
+ * @buf:	scratch stack for the walk: struct hs_stack + max_depth frames
+ */
+struct hs_slot {
+	struct hs_table tab[2];
+	struct perf_event *event;
+	local_t busy;
+	int err;
+	struct hs_stack *buf;
+};
+
+/*
+ * struct hotstack_session - one open file of /dev/hotstack (or the
+ * persistent session of the autostart parameter)
  *
- * Lifecycle: created by open(), freed by release(); nothing outlives the
- * file. The engine adds the configure/start/stop states.
+ * Lifecycle (uapi/linux/hotstack.h): NEW -> READY <-> RUNNING, freed by
+ * release(). @lock serialises every ioctl, read() and the state changes;
+ * the sampler reads only @cfg, @active, @slot_of_cpu and the slots, which
+ * do not change while RUNNING except @active (SNAPSHOT, then
+ * synchronize_rcu(): samplers are RCU readers, NMI included).
  */
 struct hotstack_session {
-	struct mutex lock;	/* serialises this session's ioctls */
+	struct mutex lock;	/* serialises ioctls, read() and state changes */
+	enum hotstack_state state;
+	struct hotstack_config cfg;
+	bool sync_event;	/* the event fires in task context, not an interrupt */
+
+	/* Tables: one vmalloc_user() buffer, mapped read-only by mmap. */
+	void *buf;
+	size_t buf_size;
+	struct hotstack_mmap_header *hdr;
+	unsigned int nr_slots;
+	int *slot_of_cpu;	/* [nr_cpu_ids]: slot index or -1 */
+	struct hs_slot *slots;	/* [nr_slots] */
+	atomic_t mmaps;		/* live mappings of buf */
+
+	unsigned int active;	/* generation the sampler writes */
+	u64 generation;		/* SNAPSHOTs + RESETs */
+	u64 run_start_ns;	/* when RUNNING began */
+	u64 elapsed_ns[2];	/* RUNNING time counted in each generation */
+
+	struct hlist_node cpuhp_node;	/* in hotstack_cpuhp_state while RUNNING */
+	struct list_head run_node;	/* in hotstack_running while RUNNING */
+
+	void *reader;		/* read() cursor: folded.c */
 };
+
+/* session.c */
+struct hotstack_session *hotstack_session_new(void);
+void hotstack_session_free(struct hotstack_session *s);
+int hotstack_configure(struct hotstack_session *s, const struct hotstack_config *cfg,
+		       const struct cpumask *mask);
+int hotstack_start(struct hotstack_session *s);
+void hotstack_stop(struct hotstack_session *s);
+void hotstack_swap(struct hotstack_session *s, bool reset);
+void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
+			unsigned int gen);
+int hotstack_cpuhp_init(void);
+void hotstack_test_sample(struct pt_regs *regs);
+void hotstack_cpuhp_exit(void);
+
+/* Persistent session from the autostart parameter, or NULL (main.c). */
+extern struct hotstack_session *hotstack_persistent;
+
+/* sample.c */
+void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs);
+void hotstack_overflow(struct perf_event *event, struct perf_sample_data *data,
+		       struct pt_regs *regs);
+
+/* unwind_<arch>.c: walks of the interrupted stacks, NMI-safe. */
+struct hs_walk {
+	u64 *frames;		/* where frames go */
+	unsigned int nr;	/* frames stored */
+	unsigned int max;	/* room at frames */
+	unsigned int collapsed;	/* repeated frames skipped */
+	bool collapse;		/* skip a frame equal to the one before */
+	bool truncated;		/* frames were left out for lack of room */
+	bool fault;		/* the walk stopped on an unreadable frame */
+};
+
+/* Store one frame; false when the walk should stop (no room left). */
+static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr)
+{
+	if (w->collapse && w->nr && w->frames[w->nr - 1] == addr) {
+		w->collapsed++;
+		return true;
+	}
+	if (w->nr >= w->max) {
+		w->truncated = true;
+		return false;
+	}
+	w->frames[w->nr++] = addr;
+	return true;
+}
+
+void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs);
+void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs);
+
+/* folded.c: read() text */
+ssize_t hotstack_read(void **reader, struct hotstack_session *s,
+		      char __user *buf, size_t count);
+void hotstack_reader_free(void **reader);
 
 extern const struct file_operations hotstack_fops;
 

@@ -9,6 +9,8 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/perf_event.h>
+#include <linux/string.h>
 #include <linux/user_namespace.h>
 #include <linux/hotstack.h>
 
@@ -30,6 +32,86 @@ module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "Group ID allowed to open /dev/hotstack (default -1: root only)");
 
 kgid_t hotstack_group = INVALID_GID;
+
+/* Let test modules drive the sample path (hotstack_test_sample()). */
+bool hotstack_test_hooks;
+module_param_named(test_hooks, hotstack_test_hooks, bool, 0444);
+MODULE_PARM_DESC(test_hooks, "Accept samples from test modules (default 0)");
+
+/* A persistent system-wide session, read by any unconfigured open file. */
+static bool autostart;
+module_param(autostart, bool, 0444);
+MODULE_PARM_DESC(autostart, "Start a system-wide session at load (default 0)");
+
+static char *autostart_event = "cpu-clock";
+module_param(autostart_event, charp, 0444);
+MODULE_PARM_DESC(autostart_event, "Event of the autostart session (default cpu-clock)");
+
+static unsigned int autostart_freq = 99;
+module_param(autostart_freq, uint, 0444);
+MODULE_PARM_DESC(autostart_freq, "Samples per second per CPU of the autostart session (default 99)");
+
+struct hotstack_session *hotstack_persistent;
+
+/* perf's names of the events hotstack counts. */
+static const struct {
+	const char *name;
+	u32 type;
+	u64 config;
+} hotstack_events[] = {
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+};
+
+static int hotstack_autostart(void)
+{
+	struct hotstack_config c = {
+		.size = sizeof(c),
+		.flags = HOTSTACK_CFG_FREQ,
+		.sample = autostart_freq,
+		.stacks = HOTSTACK_STACK_KERNEL,
+		.max_depth = 127,
+		.table_entries = 4096,
+		.arena_frames = 1 << 16,
+	};
+	struct hotstack_session *s;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(hotstack_events); i++) {
+		if (!strcmp(autostart_event, hotstack_events[i].name)) {
+			c.event_type = hotstack_events[i].type;
+			c.event_config = hotstack_events[i].config;
+			break;
+		}
+	}
+	if (i == ARRAY_SIZE(hotstack_events)) {
+		pr_err("autostart_event=%s is not an event hotstack knows\n", autostart_event);
+		return -EINVAL;
+	}
+	s = hotstack_session_new();
+	if (!s)
+		return -ENOMEM;
+	mutex_lock(&s->lock);
+	ret = hotstack_configure(s, &c, cpu_possible_mask);
+	if (!ret)
+		ret = hotstack_start(s);
+	mutex_unlock(&s->lock);
+	if (ret) {
+		pr_err("cannot start the autostart session (%s at %u Hz): %d\n",
+		       autostart_event, autostart_freq, ret);
+		hotstack_session_free(s);
+		return ret;
+	}
+	hotstack_persistent = s;
+	return 0;
+}
 
 static struct miscdevice hotstack_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
@@ -63,17 +145,37 @@ static int __init hotstack_init(void)
 		return -EINVAL;
 	}
 
+	ret = hotstack_cpuhp_init();
+	if (ret) {
+		pr_err("cannot register for CPU hotplug: %d\n", ret);
+		return ret;
+	}
+	if (autostart) {
+		ret = hotstack_autostart();
+		if (ret)
+			goto out_cpuhp;
+	}
 	ret = misc_register(&hotstack_misc);
 	if (ret) {
 		pr_err("cannot register /dev/hotstack: %d\n", ret);
-		return ret;
+		goto out_persistent;
 	}
 	return 0;
+
+out_persistent:
+	if (hotstack_persistent)
+		hotstack_session_free(hotstack_persistent);
+out_cpuhp:
+	hotstack_cpuhp_exit();
+	return ret;
 }
 
 static void __exit hotstack_exit(void)
 {
 	misc_deregister(&hotstack_misc);
+	if (hotstack_persistent)
+		hotstack_session_free(hotstack_persistent);
+	hotstack_cpuhp_exit();
 }
 
 module_init(hotstack_init);

@@ -38,7 +38,8 @@ else
 fi
 if [ -e "$repo/tests/kmod/Kbuild" ]; then
 	cp -r "$repo/tests/kmod" "$out/kmod"
-	if make -s -C "$kdir" M="$out/kmod" W=1 C=2 KCFLAGS=-Werror modules \
+	if make -s -C "$kdir" M="$out/kmod" W=1 C=2 KCFLAGS=-Werror \
+		KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" modules \
 		>"$out/sparse-kmod.log" 2>&1 && ! grep -E -q 'warning|error' "$out/sparse-kmod.log"; then
 		echo "ok - sparse (C=2) and W=1 -Werror on tests/kmod/"
 	else

@@ -8,6 +8,13 @@
  *   hs_vmtest open ok|ERRNO        opening the device succeeds / fails so
  *   hs_vmtest runas UID GID[,GID...] CMD ARGS...
  *                                  run CMD with those credentials, no caps
+ *   hs_vmtest config-errors        every CONFIGURE / state / mmap misuse
+ *   hs_vmtest workload DEPTH PATTERNS MS MAXDEPTH [collapse]
+ *                                  sample hs_workload's known stacks and
+ *                                  check exactly those were counted
+ *   hs_vmtest hotplug              a CPU goes offline and online mid-run
+ *   hs_vmtest stress SECONDS       sessions, snapshots, resets, mmap
+ *                                  readers and CPU hotplug at once
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,8 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include <linux/hotstack.h>
 
@@ -245,6 +255,410 @@ static int runas(int argc, char **argv)
 	return 127;
 }
 
+
+/* ---- the engine ------------------------------------------------------ */
+
+static void default_config(struct hotstack_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->flags = HOTSTACK_CFG_FREQ;
+	c->event_type = PERF_TYPE_SOFTWARE;
+	c->event_config = PERF_COUNT_SW_CPU_CLOCK;
+	c->sample = 1000;
+	c->stacks = HOTSTACK_STACK_KERNEL;
+	c->max_depth = 64;
+	c->table_entries = 1024;
+	c->arena_frames = 1 << 14;
+}
+
+static int get_stats(int fd, struct hotstack_stats *st, __u32 flags)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->flags = flags;
+	return xioctl(fd, HOTSTACK_IOC_GET_STATS, st);
+}
+
+static __u64 sum_drops(const struct hotstack_cpu_stats *t)
+{
+	__u64 n = 0;
+	int i;
+
+	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
+		n += t->drops[i];
+	return n;
+}
+
+struct map {
+	void *base;
+	size_t size;
+	const struct hotstack_mmap_header *h;
+};
+
+static int map_session(int fd, struct map *m)
+{
+	struct hotstack_stats st;
+	void *p;
+
+	m->base = NULL;
+	if (get_stats(fd, &st, 0) || !st.mmap_size)
+		return -1;
+	/* Only the exact length is accepted. */
+	p = mmap(NULL, st.mmap_size - 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED || errno != EINVAL) {
+		printf("#   mmap of a short length did not fail with EINVAL\n");
+		return -1;
+	}
+	p = mmap(NULL, st.mmap_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	m->base = p;
+	m->size = st.mmap_size;
+	m->h = p;
+	return m->h->mmap_size == m->size ? 0 : -1;
+}
+
+/* Sum of entry counts of generation @gen, and the slots' samples. */
+static void map_sums(const struct map *m, unsigned int gen, __u64 *counts, __u64 *entries)
+{
+	const struct hotstack_mmap_header *h = m->h;
+	unsigned int slot, i;
+
+	*counts = 0;
+	*entries = 0;
+	for (slot = 0; slot < h->nr_slots; slot++) {
+		const char *base = (const char *)m->base + h->gen_offset[gen] +
+				   slot * h->slot_size;
+		const struct hotstack_entry *e = (const void *)(base + h->cpu_stats_size);
+
+		for (i = 0; i < h->table_entries; i++) {
+			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
+				continue;
+			*counts += e[i].count;
+			(*entries)++;
+		}
+	}
+}
+
+/* Read the folded text of @fd until EOF; returns a malloc'd string. */
+static char *read_all(int fd)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	for (;;) {
+		if (len + 4096 > cap)
+			buf = realloc(buf, cap *= 2);
+		n = read(fd, buf + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Check the sum invariant of a quiet session, through ioctl, mmap and read. */
+static void check_invariant(int fd, const char *what)
+{
+	struct hotstack_stats st;
+	struct map m;
+	__u64 counts, entries, text_sum = 0;
+	char *text, *line, *save;
+
+	tap(get_stats(fd, &st, 0) == 0, "%s: GET_STATS", what);
+	tap(st.total.samples == st.total.counted + sum_drops(&st.total),
+	    "%s: samples %llu == counted %llu + drops %llu", what,
+	    (unsigned long long)st.total.samples, (unsigned long long)st.total.counted,
+	    (unsigned long long)sum_drops(&st.total));
+	if (map_session(fd, &m)) {
+		tap(false, "%s: mmap the tables", what);
+		return;
+	}
+	map_sums(&m, m.h->active, &counts, &entries);
+	tap(counts == st.total.counted && entries == st.total.entries,
+	    "%s: mmap entry counts %llu == counted %llu, entries %llu == %llu", what,
+	    (unsigned long long)counts, (unsigned long long)st.total.counted,
+	    (unsigned long long)entries, (unsigned long long)st.total.entries);
+	munmap(m.base, m.size);
+
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+
+		if (sp)
+			text_sum += strtoull(sp + 1, NULL, 10);
+	}
+	free(text);
+	tap(text_sum == st.total.counted, "%s: read() counts add up to counted (%llu == %llu)",
+	    what, (unsigned long long)text_sum, (unsigned long long)st.total.counted);
+}
+
+static void expect_cfg(int fd, const struct hotstack_config *c, int want, const char *what)
+{
+	int got = xioctl(fd, HOTSTACK_IOC_CONFIGURE, (void *)c);
+
+	tap(got == want, "CONFIGURE %s: %s (got %s)", what,
+	    want ? strerrorname_np(want) : "success", got ? strerrorname_np(got) : "success");
+}
+
+static void expect_ioc(int fd, unsigned long cmd, void *arg, int want, const char *what)
+{
+	int got = xioctl(fd, cmd, arg);
+
+	tap(got == want, "%s: %s (got %s)", what, want ? strerrorname_np(want) : "success",
+	    got ? strerrorname_np(got) : "success");
+}
+
+static void test_config_errors(void)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	__u64 cpus[2];
+	int fd = open_dev();
+	void *p;
+	int i;
+
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, EINVAL, "START before CONFIGURE");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, EINVAL, "STOP before CONFIGURE");
+	expect_ioc(fd, HOTSTACK_IOC_SNAPSHOT, NULL, EINVAL, "SNAPSHOT before CONFIGURE");
+	expect_ioc(fd, HOTSTACK_IOC_RESET, NULL, EINVAL, "RESET before CONFIGURE");
+	tap(get_stats(fd, &st, 0) == 0 && st.state == HOTSTACK_STATE_NEW && !st.total.samples,
+	    "GET_STATS before CONFIGURE: state NEW, no samples");
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	tap(p == MAP_FAILED && errno == EINVAL, "mmap before CONFIGURE: EINVAL");
+
+#define BAD(field, value, err) do {					\
+		default_config(&c);					\
+		c.field = value;					\
+		expect_cfg(fd, &c, err, #field " = " #value);		\
+	} while (0)
+	BAD(flags, 1U << 4, EINVAL);
+	BAD(flags, 1U << 31, EINVAL);
+	BAD(event_type, PERF_TYPE_TRACEPOINT, EINVAL);
+	BAD(event_type, 99, EINVAL);
+	BAD(event_config, PERF_COUNT_SW_DUMMY, EINVAL);
+	BAD(precise, 1, EINVAL);
+	BAD(sample, 0, EINVAL);
+	BAD(sample, HOTSTACK_MAX_FREQ + 1, EINVAL);
+	BAD(pid, 1, EINVAL);
+	BAD(stacks, 0, EINVAL);
+	BAD(stacks, 4, EINVAL);
+	BAD(max_depth, 0, EINVAL);
+	BAD(max_depth, HOTSTACK_MAX_DEPTH + 1, EINVAL);
+	BAD(keys, 8, EINVAL);
+	BAD(table_entries, 1000, EINVAL);
+	BAD(table_entries, 8, EINVAL);
+	BAD(table_entries, 1U << 25, EINVAL);
+	BAD(arena_frames, 63, EINVAL);
+	BAD(arena_frames, (1ULL << 28) + 1, EINVAL);
+	BAD(cpus_words, 1, EINVAL);
+	BAD(cpus_ptr, 16, EINVAL);
+	BAD(size, 8, EINVAL);
+	BAD(table_entries, 1U << 24, E2BIG);
+	for (i = 0; i < 4; i++) {
+		char what[64];
+
+		default_config(&c);
+		c.reserved[i] = 1;
+		snprintf(what, sizeof(what), "reserved[%d] = 1", i);
+		expect_cfg(fd, &c, EINVAL, what);
+	}
+	default_config(&c);
+	c.flags = HOTSTACK_CFG_PID;
+	c.sample = 1000000;
+	expect_cfg(fd, &c, EINVAL, "PID flag with pid 0");
+	default_config(&c);
+	c.sample = 1ULL << 63;
+	c.flags = 0;
+	expect_cfg(fd, &c, EINVAL, "period 2^63");
+	default_config(&c);
+	c.cpus_ptr = (unsigned long)cpus;
+	c.cpus_words = 2;
+	cpus[0] = 0;
+	cpus[1] = 0;
+	expect_cfg(fd, &c, EINVAL, "empty CPU mask");
+	cpus[1] = 1;
+	expect_cfg(fd, &c, EINVAL, "CPU 64 (not possible here)");
+	c.cpus_ptr = 8;
+	expect_cfg(fd, &c, EFAULT, "CPU mask at a bad address");
+	default_config(&c);
+	c.event_type = PERF_TYPE_HARDWARE;
+	c.event_config = PERF_COUNT_HW_CPU_CYCLES;
+	expect_cfg(fd, &c, ENOENT, "cycles on a machine without a PMU");
+	tap(get_stats(fd, &st, 0) == 0 && st.state == HOTSTACK_STATE_NEW,
+	    "a refused CONFIGURE leaves the session NEW");
+
+	default_config(&c);
+	cpus[0] = 1;
+	c.cpus_ptr = (unsigned long)cpus;
+	c.cpus_words = 1;
+	expect_cfg(fd, &c, 0, "CPU 0 only");
+	tap(get_stats(fd, &st, 0) == 0 && st.state == HOTSTACK_STATE_READY && st.nr_cpus == 1,
+	    "after CONFIGURE: state READY, 1 CPU (got %u, %u)", st.state, st.nr_cpus);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, EINVAL, "STOP when not running");
+	expect_ioc(fd, HOTSTACK_IOC_START, (void *)1, EINVAL, "START with a nonzero argument");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "START");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, EBUSY, "START while running");
+	expect_cfg(fd, &c, EBUSY, "while running");
+	expect_ioc(fd, HOTSTACK_IOC_SNAPSHOT, (void *)1, EINVAL,
+		   "SNAPSHOT with a nonzero argument");
+	st.flags = 2;
+	expect_ioc(fd, HOTSTACK_IOC_GET_STATS, &st, EINVAL, "GET_STATS with flags 0x2");
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.reserved[3] = 1;
+	expect_ioc(fd, HOTSTACK_IOC_GET_STATS, &st, EINVAL, "GET_STATS with reserved[3] set");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "STOP");
+
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	tap(p == MAP_FAILED && errno == EPERM, "mmap writable: EPERM");
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	tap(p == MAP_FAILED && errno == EINVAL, "mmap at an offset: EINVAL");
+	{
+		struct map m;
+
+		tap(map_session(fd, &m) == 0, "mmap with the exact length");
+		if (m.base) {
+			tap(m.h->version == HOTSTACK_MMAP_VERSION && m.h->nr_slots == 1 &&
+			    m.h->table_entries == 1024 && !(m.h->seq & 1) &&
+			    m.h->entry_size == sizeof(struct hotstack_entry),
+			    "mmap header: version, one slot, 1024 entries, even seq");
+			tap(mprotect(m.base, m.size, PROT_READ | PROT_WRITE) != 0,
+			    "the mapping cannot be made writable");
+			expect_cfg(fd, &c, EBUSY, "while the tables are mapped");
+			munmap(m.base, m.size);
+		}
+	}
+	expect_cfg(fd, &c, 0, "again once unmapped");
+	close(fd);
+}
+
+static void run_workload(unsigned int depth, unsigned int patterns, unsigned int ms)
+{
+	char cmd[64];
+	int fd = open("/proc/hs_workload", O_WRONLY);
+	int n = snprintf(cmd, sizeof(cmd), "%u %u %u", depth, patterns, ms);
+
+	tap(fd >= 0 && write(fd, cmd, n) == n, "run hs_workload %s", cmd);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Whether folded frame @f is function @name (module frames: "name [mod]"). */
+static bool frame_is(const char *f, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(f, name, n) && (f[n] == '\0' || f[n] == ' ');
+}
+
+/* Frames of a folded line (without its count), split in place. */
+static int split_frames(char *line, char **frames, int max)
+{
+	char *sp = strrchr(line, ' '), *save, *f;
+	int n = 0;
+
+	if (!sp)
+		return 0;
+	*sp = '\0';
+	for (f = strtok_r(line, ";", &save); f && n < max; f = strtok_r(NULL, ";", &save))
+		frames[n++] = f;
+	return n;
+}
+
+static void test_workload(unsigned int depth, unsigned int patterns, unsigned int ms,
+			  unsigned int max_depth, bool collapse)
+{
+	static char *frames[2048];
+	struct hotstack_config c;
+	unsigned int *seen = calloc(patterns, sizeof(unsigned int));
+	unsigned int lines = 0, bad = 0, distinct = 0, p;
+	char *text, *line, *save;
+	int fd = open_dev();
+	char what[96];
+
+	snprintf(what, sizeof(what), "workload depth %u patterns %u max_depth %u%s", depth,
+		 patterns, max_depth, collapse ? " collapse" : "");
+	default_config(&c);
+	c.max_depth = max_depth;
+	if (collapse)
+		c.flags |= HOTSTACK_CFG_COLLAPSE;
+	expect_cfg(fd, &c, 0, what);
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "START");
+	run_workload(depth, patterns, ms);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "STOP");
+	check_invariant(fd, what);
+
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int n = split_frames(line, frames, 2048), i, first = -1, leaf = -1;
+		unsigned int pattern = 0, level;
+		bool truncated = n && !strcmp(frames[0], "[truncated]");
+
+		for (i = 0; i < n; i++) {
+			if (first < 0 && (frame_is(frames[i], "hs_rec_a") ||
+					  frame_is(frames[i], "hs_rec_b")))
+				first = i;
+			if (frame_is(frames[i], "hs_leaf"))
+				leaf = i;
+		}
+		if (leaf < 0)
+			continue;
+		lines++;
+		if (collapse) {
+			/* Expect hs_rec_a (recursion site) then hs_rec_a (leaf site). */
+			char marker[32];
+
+			snprintf(marker, sizeof(marker), "[collapsed %u]", depth - 2);
+			if (first < 0 || leaf != first + 2 || !frame_is(frames[first], "hs_rec_a") ||
+			    !frame_is(frames[first + 1], "hs_rec_a") || strcmp(frames[0], marker)) {
+				if (bad++ < 3)
+					printf("#   unexpected: %s\n", frames[0]);
+				continue;
+			}
+			seen[0]++;
+			continue;
+		}
+		if (max_depth < depth + 8) {
+			/* Cut: the innermost max_depth frames, marked. */
+			if (!truncated || n - 1 != (int)max_depth || first != 1) {
+				if (bad++ < 3)
+					printf("#   unexpected: %d frames, first %s\n", n, frames[0]);
+			}
+			continue;
+		}
+		if (first < 1 || leaf - first != (int)depth || truncated ||
+		    !frame_is(frames[first - 1], "hs_workload_write")) {
+			if (bad++ < 3)
+				printf("#   unexpected stack: leaf at %d, first hs_rec at %d\n",
+				       leaf, first);
+			continue;
+		}
+		for (level = 0; level < depth; level++)
+			if (frame_is(frames[first + level], "hs_rec_b"))
+				pattern |= 1U << level;
+		if (pattern >= patterns) {
+			if (bad++ < 3)
+				printf("#   pattern %u was never run\n", pattern);
+			continue;
+		}
+		seen[pattern]++;
+	}
+	free(text);
+	for (p = 0; p < patterns; p++)
+		distinct += seen[p] > 0;
+	tap(lines > 0, "%s: stacks through hs_leaf were counted (%u lines)", what, lines);
+	tap(bad == 0, "%s: every such stack has the expected shape (%u do not)", what, bad);
+	if (max_depth >= depth + 8 || collapse)
+		tap(distinct == patterns, "%s: exactly the %u patterns appear (%u seen)", what,
+		    patterns, distinct);
+	free(seen);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
@@ -253,6 +667,11 @@ int main(int argc, char **argv)
 		test_sessions(strtoul(argv[2], NULL, 10));
 	else if (argc == 3 && !strcmp(argv[1], "open"))
 		test_open(argv[2]);
+	else if (argc == 2 && !strcmp(argv[1], "config-errors"))
+		test_config_errors();
+	else if (argc >= 6 && !strcmp(argv[1], "workload"))
+		test_workload(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
+			      argc > 6 && !strcmp(argv[6], "collapse"));
 	else if (argc >= 2 && !strcmp(argv[1], "runas"))
 		return runas(argc - 2, argv + 2);
 	else {

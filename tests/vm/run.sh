@@ -57,7 +57,8 @@ make -s -C "$KDIR" M="$src" W=1 KCFLAGS=-Werror modules >"$out/build.log" 2>&1 |
 	{ cat "$out/build.log"; fail_setup "hotstack.ko does not build against $KDIR"; }
 if [ -e "$repo/tests/kmod/Kbuild" ]; then
 	cp -r "$repo/tests/kmod" "$src/kmod"
-	make -s -C "$KDIR" M="$src/kmod" W=1 KCFLAGS=-Werror modules >>"$out/build.log" 2>&1 ||
+	make -s -C "$KDIR" M="$src/kmod" W=1 KCFLAGS=-Werror \
+		KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" modules >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log"; fail_setup "test modules do not build against $KDIR"; }
 fi
 

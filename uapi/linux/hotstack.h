@@ -31,6 +31,7 @@
 #ifndef _UAPI_LINUX_HOTSTACK_H
 #define _UAPI_LINUX_HOTSTACK_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -70,8 +71,294 @@ struct hotstack_info {
 
 #define HOTSTACK_INFO_SIZE_VER0	72	/* sizeof first published */
 
+/*
+ * Sessions
+ * --------
+ * A session moves through these states (reported in hotstack_stats.state
+ * and in the mmap header):
+ *
+ *   open() -> NEW --CONFIGURE--> READY --START--> RUNNING --STOP--> READY
+ *
+ * CONFIGURE is allowed in NEW and READY (it replaces the configuration and
+ * the tables), START only in READY, STOP only in RUNNING; anything else is
+ * EBUSY (running) or EINVAL (not configured). RESET and SNAPSHOT work in
+ * READY and RUNNING. close() stops and frees everything.
+ */
+enum hotstack_state {
+	HOTSTACK_STATE_NEW = 0,
+	HOTSTACK_STATE_READY = 1,
+	HOTSTACK_STATE_RUNNING = 2,
+};
+
+/* hotstack_config.flags */
+#define HOTSTACK_CFG_FREQ		_BITUL(0) /* sample is a frequency in Hz */
+#define HOTSTACK_CFG_PID		_BITUL(1) /* count only tgid == pid */
+#define HOTSTACK_CFG_EXCLUDE_IDLE	_BITUL(2) /* no samples of the idle task */
+#define HOTSTACK_CFG_COLLAPSE		_BITUL(3) /* collapse direct recursion */
+#define HOTSTACK_CFG_ALL		0xfU
+
+/* hotstack_config.stacks */
+#define HOTSTACK_STACK_KERNEL		_BITUL(0)
+#define HOTSTACK_STACK_USER		_BITUL(1)
+
+/* hotstack_config.keys: dimensions counted apart besides the stack */
+#define HOTSTACK_KEY_TGID		_BITUL(0)
+#define HOTSTACK_KEY_COMM		_BITUL(1)
+#define HOTSTACK_KEY_CONTEXT		_BITUL(2)
+#define HOTSTACK_KEY_ALL		0x7U
+
+/* Highest sampling frequency, per CPU, with HOTSTACK_CFG_FREQ. */
+#define HOTSTACK_MAX_FREQ		100000
+
+/* Bounds of hotstack_config.table_entries and arena_frames (per CPU). */
+#define HOTSTACK_MIN_ENTRIES		16
+#define HOTSTACK_MAX_ENTRIES		_BITUL(24)
+#define HOTSTACK_MIN_ARENA		64
+#define HOTSTACK_MAX_ARENA		_BITUL(28)
+
+/**
+ * struct hotstack_config - HOTSTACK_IOC_CONFIGURE: what and how to sample
+ * @size:	sizeof(struct hotstack_config)
+ * @flags:	HOTSTACK_CFG_*
+ * @event_type:	PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE or PERF_TYPE_RAW
+ * @precise:	perf's precise_ip, 0-3 (hardware and raw events only)
+ * @event_config: PERF_TYPE_HARDWARE: PERF_COUNT_HW_CPU_CYCLES,
+ *		_INSTRUCTIONS, _CACHE_MISSES or _BRANCH_MISSES;
+ *		PERF_TYPE_SOFTWARE: PERF_COUNT_SW_CPU_CLOCK, _TASK_CLOCK,
+ *		_PAGE_FAULTS or _CONTEXT_SWITCHES; PERF_TYPE_RAW: the raw
+ *		PMU encoding
+ * @sample:	events between samples (below 2^63), or samples per second
+ *		per CPU with HOTSTACK_CFG_FREQ (at most HOTSTACK_MAX_FREQ)
+ * @cpus_ptr:	user pointer to a CPU bitmap of @cpus_words __u64 words
+ *		(bit n of word w is CPU 64 * w + n); 0 for every CPU
+ * @cpus_words:	words at @cpus_ptr; 0 with @cpus_ptr 0. Bits past the
+ *		last possible CPU must be 0.
+ * @pid:	with HOTSTACK_CFG_PID, the process (tgid) whose samples count;
+ *		the others are counted as HOTSTACK_DROP_FILTERED. Else 0.
+ *		(HOTSTACK_CFG_EXCLUDE_IDLE likewise counts the idle task's
+ *		samples as HOTSTACK_DROP_FILTERED.)
+ * @stacks:	HOTSTACK_STACK_* to walk, at least one
+ * @max_depth:	frames kept per stack, 1-HOTSTACK_MAX_DEPTH; a deeper stack
+ *		keeps its innermost frames and is marked truncated
+ * @keys:	HOTSTACK_KEY_*: also tell samples apart by these
+ * @table_entries: distinct stacks each CPU's table holds: a power of two
+ *		in [HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES]
+ * @arena_frames: frames each CPU's table stores for all its stacks, in
+ *		[HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA]
+ * @reserved:	must be 0
+ *
+ * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
+ * when the tables would take more than the module's memory limit allows;
+ * ENOENT / EOPNOTSUPP / ENODEV when this machine cannot count the event
+ * (e.g. no PMU in a VM); EBUSY while running. Nothing is left half done.
+ */
+struct hotstack_config {
+	__u32 size;
+	__u32 flags;
+	__u32 event_type;
+	__u32 precise;
+	__u64 event_config;
+	__u64 sample;
+	__u64 cpus_ptr;
+	__u32 cpus_words;
+	__u32 pid;
+	__u32 stacks;
+	__u32 max_depth;
+	__u32 keys;
+	__u32 table_entries;
+	__u64 arena_frames;
+	__u64 reserved[4];
+};
+
+#define HOTSTACK_CONFIG_SIZE_VER0	104
+
+/*
+ * Drop reasons. Every sample is either counted in exactly one table entry
+ * or counted in exactly one of these, so that in every generation
+ *   samples == sum of entry counts + sum of drops.
+ */
+enum hotstack_drop {
+	HOTSTACK_DROP_TABLE_FULL = 0,	/* new stack, no free entry */
+	HOTSTACK_DROP_ARENA_FULL = 1,	/* new stack, no room for its frames */
+	HOTSTACK_DROP_FILTERED = 2,	/* not the configured pid */
+	HOTSTACK_DROP_NESTED = 3,	/* a sample arrived inside a sample */
+	HOTSTACK_DROP_NO_STACK = 4,	/* nothing could be walked */
+	HOTSTACK_DROP_MAX = 8		/* room in the ABI */
+};
+
+/* Buckets of the handler-time histogram: bucket b counts [2^b, 2^(b+1)) ns. */
+#define HOTSTACK_HIST_BUCKETS	24
+
+/**
+ * struct hotstack_cpu_stats - one CPU's counters in one generation
+ * @samples:	overflow handler invocations that reached the table
+ * @counted:	samples counted in a table entry
+ * @drops:	samples dropped, by enum hotstack_drop
+ * @nmi_samples: samples taken in NMI context
+ * @truncated:	counted samples whose stack was cut at max_depth
+ * @entries:	table entries in use
+ * @arena_used:	arena frames in use
+ * @handler_ns:	time spent in the handler, from local_clock()
+ * @hist:	handler time histogram, log2 nanoseconds
+ */
+struct hotstack_cpu_stats {
+	__u64 samples;
+	__u64 counted;
+	__u64 drops[HOTSTACK_DROP_MAX];
+	__u64 nmi_samples;
+	__u64 truncated;
+	__u64 entries;
+	__u64 arena_used;
+	__u64 handler_ns;
+	__u64 hist[HOTSTACK_HIST_BUCKETS];
+};
+
+/**
+ * struct hotstack_stats - HOTSTACK_IOC_GET_STATS: the session's counters
+ * @size:	in: sizeof(struct hotstack_stats)
+ * @flags:	in: 0, or HOTSTACK_STATS_READABLE for the readable generation
+ *		instead of the active one
+ * @state:	out: enum hotstack_state
+ * @nr_cpus:	out: CPUs with a table (the configured mask)
+ * @generation:	out: how many SNAPSHOTs and RESETs happened
+ * @elapsed_ns:	out: time spent RUNNING since the last RESET/SNAPSHOT
+ * @mmap_size:	out: the exact length mmap() wants (0 before CONFIGURE)
+ * @total:	out: the counters of every CPU added up
+ * @reserved:	in: 0; out: 0
+ */
+struct hotstack_stats {
+	__u32 size;
+	__u32 flags;
+	__u32 state;
+	__u32 nr_cpus;
+	__u64 generation;
+	__u64 elapsed_ns;
+	__u64 mmap_size;
+	struct hotstack_cpu_stats total;
+	__u64 reserved[4];
+};
+
+#define HOTSTACK_STATS_READABLE	_BITUL(0)
+#define HOTSTACK_STATS_SIZE_VER0	384
+
+/* hotstack_entry.flags */
+#define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
+#define HOTSTACK_ENTRY_COLLAPSED	_BITUL(1) /* recursion was collapsed */
+#define HOTSTACK_ENTRY_USER_MODE	_BITUL(2) /* interrupted in user mode */
+#define HOTSTACK_ENTRY_USER_FAULT	_BITUL(3) /* user walk stopped on a fault */
+
+/*
+ * hotstack_entry.context (with HOTSTACK_KEY_CONTEXT; else 0): what the
+ * sample interrupted. NMI code cannot be interrupted by a sampling NMI, so
+ * there is no NMI context to report.
+ */
+enum hotstack_context {
+	HOTSTACK_CTX_NONE = 0,
+	HOTSTACK_CTX_TASK = 1,		/* a task (process or kernel thread) */
+	HOTSTACK_CTX_SOFTIRQ = 2,	/* a softirq handler */
+	HOTSTACK_CTX_HARDIRQ = 3,	/* a hardirq handler (NMI samplers) */
+	HOTSTACK_CTX_IDLE = 4,		/* the idle task */
+};
+
+/**
+ * struct hotstack_entry - one distinct stack in a CPU's table
+ * @hash:	0: the entry is free. Else a hash of everything below;
+ *		written last (release), so a reader that sees it nonzero
+ *		(acquire) sees the rest.
+ * @count:	samples of this stack (only ever grows until RESET/SNAPSHOT)
+ * @frames:	index of the first frame in the CPU's arena
+ * @nr_kernel:	kernel frames, innermost first
+ * @nr_user:	user frames after them, innermost first
+ * @flags:	HOTSTACK_ENTRY_*
+ * @context:	enum hotstack_context
+ * @depth:	frames of the recursion collapsed away (HOTSTACK_ENTRY_COLLAPSED)
+ * @tgid:	process (with HOTSTACK_KEY_TGID; else 0)
+ * @comm:	task name (with HOTSTACK_KEY_COMM; else zeros)
+ */
+struct hotstack_entry {
+	__u64 hash;
+	__u64 count;
+	__u32 frames;
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u8 flags;
+	__u8 context;
+	__u16 depth;
+	__u32 tgid;
+	char comm[16];
+};
+
+/*
+ * mmap
+ * ----
+ * mmap(NULL, header.mmap_size, PROT_READ, MAP_SHARED, fd, 0) once the
+ * session is configured; only for CAP_PERFMON or CAP_SYSLOG holders (it
+ * shows kernel addresses). The length must be exact and the offset 0; the
+ * mapping is read-only and cannot grow. Reconfiguring needs a new mapping
+ * (EBUSY while one exists).
+ *
+ * Layout: the header (struct hotstack_mmap_header and its slot_cpu[],
+ * padded to whole pages: gen_offset[0] bytes), then for each generation g
+ * (0, 1) and each CPU slot c (0 .. nr_slots - 1) a table at offset
+ * gen_offset[g] + c * slot_size:
+ *
+ *   struct hotstack_cpu_stats   (cpu_stats_size bytes, padded)
+ *   struct hotstack_entry       [table_entries]
+ *   __u64 frames                [arena_frames]
+ *
+ * Slot c holds CPU slot_cpu[c]: the configured CPUs in increasing order.
+ * The sampler writes the "active" generation; SNAPSHOT swaps them and
+ * waits until no sampler can still write the old one, which becomes
+ * "readable": complete and quiet until the next SNAPSHOT or RESET.
+ *
+ * Reading the header (seqcount; the kernel makes seq odd while it writes):
+ *
+ *   do {
+ *       seq = READ_ONCE(h->seq);   // retry while odd
+ *       smp_rmb();
+ *       readable = h->readable; generation = h->generation; ...
+ *       smp_rmb();
+ *   } while (seq & 1 || seq != READ_ONCE(h->seq));
+ *
+ * then walk generation "readable": for each entry with hash != 0 (read
+ * hash, then smp_rmb(), then the rest), its frames are
+ * arena[frames .. frames + nr_kernel + nr_user - 1]. If generation changed
+ * while walking (check it again at the end), the data may be torn: retry.
+ */
+struct hotstack_mmap_header {
+	__u32 version;		/* HOTSTACK_MMAP_VERSION */
+	__u32 header_size;	/* sizeof(struct hotstack_mmap_header) */
+	__u32 seq;		/* odd while the kernel updates this header */
+	__u32 state;		/* enum hotstack_state */
+	__u64 generation;	/* SNAPSHOTs + RESETs so far */
+	__u32 active;		/* generation index (0/1) being written */
+	__u32 readable;		/* generation index (0/1) complete and quiet */
+	__u32 nr_slots;		/* CPU tables per generation */
+	__u32 table_entries;	/* entries per table */
+	__u64 arena_frames;	/* frames per arena */
+	__u32 entry_size;	/* sizeof(struct hotstack_entry) */
+	__u32 cpu_stats_size;	/* bytes before the entries, in a slot */
+	__u64 slot_size;	/* bytes per CPU slot */
+	__u64 gen_offset[2];	/* byte offset of each generation */
+	__u64 mmap_size;	/* the exact length to map */
+	__u32 keys;		/* hotstack_config.keys */
+	__u32 stacks;		/* hotstack_config.stacks */
+	__u32 max_depth;	/* hotstack_config.max_depth */
+	__u32 reserved0;	/* 0 */
+	__u64 reserved[6];	/* 0 */
+	__u32 slot_cpu[];	/* CPU number of each slot [nr_slots] */
+};
+
+#define HOTSTACK_MMAP_VERSION	1
+
 #define HOTSTACK_IOC_MAGIC	0xB2	/* unused in ioctl-number.rst */
 
 #define HOTSTACK_IOC_GET_INFO	_IOWR(HOTSTACK_IOC_MAGIC, 0x00, struct hotstack_info)
+#define HOTSTACK_IOC_CONFIGURE	_IOW(HOTSTACK_IOC_MAGIC, 0x01, struct hotstack_config)
+#define HOTSTACK_IOC_START	_IO(HOTSTACK_IOC_MAGIC, 0x02)
+#define HOTSTACK_IOC_STOP	_IO(HOTSTACK_IOC_MAGIC, 0x03)
+#define HOTSTACK_IOC_RESET	_IO(HOTSTACK_IOC_MAGIC, 0x04)
+#define HOTSTACK_IOC_SNAPSHOT	_IO(HOTSTACK_IOC_MAGIC, 0x05)
+#define HOTSTACK_IOC_GET_STATS	_IOWR(HOTSTACK_IOC_MAGIC, 0x06, struct hotstack_stats)
 
 #endif /* _UAPI_LINUX_HOTSTACK_H */

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack: the sample path. Everything the overflow handler runs is here,
+ * except the table (stacktab.c) and the stack walks (unwind_<arch>.c).
+ *
+ * It runs in NMI context (hardware events, test NMIs) or hardirq context
+ * (hrtimer-based software events): no locks, no allocation, no printk, no
+ * sleeping, bounded work. Every sample ends as exactly one count or one
+ * drop in the active generation of this CPU's table.
+ */
+#include <linux/hardirq.h>
+#include <linux/log2.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/string.h>
+#include <asm/local64.h>
+
+#include "hotstack.h"
+
+/*
+ * Counters that a nested sample may update while the interrupted one is
+ * between its load and its store: single-instruction increments.
+ */
+static __always_inline void hs_inc(u64 *counter)
+{
+	local64_inc((local64_t *)counter);
+}
+
+/*
+ * What the sample interrupted. An overflow in an interrupt (hrtimer, NMI)
+ * adds one hardirq level of its own; a synchronous software event
+ * (page fault, context switch) does not.
+ */
+static u8 hs_context(const struct hotstack_session *s)
+{
+	unsigned int own = s->sync_event ? 0 : HARDIRQ_OFFSET;
+
+	if (hardirq_count() > own)
+		return HOTSTACK_CTX_HARDIRQ;
+	if (in_serving_softirq())
+		return HOTSTACK_CTX_SOFTIRQ;
+	if (is_idle_task(current))
+		return HOTSTACK_CTX_IDLE;
+	return HOTSTACK_CTX_TASK;
+}
+
+static void hs_fill_key(const struct hotstack_session *s, struct hs_key *k)
+{
+	u32 keys = s->cfg.keys;
+
+	if (keys & HOTSTACK_KEY_TGID)
+		k->tgid = task_tgid_nr(current);
+	if (keys & HOTSTACK_KEY_COMM)
+		memcpy(k->comm, current->comm, sizeof(k->comm));
+	if (keys & HOTSTACK_KEY_CONTEXT)
+		k->context = hs_context(s);
+}
+
+/* Walk the stacks of @regs into @st; returns the drop reason or -1. */
+static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
+		   struct hs_stack *st)
+{
+	struct hs_walk w = {
+		.frames = st->frames,
+		.max = s->cfg.max_depth,
+		.collapse = s->cfg.flags & HOTSTACK_CFG_COLLAPSE,
+	};
+	unsigned int nr_kernel;
+
+	if (user_mode(regs))
+		st->key.flags |= HOTSTACK_ENTRY_USER_MODE;
+	else if (s->cfg.stacks & HOTSTACK_STACK_KERNEL)
+		hotstack_walk_kernel(&w, regs);
+	nr_kernel = w.nr;
+	if ((s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated)
+		hotstack_walk_user(&w, regs);
+
+	st->key.nr_kernel = nr_kernel;
+	st->key.nr_user = w.nr - nr_kernel;
+	if (w.truncated)
+		st->key.flags |= HOTSTACK_ENTRY_TRUNCATED;
+	if (w.fault)
+		st->key.flags |= HOTSTACK_ENTRY_USER_FAULT;
+	if (w.collapsed) {
+		st->key.flags |= HOTSTACK_ENTRY_COLLAPSED;
+		st->key.depth = min_t(unsigned int, w.collapsed, U16_MAX);
+	}
+	/* A user-mode sample with no user walk still counts, as "[user]". */
+	if (!w.nr && !(st->key.flags & HOTSTACK_ENTRY_USER_MODE))
+		return HOTSTACK_DROP_NO_STACK;
+	return -1;
+}
+
+/**
+ * hotstack_sample - take one sample for session @s on this CPU
+ * @s: a RUNNING session
+ * @regs: the interrupted registers
+ *
+ * Called from NMI or hardirq context.
+ */
+void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
+{
+	u64 start = local_clock(), ns;
+	int idx = s->slot_of_cpu[smp_processor_id()];
+	struct hotstack_cpu_stats *stats;
+	struct hs_table *tab;
+	struct hs_stack *st;
+	struct hs_slot *slot;
+	int drop;
+
+	if (idx < 0)
+		return;		/* not a CPU of this session */
+	slot = &s->slots[idx];
+	/* RCU reader: SNAPSHOT waits for us before reading the other table. */
+	tab = &slot->tab[READ_ONCE(s->active)];
+	stats = tab->stats;
+	hs_inc(&stats->samples);
+	if (in_nmi())
+		hs_inc(&stats->nmi_samples);
+	if (local_inc_return(&slot->busy) != 1) {
+		hs_inc(&stats->drops[HOTSTACK_DROP_NESTED]);
+		goto out_busy;
+	}
+
+	if (((s->cfg.flags & HOTSTACK_CFG_PID) && task_tgid_nr(current) != s->cfg.pid) ||
+	    ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current))) {
+		hs_inc(&stats->drops[HOTSTACK_DROP_FILTERED]);
+		goto out;
+	}
+	if (!regs) {
+		hs_inc(&stats->drops[HOTSTACK_DROP_NO_STACK]);
+		goto out;
+	}
+
+	st = slot->buf;
+	memset(&st->key, 0, sizeof(st->key));
+	hs_fill_key(s, &st->key);
+	drop = hs_walk(s, regs, st);
+	if (drop < 0)
+		drop = hs_table_add(tab, st, hs_stack_hash(st));
+	if (drop >= 0) {
+		hs_inc(&stats->drops[drop]);
+	} else {
+		stats->counted++;
+		if (st->key.flags & HOTSTACK_ENTRY_TRUNCATED)
+			stats->truncated++;
+	}
+
+out:
+	ns = local_clock() - start;
+	stats->handler_ns += ns;
+	stats->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, HOTSTACK_HIST_BUCKETS - 1)]++;
+out_busy:
+	local_dec(&slot->busy);
+}
+
+/* perf overflow handler of a session's events. Called from NMI or hardirq. */
+void hotstack_overflow(struct perf_event *event, struct perf_sample_data *data,
+		       struct pt_regs *regs)
+{
+	hotstack_sample(event->overflow_handler_context, regs);
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack: stack walks on x86_64. NMI-safe: the kernel's unwinder (ORC or
+ * frame pointers, whichever this kernel has) for the kernel stack, frame
+ * pointers read with copy_from_user_nofault() for the user stack.
+ *
+ * Called from NMI or hardirq context.
+ */
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <asm/unwind.h>
+
+#include "hotstack.h"
+
+/* Unwinder steps at most, collapsed frames included: bounded work. */
+#define HS_MAX_STEPS	(4 * HOTSTACK_MAX_DEPTH)
+
+/*
+ * Registers saved by an interrupt (as opposed to perf_fetch_caller_regs()
+ * of a software event) have the always-one EFLAGS bit set; as perf does.
+ */
+static bool hs_hw_regs(struct pt_regs *regs)
+{
+	return regs->flags & X86_EFLAGS_FIXED;
+}
+
+void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
+{
+	struct unwind_state state;
+	unsigned int steps = 0;
+	unsigned long addr;
+
+	/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
+	if (hs_hw_regs(regs)) {
+		if (!hs_walk_push(w, regs->ip))
+			return;
+		unwind_start(&state, current, regs, NULL);
+	} else {
+		unwind_start(&state, current, NULL, (void *)regs->sp);
+	}
+	for (; !unwind_done(&state); unwind_next_frame(&state)) {
+		if (++steps > HS_MAX_STEPS) {
+			w->truncated = true;
+			return;
+		}
+		addr = unwind_get_return_address(&state);
+		if (!addr || !hs_walk_push(w, addr))
+			return;
+	}
+}
+
+/* A frame record of code built with frame pointers. */
+struct hs_user_frame {
+	unsigned long next_fp;
+	unsigned long ret;
+};
+
+void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
+{
+	struct hs_user_frame frame;
+	unsigned long fp, prev = 0;
+
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return;
+	if (!user_mode(regs))
+		regs = task_pt_regs(current);
+	if (!hs_walk_push(w, regs->ip) || !user_64bit_mode(regs))
+		return;
+
+	/*
+	 * Strictly increasing, aligned frame pointers: the walk ends, and
+	 * cannot loop, on anything else. copy_from_user_nofault() checks
+	 * the range and nmi_uaccess_okay() and never sleeps.
+	 */
+	for (fp = regs->bp; fp > prev && !(fp & (sizeof(long) - 1)); fp = frame.next_fp) {
+		if (copy_from_user_nofault(&frame, (const void __user *)fp, sizeof(frame))) {
+			w->fault = true;
+			return;
+		}
+		if (!frame.ret || !hs_walk_push(w, frame.ret))
+			return;
+		prev = fp;
+	}
+}

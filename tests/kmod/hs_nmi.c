@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only module (x86_64): drives hotstack's sample path from real NMIs.
+ *
+ * Writing N to /proc/hs_nmi sends N rounds of NMIs to every online CPU
+ * (apic->send_IPI_mask(NMI_VECTOR)); each CPU's NMI handler calls
+ * hotstack_test_sample() with the interrupted registers (hotstack must be
+ * loaded with test_hooks=1). Reading /proc/hs_nmi gives "sent handled
+ * in_nmi" totals.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+
+void hotstack_test_sample(struct pt_regs *regs);
+
+static DEFINE_PER_CPU(int, hs_pending);
+static atomic64_t hs_sent, hs_handled, hs_in_nmi;
+
+static int hs_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	if (!this_cpu_read(hs_pending))
+		return NMI_DONE;
+	this_cpu_write(hs_pending, 0);
+	if (in_nmi())
+		atomic64_inc(&hs_in_nmi);
+	hotstack_test_sample(regs);
+	atomic64_inc(&hs_handled);
+	return NMI_HANDLED;
+}
+
+/* Send one NMI to every online CPU and wait (bounded) until all ran. */
+static int hs_nmi_round(void)
+{
+	unsigned int cpu, spins;
+	bool pending;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		per_cpu(hs_pending, cpu) = 1;
+	apic->send_IPI_mask(cpu_online_mask, NMI_VECTOR);
+	atomic64_add(num_online_cpus(), &hs_sent);
+	for (spins = 0; spins < 1000000; spins++) {
+		pending = false;
+		for_each_online_cpu(cpu)
+			pending |= READ_ONCE(per_cpu(hs_pending, cpu));
+		if (!pending)
+			break;
+		cpu_relax();
+	}
+	cpus_read_unlock();
+	return pending ? -ETIMEDOUT : 0;
+}
+
+static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t len,
+			    loff_t *ppos)
+{
+	unsigned long rounds, i;
+	int ret;
+
+	ret = kstrtoul_from_user(ubuf, len, 10, &rounds);
+	if (ret)
+		return ret;
+	for (i = 0; i < rounds; i++) {
+		ret = hs_nmi_round();
+		if (ret)
+			return ret;
+		if (!(i & 255))
+			cond_resched();
+		if (signal_pending(current))
+			return -EINTR;
+	}
+	return len;
+}
+
+static int hs_nmi_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%lld %lld %lld\n", (long long)atomic64_read(&hs_sent),
+		   (long long)atomic64_read(&hs_handled), (long long)atomic64_read(&hs_in_nmi));
+	return 0;
+}
+
+static int hs_nmi_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, hs_nmi_show, NULL);
+}
+
+static const struct proc_ops hs_nmi_ops = {
+	.proc_open = hs_nmi_open,
+	.proc_read = seq_read,
+	.proc_write = hs_nmi_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+static struct proc_dir_entry *hs_nmi_entry;
+
+static int __init hs_nmi_init(void)
+{
+	int ret = register_nmi_handler(NMI_LOCAL, hs_nmi_handler, 0, "hs_nmi");
+
+	if (ret)
+		return ret;
+	hs_nmi_entry = proc_create("hs_nmi", 0600, NULL, &hs_nmi_ops);
+	if (!hs_nmi_entry) {
+		unregister_nmi_handler(NMI_LOCAL, "hs_nmi");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __exit hs_nmi_exit(void)
+{
+	proc_remove(hs_nmi_entry);
+	unregister_nmi_handler(NMI_LOCAL, "hs_nmi");
+}
+
+module_init(hs_nmi_init);
+module_exit(hs_nmi_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("hotstack test: sample path driven by real NMIs");

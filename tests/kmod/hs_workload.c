@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only module: burns CPU in kernel stacks the tests know exactly.
+ *
+ * Writing "DEPTH PATTERNS MS" to /proc/hs_workload runs, in the writer's
+ * context, PATTERNS distinct stacks for MS milliseconds each: stack p is
+ * hs_rec_a/hs_rec_b chosen by bit L of p at level L (L = 0 .. DEPTH-1,
+ * outermost first), then hs_leaf, which spins. PATTERNS at most 2^DEPTH.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/proc_fs.h>
+#include <linux/uaccess.h>
+
+/* Stores after each call keep the calls out of tail position. */
+static unsigned long hs_sink;
+
+static noinline void hs_leaf(u64 until)
+{
+	unsigned int i;
+
+	while (ktime_get_ns() < until)
+		for (i = 0; i < 1000; i++)
+			WRITE_ONCE(hs_sink, hs_sink + i);
+}
+
+static noinline void hs_rec_b(unsigned int level, unsigned int depth, u32 pattern, u64 until);
+
+static noinline void hs_rec_a(unsigned int level, unsigned int depth, u32 pattern, u64 until)
+{
+	if (level + 1 == depth)
+		hs_leaf(until);
+	else if (pattern & (1U << (level + 1)))
+		hs_rec_b(level + 1, depth, pattern, until);
+	else
+		hs_rec_a(level + 1, depth, pattern, until);
+	WRITE_ONCE(hs_sink, hs_sink + 1);
+}
+
+static noinline void hs_rec_b(unsigned int level, unsigned int depth, u32 pattern, u64 until)
+{
+	if (level + 1 == depth)
+		hs_leaf(until);
+	else if (pattern & (1U << (level + 1)))
+		hs_rec_b(level + 1, depth, pattern, until);
+	else
+		hs_rec_a(level + 1, depth, pattern, until);
+	/* Unlike hs_rec_a's, so the compiler cannot fold the two. */
+	WRITE_ONCE(hs_sink, hs_sink + 2);
+}
+
+static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	unsigned int depth, patterns, ms, p;
+	char buf[64];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u %u", &depth, &patterns, &ms) != 3)
+		return -EINVAL;
+	if (!depth || depth > 2000 || !patterns || ms > 60000 ||
+	    (depth < 32 && patterns > (1U << depth)) || patterns > (1U << 20))
+		return -EINVAL;
+	for (p = 0; p < patterns; p++) {
+		u64 until = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+
+		if (p & 1)
+			hs_rec_b(0, depth, p, until);
+		else
+			hs_rec_a(0, depth, p, until);
+		cond_resched();
+	}
+	return len;
+}
+
+static const struct proc_ops hs_workload_ops = {
+	.proc_write = hs_workload_write,
+	.proc_lseek = noop_llseek,
+};
+
+static struct proc_dir_entry *hs_workload_entry;
+
+static int __init hs_workload_init(void)
+{
+	hs_workload_entry = proc_create("hs_workload", 0200, NULL, &hs_workload_ops);
+	return hs_workload_entry ? 0 : -ENOMEM;
+}
+
+static void __exit hs_workload_exit(void)
+{
+	proc_remove(hs_workload_entry);
+}
+
+module_init(hs_workload_init);
+module_exit(hs_workload_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("hotstack test workload: known kernel stacks");

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# The sampling engine: CONFIGURE/START/STOP, exact stacks, invariant, read().
+. /tests/lib.sh
+
+check "insmod hotstack.ko test_hooks=1" reload test_hooks=1
+check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
+tap "hs_vmtest config-errors" hs_vmtest config-errors
+tap "hs_vmtest workload (exact stacks)" hs_vmtest workload 6 16 40 64
+tap "hs_vmtest workload (truncated)" hs_vmtest workload 40 1 300 16
+tap "hs_vmtest workload (collapsed)" hs_vmtest workload 30 1 300 64 collapse
+check_output "read() of an unconfigured session without autostart is empty" \
+	'^0$' sh -c 'cat /dev/hotstack | wc -c'
+
+check_fail "insmod autostart=1 autostart_event=bogus is refused" \
+	reload autostart=1 autostart_event=bogus
+check "insmod autostart=1 autostart_freq=1000" reload autostart=1 autostart_freq=1000
+echo "6 4 50" >/proc/hs_workload
+check_output "cat /dev/hotstack shows the persistent session's stacks" \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] .*hs_leaf' cat /dev/hotstack
+check_output "cat /dev/hotstack prints no raw kernel address" \
+	'^0$' sh -c 'cat /dev/hotstack | grep -c "0xffff"'
+check "rmmod with the persistent session running" rmmod hotstack
+check "rmmod hs_workload" rmmod hs_workload
