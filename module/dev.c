@@ -154,8 +154,11 @@ static long hotstack_ioc_configure(struct hotstack_session *s, void __user *uarg
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
 	ret = hotstack_read_cpus(&cfg, mask);
-	if (!ret)
+	if (!ret) {
+		mutex_lock(&s->lock);
 		ret = hotstack_configure(s, &cfg, mask);
+		mutex_unlock(&s->lock);
+	}
 	free_cpumask_var(mask);
 	return ret;
 }
@@ -171,39 +174,19 @@ static long hotstack_ioc_get_stats(struct hotstack_session *s, void __user *uarg
 	if ((st.flags & ~HOTSTACK_STATS_READABLE) ||
 	    memchr_inv(st.reserved, 0, sizeof(st.reserved)))
 		return -EINVAL;
+	mutex_lock(&s->lock);
 	hotstack_get_stats(s, &st, st.flags & HOTSTACK_STATS_READABLE ? !s->active : s->active);
+	mutex_unlock(&s->lock);
 	return hotstack_copy_out(uarg, &st, sizeof(st), usize);
 }
 
-static long hotstack_ioctl_locked(struct hotstack_session *s, unsigned int cmd,
-				  void __user *uarg)
+/* START, STOP, RESET, SNAPSHOT: the state changes, under the session lock. */
+static long hotstack_ioctl_locked(struct hotstack_session *s, unsigned int cmd)
 {
 	lockdep_assert_held(&s->lock);
 
-	switch (HOTSTACK_IOC_NOSIZE(cmd)) {
-	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_GET_INFO):
-		return hotstack_get_info(uarg);
-	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_CONFIGURE):
-		return hotstack_ioc_configure(s, uarg);
-	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_GET_STATS):
-		return hotstack_ioc_get_stats(s, uarg);
-	}
-
-	/* The commands without an argument want it 0, so it can gain one. */
-	switch (cmd) {
-	case HOTSTACK_IOC_START:
-	case HOTSTACK_IOC_STOP:
-	case HOTSTACK_IOC_RESET:
-	case HOTSTACK_IOC_SNAPSHOT:
-		if (uarg)
-			return -EINVAL;
-		break;
-	default:
-		return -ENOTTY;
-	}
 	if (s->state == HOTSTACK_STATE_NEW)
 		return -EINVAL;
-
 	switch (cmd) {
 	case HOTSTACK_IOC_START:
 		return hotstack_start(s);
@@ -221,13 +204,39 @@ static long hotstack_ioctl_locked(struct hotstack_session *s, unsigned int cmd,
 	}
 }
 
+/*
+ * No user memory is touched under the session lock: mmap() takes it under
+ * mmap_lock, and a fault under it would take mmap_lock.
+ */
 static long hotstack_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct hotstack_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
 	long ret;
 
+	switch (HOTSTACK_IOC_NOSIZE(cmd)) {
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_GET_INFO):
+		return hotstack_get_info(uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_CONFIGURE):
+		return hotstack_ioc_configure(s, uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_GET_STATS):
+		return hotstack_ioc_get_stats(s, uarg);
+	}
+
+	/* The commands without an argument want it 0, so it can gain one. */
+	switch (cmd) {
+	case HOTSTACK_IOC_START:
+	case HOTSTACK_IOC_STOP:
+	case HOTSTACK_IOC_RESET:
+	case HOTSTACK_IOC_SNAPSHOT:
+		if (arg)
+			return -EINVAL;
+		break;
+	default:
+		return -ENOTTY;
+	}
 	mutex_lock(&s->lock);
-	ret = hotstack_ioctl_locked(s, cmd, (void __user *)arg);
+	ret = hotstack_ioctl_locked(s, cmd);
 	mutex_unlock(&s->lock);
 	return ret;
 }
@@ -235,19 +244,13 @@ static long hotstack_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 static ssize_t hotstack_fread(struct file *file, char __user *buf, size_t count,
 			      loff_t *ppos)
 {
-	struct hotstack_session *s = file->private_data, *src = s;
+	struct hotstack_session *s = file->private_data;
 	ssize_t ret;
 
-	mutex_lock(&s->lock);
-	/* An unconfigured session reads the persistent one, if there is one. */
-	if (s->state == HOTSTACK_STATE_NEW && hotstack_persistent) {
-		src = hotstack_persistent;
-		mutex_lock_nested(&src->lock, SINGLE_DEPTH_NESTING);
-	}
-	ret = hotstack_read(&s->reader, src, buf, count);
-	if (src != s)
-		mutex_unlock(&src->lock);
-	mutex_unlock(&s->lock);
+	/* read_lock, not lock: copying out may fault (see hotstack_ioctl). */
+	mutex_lock(&s->read_lock);
+	ret = hotstack_read(&s->reader, s, buf, count);
+	mutex_unlock(&s->read_lock);
 	return ret;
 }
 

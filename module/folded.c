@@ -188,12 +188,14 @@ static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
 
 /**
  * hotstack_read - read() of folded stacks
- * @reader: the reading file's cursor (NULL before the first read)
- * @s: the session whose table is read, locked
+ * @reader: the reading session's cursor (NULL before the first read)
+ * @s: the reading session; an unconfigured one reads the persistent session
  * @buf: user buffer
  * @count: its size
  *
- * Returns bytes copied, 0 at the end (and frees the cursor), or -errno.
+ * Called with the reader's read_lock held (not its lock: copy_to_user()
+ * may fault). Returns bytes copied, 0 at the end (and frees the cursor),
+ * or -errno.
  */
 ssize_t hotstack_read(void **reader, struct hotstack_session *s,
 		      char __user *buf, size_t count)
@@ -202,9 +204,22 @@ ssize_t hotstack_read(void **reader, struct hotstack_session *s,
 	size_t done = 0, n;
 
 	if (!r) {
-		if (s->state == HOTSTACK_STATE_NEW)
+		struct hotstack_session *src = s;
+		bool configured;
+
+		mutex_lock(&s->lock);
+		if (s->state == HOTSTACK_STATE_NEW && hotstack_persistent) {
+			src = hotstack_persistent;
+			mutex_lock_nested(&src->lock, SINGLE_DEPTH_NESTING);
+		}
+		configured = src->state != HOTSTACK_STATE_NEW;
+		if (configured)
+			r = hs_reader_build(src);
+		if (src != s)
+			mutex_unlock(&src->lock);
+		mutex_unlock(&s->lock);
+		if (!configured)
 			return 0;
-		r = hs_reader_build(s);
 		if (!r)
 			return -ENOMEM;
 		*reader = r;

@@ -82,6 +82,7 @@ struct hotstack_session {
 	struct hlist_node cpuhp_node;	/* in hotstack_cpuhp_state while RUNNING */
 	struct list_head run_node;	/* in hotstack_running while RUNNING */
 
+	struct mutex read_lock;	/* serialises read() on this file */
 	void *reader;		/* read() cursor: folded.c */
 };
 

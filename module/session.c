@@ -35,6 +35,7 @@ struct hotstack_session *hotstack_session_new(void)
 	if (!s)
 		return NULL;
 	mutex_init(&s->lock);
+	mutex_init(&s->read_lock);
 	INIT_LIST_HEAD(&s->run_node);
 	s->state = HOTSTACK_STATE_NEW;
 	return s;
@@ -66,9 +67,11 @@ void hotstack_session_free(struct hotstack_session *s)
 	mutex_lock(&s->lock);
 	if (s->state == HOTSTACK_STATE_RUNNING)
 		hotstack_stop(s);
-	hotstack_reader_free(&s->reader);
 	hs_free_tables(s);
 	mutex_unlock(&s->lock);
+	/* The file is gone: no read() can be running. */
+	hotstack_reader_free(&s->reader);
+	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
 	kfree(s);
 }
@@ -303,7 +306,6 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	if (ret)
 		return ret;
 
-	hotstack_reader_free(&s->reader);
 	hs_free_tables(s);
 	s->state = HOTSTACK_STATE_NEW;
 	ret = hs_alloc_tables(s, c, mask);
@@ -446,7 +448,6 @@ void hotstack_swap(struct hotstack_session *s, bool reset)
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&s->lock);
-	hotstack_reader_free(&s->reader);
 	hs_hdr_begin(s->hdr);
 	hs_clear_gen(s, new);
 	if (s->state == HOTSTACK_STATE_RUNNING) {

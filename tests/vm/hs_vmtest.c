@@ -13,8 +13,10 @@
  *                                  sample hs_workload's known stacks and
  *                                  check exactly those were counted
  *   hs_vmtest hotplug              a CPU goes offline and online mid-run
- *   hs_vmtest stress SECONDS       sessions, snapshots, resets, mmap
- *                                  readers and CPU hotplug at once
+ *   hs_vmtest tablefull            full table and arena: drops, recovery
+ *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
+ *                                  while sessions come and go, snapshots,
+ *                                  resets, mmap readers and CPU hotplug
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -659,6 +661,278 @@ static void test_workload(unsigned int depth, unsigned int patterns, unsigned in
 	close(fd);
 }
 
+static void msleep(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int set_online(unsigned int cpu, int on)
+{
+	char path[64];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, on ? "1" : "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Live samples of @slot in the active generation, from the mapping. */
+static __u64 slot_samples(const struct map *m, unsigned int slot)
+{
+	const struct hotstack_mmap_header *h = m->h;
+	const struct hotstack_cpu_stats *st = (const void *)((const char *)m->base +
+		h->gen_offset[h->active] + slot * h->slot_size);
+
+	return __atomic_load_n(&st->samples, __ATOMIC_RELAXED);
+}
+
+static void test_hotplug(void)
+{
+	struct hotstack_config c;
+	struct map m;
+	__u64 before, during, after;
+	int fd = open_dev();
+
+	default_config(&c);
+	expect_cfg(fd, &c, 0, "hotplug: every CPU");
+	if (map_session(fd, &m)) {
+		tap(false, "hotplug: mmap");
+		return;
+	}
+	tap(m.h->nr_slots == 2 && m.h->slot_cpu[1] == 1, "hotplug: two slots, CPU 1 in slot 1");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "hotplug: START");
+	msleep(200);
+	tap(set_online(1, 0) == 0, "hotplug: CPU 1 offline while running");
+	before = slot_samples(&m, 1);
+	msleep(300);
+	during = slot_samples(&m, 1);
+	tap(before > 0 && during == before,
+	    "hotplug: CPU 1 sampled before, not while offline (%llu, %llu)",
+	    (unsigned long long)before, (unsigned long long)during);
+	tap(set_online(1, 1) == 0, "hotplug: CPU 1 online again");
+	msleep(300);
+	after = slot_samples(&m, 1);
+	tap(after > during, "hotplug: CPU 1 sampled again once online (%llu > %llu)",
+	    (unsigned long long)after, (unsigned long long)during);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "hotplug: STOP");
+
+	/* START with a CPU offline, then bring it up while running. */
+	tap(set_online(1, 0) == 0, "hotplug: CPU 1 offline before START");
+	expect_ioc(fd, HOTSTACK_IOC_RESET, NULL, 0, "hotplug: RESET");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "hotplug: START with CPU 1 offline");
+	msleep(200);
+	before = slot_samples(&m, 1);
+	tap(set_online(1, 1) == 0, "hotplug: CPU 1 online while running");
+	msleep(300);
+	after = slot_samples(&m, 1);
+	tap(before == 0 && after > 0, "hotplug: CPU 1 sampled only once online (%llu, %llu)",
+	    (unsigned long long)before, (unsigned long long)after);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "hotplug: STOP");
+	munmap(m.base, m.size);
+	check_invariant(fd, "hotplug");
+	close(fd);
+}
+
+static void test_tablefull(void)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	int fd = open_dev();
+
+	default_config(&c);
+	c.table_entries = 16;
+	expect_cfg(fd, &c, 0, "table full: 16 entries");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "table full: START");
+	run_workload(6, 32, 20);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "table full: STOP");
+	get_stats(fd, &st, 0);
+	tap(st.total.drops[HOTSTACK_DROP_TABLE_FULL] > 0 && st.total.entries <= 2 * 12,
+	    "table full: new stacks dropped as TABLE_FULL (%llu), at most 12 entries per CPU "
+	    "(%llu)", (unsigned long long)st.total.drops[HOTSTACK_DROP_TABLE_FULL],
+	    (unsigned long long)st.total.entries);
+	check_invariant(fd, "table full");
+	expect_ioc(fd, HOTSTACK_IOC_SNAPSHOT, NULL, 0, "table full: SNAPSHOT");
+	get_stats(fd, &st, HOTSTACK_STATS_READABLE);
+	tap(st.total.drops[HOTSTACK_DROP_TABLE_FULL] > 0 && st.generation == 1,
+	    "table full: the snapshot keeps the drops, generation 1");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "table full: START after SNAPSHOT");
+	run_workload(6, 4, 20);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "table full: STOP");
+	get_stats(fd, &st, 0);
+	tap(st.total.counted > 0 && st.total.entries > 0,
+	    "table full: new stacks are counted again after SNAPSHOT (%llu entries)",
+	    (unsigned long long)st.total.entries);
+	check_invariant(fd, "table full, after SNAPSHOT");
+	expect_ioc(fd, HOTSTACK_IOC_RESET, NULL, 0, "table full: RESET");
+	get_stats(fd, &st, 0);
+	tap(!st.total.samples && !st.total.entries && st.generation == 2,
+	    "table full: RESET empties the active generation");
+	get_stats(fd, &st, HOTSTACK_STATS_READABLE);
+	tap(!st.total.samples && !st.total.entries, "table full: RESET empties the other one");
+
+	default_config(&c);
+	c.arena_frames = 64;
+	expect_cfg(fd, &c, 0, "arena full: 64 frames");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "arena full: START");
+	run_workload(40, 4, 50);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "arena full: STOP");
+	get_stats(fd, &st, 0);
+	tap(st.total.drops[HOTSTACK_DROP_ARENA_FULL] > 0,
+	    "arena full: deep new stacks dropped as ARENA_FULL (%llu)",
+	    (unsigned long long)st.total.drops[HOTSTACK_DROP_ARENA_FULL]);
+	tap(st.total.arena_used <= 2 * 64, "arena full: at most 64 frames used per CPU (%llu)",
+	    (unsigned long long)st.total.arena_used);
+	check_invariant(fd, "arena full");
+	close(fd);
+}
+
+/* ---- stress: everything at once while NMIs drive the sample path -------- */
+
+static volatile int stress_stop;
+static unsigned long stress_bad, stress_snapshots, stress_sessions, stress_hotplugs;
+static unsigned long long stress_nmi_samples;
+
+static void *stress_churn(void *arg)
+{
+	struct hotstack_config c;
+
+	(void)arg;
+	while (!stress_stop) {
+		int fd = open("/dev/hotstack", O_RDWR);
+
+		if (fd < 0)
+			continue;
+		default_config(&c);
+		c.table_entries = 16;
+		c.keys = HOTSTACK_KEY_ALL;
+		if (!xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) && !xioctl(fd, HOTSTACK_IOC_START, NULL))
+			__atomic_add_fetch(&stress_sessions, 1, __ATOMIC_RELAXED);
+		msleep(5);
+		if (stress_sessions & 1)
+			xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+		close(fd);	/* sometimes still running */
+	}
+	return NULL;
+}
+
+static void *stress_snap(void *arg)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	struct map m;
+	__u64 counts, entries;
+	int fd = open_dev(), i = 0;
+
+	(void)arg;
+	default_config(&c);
+	c.table_entries = 64;
+	c.keys = HOTSTACK_KEY_CONTEXT;
+	if (xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) || map_session(fd, &m) ||
+	    xioctl(fd, HOTSTACK_IOC_START, NULL)) {
+		stress_bad++;
+		return NULL;
+	}
+	while (!stress_stop) {
+		msleep(10);
+		if (xioctl(fd, HOTSTACK_IOC_SNAPSHOT, NULL)) {
+			stress_bad++;
+			continue;
+		}
+		stress_snapshots++;
+		/* The readable generation is quiet: the invariant is exact. */
+		get_stats(fd, &st, HOTSTACK_STATS_READABLE);
+		stress_nmi_samples += st.total.nmi_samples;
+		map_sums(&m, m.h->readable, &counts, &entries);
+		if (st.total.samples != st.total.counted + sum_drops(&st.total) ||
+		    counts != st.total.counted || entries != st.total.entries) {
+			if (stress_bad++ < 5)
+				printf("#   snapshot %lu: samples %llu counted %llu drops %llu "
+				       "mmap %llu\n", stress_snapshots,
+				       (unsigned long long)st.total.samples,
+				       (unsigned long long)st.total.counted,
+				       (unsigned long long)sum_drops(&st.total),
+				       (unsigned long long)counts);
+		}
+		switch (++i % 16) {
+		case 5:
+			xioctl(fd, HOTSTACK_IOC_RESET, NULL);
+			break;
+		case 9:
+			xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+			xioctl(fd, HOTSTACK_IOC_START, NULL);
+			break;
+		}
+	}
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	munmap(m.base, m.size);
+	close(fd);
+	return NULL;
+}
+
+static void *stress_hotplug(void *arg)
+{
+	(void)arg;
+	while (!stress_stop) {
+		msleep(50);
+		if (set_online(1, 0) == 0) {
+			msleep(50);
+			set_online(1, 1);
+			stress_hotplugs++;
+		}
+	}
+	set_online(1, 1);
+	return NULL;
+}
+
+static void test_stress(unsigned long rounds)
+{
+	pthread_t churn, snap, hotplug;
+	unsigned long long sent = 0, handled = 0, in_nmi = 0;
+	unsigned long done;
+	char buf[64];
+	int fd;
+
+	pthread_create(&churn, NULL, stress_churn, NULL);
+	pthread_create(&snap, NULL, stress_snap, NULL);
+	pthread_create(&hotplug, NULL, stress_hotplug, NULL);
+	fd = open("/proc/hs_nmi", O_RDWR);
+	for (done = 0; fd >= 0 && done < rounds; done += 10000) {
+		int n = snprintf(buf, sizeof(buf), "%lu", 10000UL);
+
+		if (write(fd, buf, n) != n) {
+			printf("#   /proc/hs_nmi: %s\n", strerror(errno));
+			break;
+		}
+	}
+	stress_stop = 1;
+	pthread_join(churn, NULL);
+	pthread_join(snap, NULL);
+	pthread_join(hotplug, NULL);
+	if (fd >= 0) {
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		buf[n > 0 ? n : 0] = '\0';
+		sscanf(buf, "%llu %llu %llu", &sent, &handled, &in_nmi);
+		close(fd);
+	}
+	tap(done >= rounds, "stress: %lu NMI rounds sent to every CPU", done);
+	tap(sent >= rounds && handled == sent && in_nmi == handled,
+	    "stress: %llu NMIs sent, %llu handled, %llu in NMI context", sent, handled, in_nmi);
+	tap(stress_snapshots > 10 && stress_sessions > 10 && stress_hotplugs > 2,
+	    "stress: %lu snapshots, %lu sessions, %lu hotplug cycles", stress_snapshots,
+	    stress_sessions, stress_hotplugs);
+	tap(stress_bad == 0, "stress: the invariant held in every snapshot (%lu failures)",
+	    stress_bad);
+	tap(stress_nmi_samples > 0, "stress: the snapshots counted %llu samples taken in NMI",
+	    stress_nmi_samples);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
@@ -672,6 +946,12 @@ int main(int argc, char **argv)
 	else if (argc >= 6 && !strcmp(argv[1], "workload"))
 		test_workload(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
 			      argc > 6 && !strcmp(argv[6], "collapse"));
+	else if (argc == 2 && !strcmp(argv[1], "hotplug"))
+		test_hotplug();
+	else if (argc == 2 && !strcmp(argv[1], "tablefull"))
+		test_tablefull();
+	else if (argc == 3 && !strcmp(argv[1], "stress"))
+		test_stress(strtoul(argv[2], NULL, 10));
 	else if (argc >= 2 && !strcmp(argv[1], "runas"))
 		return runas(argc - 2, argv + 2);
 	else {

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+# Table full, CPU hotplug, and the NMI stress: real NMIs drive the sample
+# path while sessions come and go, snapshot, reset, and a CPU goes away.
+. /tests/lib.sh
+
+check "insmod hotstack.ko test_hooks=1" reload test_hooks=1
+check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
+tap "hs_vmtest tablefull" hs_vmtest tablefull
+tap "hs_vmtest hotplug" hs_vmtest hotplug
+if [ -e /tests/hs_nmi.ko ]; then
+	# 10^6 NMIs on the generic kernel; fewer where KASAN makes each slow.
+	rounds=800000
+	[ "$HOTSTACK_KERNEL" = debug ] && rounds=50000
+	check "insmod hs_nmi.ko" insmod /tests/hs_nmi.ko
+	tap "hs_vmtest stress $rounds" hs_vmtest stress $rounds
+	check "rmmod hs_nmi" rmmod hs_nmi
+fi
+check "rmmod hs_workload" rmmod hs_workload
+check "rmmod hotstack after the stress" rmmod hotstack
