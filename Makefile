@@ -8,6 +8,7 @@
 #   make lint          checkpatch --strict and sparse on module/ and uapi/
 #   make unit          host unit tests only
 #   make check-vm KERNEL=generic|rt|debug   one VM suite
+#   make bench         sampling overhead against its floors (icount VM)
 #   make dkms-install  register, build and install with DKMS
 #
 # KDIR: the kernel build tree. Default: the running kernel's, else the
@@ -43,6 +44,9 @@ check:
 run:
 	tests/run.sh
 
+bench:
+	tests/bench/run.sh
+
 dkms-install:
 	dkms add $(CURDIR)
 	dkms install hotstack/$(VERSION)
@@ -52,4 +56,4 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests/unit clean
 
-.PHONY: all module tool deps lint unit check-vm check run dkms-install clean
+.PHONY: all module tool deps lint unit check-vm check run bench dkms-install clean

@@ -614,4 +614,6 @@ session.o: /work/main/module/session.c \
  /usr/src/linux-headers-6.1.0-57-common/include/linux/vmalloc.h \
  /usr/src/linux-headers-6.1.0-57-common/arch/x86/include/asm/vmalloc.h \
  /work/main/module/hotstack.h /work/main/uapi/linux/hotstack.h \
- /work/main/module/stacktab.h
+ /work/main/module/stacktab.h arch/x86/include/generated/asm/unaligned.h \
+ /usr/src/linux-headers-6.1.0-57-common/include/asm-generic/unaligned.h \
+ /usr/src/linux-headers-6.1.0-57-common/include/linux/unaligned/packed_struct.h

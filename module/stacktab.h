@@ -13,7 +13,12 @@
 #define _HOTSTACK_STACKTAB_H
 
 #ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/compiler.h>
+#include <linux/string.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
+#include <asm/unaligned.h>
 #else
 #include "kshim.h"
 #endif
@@ -29,8 +34,9 @@
 #define HS_KEY_WORDS		4
 
 /*
- * struct hs_key - what identifies a stack besides its frames; laid out as
- * HS_KEY_WORDS words right before the frames, so that one hash covers both.
+ * struct hs_key - what identifies a stack besides its frames, laid out as
+ * HS_KEY_WORDS words right before the frames (one hash covers both), its
+ * first word like hotstack_entry's nr_kernel..depth.
  */
 struct hs_key {
 	u16 nr_kernel;
@@ -59,18 +65,116 @@ struct hs_table {
 	u64 arena_frames;	/* frames the arena holds */
 };
 
-/* Hash of a stack's key and frames; never 0 (0 marks a free entry). */
-u64 hs_stack_hash(const struct hs_stack *st);
+/* A 64-bit load of 8 bytes of key: one instruction on 64-bit machines. */
+static inline u64 hs_word(const void *p)
+{
+	return get_unaligned((const u64 *)p);
+}
+
+/*
+ * A multiply-rotate hash over whole words (xxh64's round, without its
+ * tail handling): frames are words, and a table slot needs no more. A
+ * collision costs a probe, never a merge: entries are compared in full.
+ * Never 0: 0 marks a free entry.
+ */
+static inline u64 hs_stack_hash(const struct hs_stack *st)
+{
+	const u64 *w = (const u64 *)st;
+	size_t i, n = HS_KEY_WORDS + st->key.nr_kernel + st->key.nr_user;
+	u64 h = 0x27d4eb2f165667c5ULL;
+
+	/* Words 2-3 are the comm: skipped when empty (no HOTSTACK_KEY_COMM). */
+	for (i = 0; i < n; i++) {
+		if (i == 2 && !st->key.comm[0])
+			i = 4;
+		h ^= w[i] * 0xc2b2ae3d27d4eb4fULL;
+		h = rol64(h, 31) * 0x9e3779b185ebca87ULL;
+	}
+	/* Final avalanche (MurmurHash3's fmix64): every bit reaches the index. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static inline bool hs_key_equal(const struct hotstack_entry *e, const struct hs_key *k)
+{
+	return hs_word(&e->nr_kernel) == hs_word(&k->nr_kernel) && e->tgid == k->tgid &&
+	       hs_word(e->comm) == hs_word(k->comm) &&
+	       hs_word(e->comm + 8) == hs_word(k->comm + 8);
+}
+
+/* Whether entry @e (published) holds exactly @st. */
+static inline bool hs_entry_equal(const struct hotstack_entry *e, const u64 *arena,
+				  const struct hs_stack *st)
+{
+	const u64 *a = arena + e->frames;
+	size_t i, nr = st->key.nr_kernel + st->key.nr_user;
+
+	if (!hs_key_equal(e, &st->key))
+		return false;
+	/* Word by word: the kernel's memcmp() goes byte by byte. */
+	for (i = 0; i < nr; i++)
+		if (a[i] != st->frames[i])
+			return false;
+	return true;
+}
+
+/* Fill free entry @e with @st and publish it. */
+static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
+			 const struct hs_stack *st, u64 hash)
+{
+	struct hotstack_cpu_stats *stats = t->stats;
+	u64 nr = st->key.nr_kernel + st->key.nr_user;
+	u64 used = stats->arena_used;
+
+	if (stats->entries >= t->max_used)
+		return HOTSTACK_DROP_TABLE_FULL;
+	if (nr > t->arena_frames - used)
+		return HOTSTACK_DROP_ARENA_FULL;
+
+	memcpy(t->arena + used, st->frames, nr * sizeof(u64));
+	e->count = 1;
+	e->frames = used;
+	e->nr_kernel = st->key.nr_kernel;
+	e->nr_user = st->key.nr_user;
+	e->flags = st->key.flags;
+	e->context = st->key.context;
+	e->depth = st->key.depth;
+	e->tgid = st->key.tgid;
+	memcpy(e->comm, st->key.comm, sizeof(e->comm));
+	WRITE_ONCE(stats->arena_used, used + nr);
+	WRITE_ONCE(stats->entries, stats->entries + 1);
+	/* Publish: frames and fields before the hash (pairs with readers' acquire). */
+	smp_store_release(&e->hash, hash);
+	return -1;
+}
 
 /*
  * Count one sample of @st (hash @hash) in @t. Returns -1 when counted,
  * else the HOTSTACK_DROP_* reason (the caller counts the drop).
  */
-int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash);
+static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash)
+{
+	u32 i = hash & t->mask;
+	unsigned int probe;
 
-/* Whether entry @e (published) holds exactly @st. */
-bool hs_entry_equal(const struct hotstack_entry *e, const u64 *arena,
-		    const struct hs_stack *st);
+	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
+		struct hotstack_entry *e = &t->entries[i];
+		/* Single writer: plain loads see our own stores. */
+		u64 h = e->hash;
+
+		if (!h)
+			return hs_entry_fill(t, e, st, hash);
+		if (h == hash && hs_entry_equal(e, t->arena, st)) {
+			WRITE_ONCE(e->count, e->count + 1);
+			return -1;
+		}
+	}
+	return HOTSTACK_DROP_TABLE_FULL;
+}
 
 /* Empty the table and zero its counters (the table must be quiet). */
 void hs_table_clear(struct hs_table *t);

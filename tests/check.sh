@@ -8,6 +8,8 @@
 #
 # HOTSTACK_KERNELS overrides the list of VM kernels (default: generic rt debug).
 set -uo pipefail
+# Parsed whole before it runs: editing this file mid-run cannot derail it.
+{
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -56,3 +58,5 @@ failed=$(grep -c '^not ok' "$log")
 echo "# make check took $(($(date +%s) - start))s; log in $log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+exit
+}

@@ -18,6 +18,8 @@
 #           -smp 1): guest time counts guest instructions.
 # --script: run FILE in the guest instead of the test suite (make run).
 set -euo pipefail
+# Parsed whole before it runs: editing this file mid-run cannot derail it.
+{
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 kind=generic
@@ -136,12 +138,20 @@ elapsed=$(($(date +%s) - start))
 		echo "ok - $tag guest booted, ran and powered off in ${elapsed}s"
 	fi
 
-	bad='BUG:|WARNING:|Call Trace|Kernel panic|Oops|KASAN|UBSAN|lockdep|possible (recursive|circular) locking|INFO: (task|rcu)|kmemleak: [0-9]+ new suspected'
-	if grep -E -q "$bad" "$out/console.log"; then
+	# Kernel reports: BUG/WARNING (lockdep, KASAN, atomic sleep and
+	# kmemleak all print one of these), oopses, panics, stalls. Not
+	# "INFO: NMI handler ... took too long": a timing note any NMI handler
+	# gets under emulation on a busy host, not a defect.
+	bad='BUG:|WARNING:|INFO: |Call Trace|Kernel panic|Oops|KASAN:|UBSAN:|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|kmemleak: [0-9]+ new suspected'
+	benign='INFO: NMI handler \(.*\) took too long to run'
+	grep -E "$bad" "$out/console.log" | grep -v -E "$benign" >"$out/reports.log" || true
+	if [ -s "$out/reports.log" ]; then
 		echo "not ok - $tag console clean of BUG/WARNING/lockdep/KASAN (see $out/console.log)"
-		grep -E -m 20 "$bad" "$out/console.log" | sed 's/^/# /'
+		head -n 20 "$out/reports.log" | sed 's/^/# /'
 	else
 		echo "ok - $tag console clean of BUG/WARNING/lockdep/KASAN"
 	fi
 } | tee "$out/verdict.tap"
 ! grep -q '^not ok' "$out/verdict.tap"
+exit
+}

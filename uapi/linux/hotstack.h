@@ -139,7 +139,8 @@ enum hotstack_state {
  *		samples as HOTSTACK_DROP_FILTERED.)
  * @stacks:	HOTSTACK_STACK_* to walk, at least one
  * @max_depth:	frames kept per stack, 1-HOTSTACK_MAX_DEPTH; a deeper stack
- *		keeps its innermost frames and is marked truncated
+ *		keeps its innermost frames and is marked truncated. 1 samples
+ *		the interrupted IP alone, without a walk (marked truncated).
  * @keys:	HOTSTACK_KEY_*: also tell samples apart by these
  * @table_entries: distinct stacks each CPU's table holds: a power of two
  *		in [HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES]
@@ -198,8 +199,12 @@ enum hotstack_drop {
  * @truncated:	counted samples whose stack was cut at max_depth
  * @entries:	table entries in use
  * @arena_used:	arena frames in use
- * @handler_ns:	time spent in the handler, from local_clock()
- * @hist:	handler time histogram, log2 nanoseconds
+ * @timed:	samples whose handler time was measured: one in
+ *		HOTSTACK_TIMED_EVERY (reading the clock costs as much as the
+ *		rest of a short sample)
+ * @handler_ns:	time in the handler of the timed samples, from local_clock();
+ *		handler_ns / timed is the mean cost of a sample
+ * @hist:	handler time histogram of the timed samples, log2 nanoseconds
  */
 struct hotstack_cpu_stats {
 	__u64 samples;
@@ -209,9 +214,13 @@ struct hotstack_cpu_stats {
 	__u64 truncated;
 	__u64 entries;
 	__u64 arena_used;
+	__u64 timed;
 	__u64 handler_ns;
 	__u64 hist[HOTSTACK_HIST_BUCKETS];
 };
+
+/* Handler time is measured on one sample in this many (per CPU). */
+#define HOTSTACK_TIMED_EVERY	16
 
 /**
  * struct hotstack_stats - HOTSTACK_IOC_GET_STATS: the session's counters
@@ -239,7 +248,7 @@ struct hotstack_stats {
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
-#define HOTSTACK_STATS_SIZE_VER0	384
+#define HOTSTACK_STATS_SIZE_VER0	392
 
 /* hotstack_entry.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
@@ -266,25 +275,25 @@ enum hotstack_context {
  *		written last (release), so a reader that sees it nonzero
  *		(acquire) sees the rest.
  * @count:	samples of this stack (only ever grows until RESET/SNAPSHOT)
- * @frames:	index of the first frame in the CPU's arena
  * @nr_kernel:	kernel frames, innermost first
  * @nr_user:	user frames after them, innermost first
  * @flags:	HOTSTACK_ENTRY_*
  * @context:	enum hotstack_context
  * @depth:	frames of the recursion collapsed away (HOTSTACK_ENTRY_COLLAPSED)
  * @tgid:	process (with HOTSTACK_KEY_TGID; else 0)
+ * @frames:	index of the first frame in the CPU's arena
  * @comm:	task name (with HOTSTACK_KEY_COMM; else zeros)
  */
 struct hotstack_entry {
 	__u64 hash;
 	__u64 count;
-	__u32 frames;
 	__u16 nr_kernel;
 	__u16 nr_user;
 	__u8 flags;
 	__u8 context;
 	__u16 depth;
 	__u32 tgid;
+	__u32 frames;
 	char comm[16];
 };
 

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only module for the overhead benchmark: the floors hotstack is
+ * measured against, on the same perf event hotstack uses.
+ *
+ *   echo "empty HZ"  > /proc/hs_bench   cpu-clock at HZ, handler does nothing
+ *   echo "unwind HZ" > /proc/hs_bench   handler only walks the kernel stack
+ *                                       (the unwinder API, into a buffer)
+ *   echo stop        > /proc/hs_bench
+ *   cat /proc/hs_bench                  samples taken by the last run
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <asm/unwind.h>
+
+#define HS_BENCH_DEPTH	127
+
+static DEFINE_MUTEX(hs_bench_lock);
+static DEFINE_PER_CPU(struct perf_event *, hs_bench_event);
+static DEFINE_PER_CPU(unsigned long [HS_BENCH_DEPTH + 1], hs_bench_buf);
+static atomic64_t hs_bench_samples;
+static unsigned long hs_bench_sink;
+
+static void hs_bench_empty(struct perf_event *event, struct perf_sample_data *data,
+			   struct pt_regs *regs)
+{
+	atomic64_inc(&hs_bench_samples);
+}
+
+/* The kernel walk of hotstack_walk_kernel(), without the table. */
+static void hs_bench_unwind(struct perf_event *event, struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+	unsigned long *buf = *this_cpu_ptr(&hs_bench_buf);
+	struct unwind_state state;
+	unsigned int n = 0;
+	unsigned long addr;
+
+	atomic64_inc(&hs_bench_samples);
+	buf[n++] = regs->ip;
+	for (unwind_start(&state, current, regs, NULL);
+	     !unwind_done(&state) && n < HS_BENCH_DEPTH; unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		buf[n++] = addr;
+	}
+	WRITE_ONCE(hs_bench_sink, hs_bench_sink + n);
+}
+
+static void hs_bench_stop(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct perf_event *event = per_cpu(hs_bench_event, cpu);
+
+		if (event)
+			perf_event_release_kernel(event);
+		per_cpu(hs_bench_event, cpu) = NULL;
+	}
+}
+
+static int hs_bench_start(perf_overflow_handler_t handler, unsigned int hz)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = hz,
+	};
+	unsigned int cpu;
+
+	atomic64_set(&hs_bench_samples, 0);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct perf_event *event;
+
+		event = perf_event_create_kernel_counter(&attr, cpu, NULL, handler, NULL);
+		if (IS_ERR(event)) {
+			cpus_read_unlock();
+			hs_bench_stop();
+			return PTR_ERR(event);
+		}
+		per_cpu(hs_bench_event, cpu) = event;
+	}
+	cpus_read_unlock();
+	return 0;
+}
+
+static ssize_t hs_bench_write(struct file *file, const char __user *ubuf, size_t len,
+			      loff_t *ppos)
+{
+	char buf[32], mode[16];
+	unsigned int hz = 0;
+	int ret = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%15s %u", mode, &hz) < 1)
+		return -EINVAL;
+	mutex_lock(&hs_bench_lock);
+	hs_bench_stop();
+	if (!strcmp(mode, "empty") && hz)
+		ret = hs_bench_start(hs_bench_empty, hz);
+	else if (!strcmp(mode, "unwind") && hz)
+		ret = hs_bench_start(hs_bench_unwind, hz);
+	else if (strcmp(mode, "stop"))
+		ret = -EINVAL;
+	mutex_unlock(&hs_bench_lock);
+	return ret ? ret : len;
+}
+
+static int hs_bench_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%lld\n", (long long)atomic64_read(&hs_bench_samples));
+	return 0;
+}
+
+static int hs_bench_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, hs_bench_show, NULL);
+}
+
+static const struct proc_ops hs_bench_ops = {
+	.proc_open = hs_bench_open,
+	.proc_read = seq_read,
+	.proc_write = hs_bench_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+static struct proc_dir_entry *hs_bench_entry;
+
+static int __init hs_bench_init(void)
+{
+	hs_bench_entry = proc_create("hs_bench", 0600, NULL, &hs_bench_ops);
+	return hs_bench_entry ? 0 : -ENOMEM;
+}
+
+static void __exit hs_bench_exit(void)
+{
+	proc_remove(hs_bench_entry);
+	mutex_lock(&hs_bench_lock);
+	hs_bench_stop();
+	mutex_unlock(&hs_bench_lock);
+}
+
+module_init(hs_bench_init);
+module_exit(hs_bench_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("hotstack benchmark floors: empty and unwind-only handlers");
