@@ -69,10 +69,17 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 	};
 	unsigned int nr_kernel;
 
-	if (user_mode(regs))
+	if (user_mode(regs)) {
 		st->key.flags |= HOTSTACK_ENTRY_USER_MODE;
-	else if (s->cfg.stacks & HOTSTACK_STACK_KERNEL)
-		hotstack_walk_kernel(&w, regs);
+	} else if (s->cfg.stacks & HOTSTACK_STACK_KERNEL) {
+		/* IP only (max_depth 1): no walk at all, the stack is cut. */
+		if (w.max == 1) {
+			w.frames[w.nr++] = instruction_pointer(regs);
+			w.truncated = true;
+		} else {
+			hotstack_walk_kernel(&w, regs);
+		}
+	}
 	nr_kernel = w.nr;
 	if ((s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated)
 		hotstack_walk_user(&w, regs);

@@ -71,6 +71,13 @@ static inline u64 hs_word(const void *p)
 	return get_unaligned((const u64 *)p);
 }
 
+/* One round of the hash below: xxh64's round. */
+static inline u64 hs_mix(u64 h, u64 word)
+{
+	h ^= word * 0xc2b2ae3d27d4eb4fULL;
+	return rol64(h, 31) * 0x9e3779b185ebca87ULL;
+}
+
 /*
  * A multiply-rotate hash over whole words (xxh64's round, without its
  * tail handling): frames are words, and a table slot needs no more. A
@@ -79,17 +86,15 @@ static inline u64 hs_word(const void *p)
  */
 static inline u64 hs_stack_hash(const struct hs_stack *st)
 {
-	const u64 *w = (const u64 *)st;
-	size_t i, n = HS_KEY_WORDS + st->key.nr_kernel + st->key.nr_user;
-	u64 h = 0x27d4eb2f165667c5ULL;
+	const u64 *key = (const u64 *)&st->key;
+	unsigned int i, nr = st->key.nr_kernel + st->key.nr_user;
+	u64 h = hs_mix(hs_mix(0x27d4eb2f165667c5ULL, key[0]), key[1]);
 
-	/* Words 2-3 are the comm: skipped when empty (no HOTSTACK_KEY_COMM). */
-	for (i = 0; i < n; i++) {
-		if (i == 2 && !st->key.comm[0])
-			i = 4;
-		h ^= w[i] * 0xc2b2ae3d27d4eb4fULL;
-		h = rol64(h, 31) * 0x9e3779b185ebca87ULL;
-	}
+	/* Words 2-3 are the comm: left out when empty (no HOTSTACK_KEY_COMM). */
+	if (st->key.comm[0])
+		h = hs_mix(hs_mix(h, key[2]), key[3]);
+	for (i = 0; i < nr; i++)
+		h = hs_mix(h, st->frames[i]);
 	/* Final avalanche (MurmurHash3's fmix64): every bit reaches the index. */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;

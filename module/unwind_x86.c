@@ -36,11 +36,6 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 	if (hs_hw_regs(regs)) {
 		if (!hs_walk_push(w, regs->ip))
 			return;
-		/* IP only (max_depth 1): no walk at all, the stack is cut. */
-		if (w->nr == w->max) {
-			w->truncated = true;
-			return;
-		}
 		unwind_start(&state, current, regs, NULL);
 	} else {
 		unwind_start(&state, current, NULL, (void *)regs->sp);
