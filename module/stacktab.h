@@ -129,7 +129,7 @@ static inline bool hs_entry_equal(const struct hotstack_entry *e, const u64 *are
 
 /* Fill free entry @e with @st and publish it. */
 static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
-			 const struct hs_stack *st, u64 hash)
+				const struct hs_stack *st, u64 hash)
 {
 	struct hotstack_cpu_stats *stats = t->stats;
 	u64 nr = st->key.nr_kernel + st->key.nr_user;
