@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The few kernel definitions module/stacktab.h needs, for building the
+ * stack table into host unit tests.
+ */
+#ifndef HOTSTACK_KSHIM_H
+#define HOTSTACK_KSHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+static inline u64 rol64(u64 w, unsigned int s)
+{
+	return (w << (s & 63)) | (w >> ((-s) & 63));
+}
+
+static inline u64 get_unaligned(const u64 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+
+#endif

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The stack table (module/stacktab.[ch]) built on the host. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../../module/stacktab.h"
+#include "../../module/stacktab.c"
+
+#define ENTRIES 64
+#define ARENA	256
+#define MAXF	16
+
+struct fixture {
+	struct hotstack_cpu_stats stats;
+	struct hotstack_entry entries[ENTRIES];
+	u64 arena[ARENA];
+	struct hs_table t;
+	union {
+		struct hs_stack st;
+		u64 words[HS_KEY_WORDS + MAXF];
+	} buf;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	f->t.stats = &f->stats;
+	f->t.entries = f->entries;
+	f->t.arena = f->arena;
+	f->t.mask = ENTRIES - 1;
+	f->t.max_used = ENTRIES / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
+	f->t.arena_frames = ARENA;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+/* Make f->buf.st the kernel stack @frames[0..n) with key @tgid. */
+static struct hs_stack *stack(struct fixture *f, const u64 *frames, unsigned int n, u32 tgid)
+{
+	memset(&f->buf, 0, sizeof(f->buf));
+	f->buf.st.key.nr_kernel = n;
+	f->buf.st.key.tgid = tgid;
+	memcpy(f->buf.st.frames, frames, n * sizeof(u64));
+	return &f->buf.st;
+}
+
+/* Add with the real hash; returns the drop reason or -1. */
+static int add(struct fixture *f, struct hs_stack *st)
+{
+	return hs_table_add(&f->t, st, hs_stack_hash(st));
+}
+
+static u64 count_of(struct fixture *f, struct hs_stack *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < ENTRIES; i++)
+		if (f->entries[i].hash && hs_entry_equal(&f->entries[i], f->arena, st))
+			return f->entries[i].count;
+	return 0;
+}
+
+static void counts_hits(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[] = { 0x1000, 0x2000, 0x3000 };
+
+	assert_int_equal(add(f, stack(f, a, 3, 0)), -1);
+	assert_int_equal(add(f, stack(f, a, 3, 0)), -1);
+	assert_int_equal(add(f, stack(f, a, 3, 0)), -1);
+	assert_int_equal(f->stats.entries, 1);
+	assert_int_equal(f->stats.arena_used, 3);
+	assert_int_equal(count_of(f, stack(f, a, 3, 0)), 3);
+}
+
+static void never_merges_different_stacks(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[] = { 0x1000, 0x2000, 0x3000 }, b[] = { 0x1000, 0x2000, 0x3001 };
+
+	add(f, stack(f, a, 3, 0));
+	add(f, stack(f, b, 3, 0));
+	add(f, stack(f, a, 2, 0));	/* a prefix is another stack */
+	add(f, stack(f, a, 3, 7));	/* same frames, other key */
+	assert_int_equal(f->stats.entries, 4);
+	assert_int_equal(count_of(f, stack(f, a, 3, 0)), 1);
+	assert_int_equal(count_of(f, stack(f, b, 3, 0)), 1);
+	assert_int_equal(count_of(f, stack(f, a, 2, 0)), 1);
+	assert_int_equal(count_of(f, stack(f, a, 3, 7)), 1);
+}
+
+static void hash_collision_is_not_a_merge(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[] = { 1 }, b[] = { 2 };
+	const u64 same = 0x1234;	/* forced: both stacks get one hash */
+
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 1, 0), same), -1);
+	assert_int_equal(hs_table_add(&f->t, stack(f, b, 1, 0), same), -1);
+	assert_int_equal(hs_table_add(&f->t, stack(f, b, 1, 0), same), -1);
+	assert_int_equal(f->stats.entries, 2);
+	assert_int_equal(count_of(f, stack(f, a, 1, 0)), 1);
+	assert_int_equal(count_of(f, stack(f, b, 1, 0)), 2);
+}
+
+static void table_full(void **state)
+{
+	struct fixture *f = *state;
+	u64 fr[1], first[] = { 1000 };
+	unsigned int i, full = 0;
+
+	add(f, stack(f, first, 1, 0));
+	for (i = 0; i < ENTRIES; i++) {
+		fr[0] = 5000 + i;
+		full += add(f, stack(f, fr, 1, 0)) == HOTSTACK_DROP_TABLE_FULL;
+	}
+	assert_int_equal(f->stats.entries, f->t.max_used);
+	assert_int_equal(full, ENTRIES + 1 - f->t.max_used);
+	/* Known stacks are still counted. */
+	assert_int_equal(add(f, stack(f, first, 1, 0)), -1);
+	assert_int_equal(count_of(f, stack(f, first, 1, 0)), 2);
+}
+
+static void probe_limit(void **state)
+{
+	struct fixture *f = *state;
+	u64 fr[1];
+	unsigned int i;
+
+	/* All at one slot: past HS_MAX_PROBES they cannot be placed. */
+	f->t.max_used = ENTRIES;
+	for (i = 0; i < ENTRIES; i++) {
+		fr[0] = i;
+		assert_int_equal(hs_table_add(&f->t, stack(f, fr, 1, 0), 7),
+				 i < HS_MAX_PROBES ? -1 : HOTSTACK_DROP_TABLE_FULL);
+	}
+}
+
+static void arena_full(void **state)
+{
+	struct fixture *f = *state;
+	u64 fr[MAXF];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MAXF; i++)
+		fr[i] = 0x100 + i;
+	for (i = 0; i < ARENA / MAXF; i++) {
+		fr[0] = i;
+		assert_int_equal(add(f, stack(f, fr, MAXF, 0)), -1);
+		n += MAXF;
+	}
+	fr[0] = 9999;
+	assert_int_equal(add(f, stack(f, fr, MAXF, 0)), HOTSTACK_DROP_ARENA_FULL);
+	assert_int_equal(f->stats.arena_used, n);
+	fr[0] = 0;
+	assert_int_equal(add(f, stack(f, fr, MAXF, 0)), -1);
+}
+
+static void clear_empties(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[] = { 1, 2 };
+
+	add(f, stack(f, a, 2, 0));
+	f->stats.samples = 5;
+	hs_table_clear(&f->t);
+	assert_int_equal(f->stats.entries, 0);
+	assert_int_equal(f->stats.samples, 0);
+	assert_int_equal(count_of(f, stack(f, a, 2, 0)), 0);
+	assert_int_equal(add(f, stack(f, a, 2, 0)), -1);
+	assert_int_equal(count_of(f, stack(f, a, 2, 0)), 1);
+}
+
+static void hash_properties(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[] = { 1, 2, 3 }, h1, h2;
+
+	h1 = hs_stack_hash(stack(f, a, 3, 0));
+	h2 = hs_stack_hash(stack(f, a, 3, 0));
+	assert_int_equal(h1, h2);
+	assert_int_not_equal(h1, 0);
+	assert_int_not_equal(h1, hs_stack_hash(stack(f, a, 2, 0)));
+	assert_int_not_equal(h1, hs_stack_hash(stack(f, a, 3, 1)));
+	h1 = hs_stack_hash(stack(f, a, 3, 1));
+	memcpy(f->buf.st.key.comm, "bash", 5);
+	assert_int_not_equal(hs_stack_hash(&f->buf.st), h1);
+}
+
+/* Random stacks against a model: every count exact, nothing merged. */
+static void random_against_model(void **state)
+{
+	struct fixture *f = *state;
+	enum { POOL = 40 };
+	u64 pool[POOL][4], fr[4], model[POOL] = { 0 };
+	unsigned int i, k, n;
+
+	srand(1);
+	for (k = 0; k < POOL; k++)
+		for (i = 0; i < 4; i++)
+			pool[k][i] = (u64)(rand() % 3) << 12 | (i & k);
+	for (i = 0; i < 5000; i++) {
+		k = rand() % POOL;
+		n = 1 + k % 4;
+		memcpy(fr, pool[k], sizeof(fr));
+		if (add(f, stack(f, fr, n, k % 3)) == -1)
+			model[k]++;
+	}
+	/* Pool members that are equal stacks share a count: compare by content. */
+	for (k = 0; k < POOL; k++) {
+		u64 want = 0;
+		unsigned int j;
+
+		for (j = 0; j < POOL; j++)
+			if (j % 4 == k % 4 && j % 3 == k % 3 &&
+			    !memcmp(pool[j], pool[k], (1 + k % 4) * sizeof(u64)))
+				want += model[j];
+		memcpy(fr, pool[k], sizeof(fr));
+		assert_int_equal(count_of(f, stack(f, fr, 1 + k % 4, k % 3)), want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(counts_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(never_merges_different_stacks, setup, teardown),
+		cmocka_unit_test_setup_teardown(hash_collision_is_not_a_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(table_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(probe_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(arena_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(clear_empties, setup, teardown),
+		cmocka_unit_test_setup_teardown(hash_properties, setup, teardown),
+		cmocka_unit_test_setup_teardown(random_against_model, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("stacktab", tests, NULL, NULL);
+}
