@@ -13,6 +13,7 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "hotstack.h"
 
@@ -172,27 +173,41 @@ static int hs_check_config(const struct hotstack_config *c)
 	return 0;
 }
 
+struct hs_try {
+	const struct hotstack_config *cfg;
+	int cpu;
+};
+
+static long hs_try_event_on(void *arg)
+{
+	const struct hs_try *t = arg;
+	struct perf_event_attr attr;
+	struct perf_event *event;
+
+	hs_event_attr(t->cfg, &attr);
+	attr.disabled = 1;
+	event = perf_event_create_kernel_counter(&attr, t->cpu, NULL, NULL, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	perf_event_release_kernel(event);
+	return 0;
+}
+
 /*
  * Create the event on one online CPU of @mask and release it: an event this
- * machine cannot count fails here, at CONFIGURE, with perf's errno.
+ * machine cannot count fails here, at CONFIGURE, with perf's errno. It is
+ * created by a kernel worker, as START's are by the hotplug threads: the
+ * caller may be a delegated user whom perf alone would refuse CPU events.
  */
 static int hs_try_event(const struct hotstack_config *c, const struct cpumask *mask)
 {
-	struct perf_event_attr attr;
-	struct perf_event *event;
-	int cpu, ret = 0;
+	struct hs_try t = { .cfg = c };
+	int ret = 0;
 
-	hs_event_attr(c, &attr);
-	attr.disabled = 1;
 	cpus_read_lock();
-	cpu = cpumask_first_and(mask, cpu_online_mask);
-	if (cpu < nr_cpu_ids) {
-		event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
-		if (IS_ERR(event))
-			ret = PTR_ERR(event);
-		else
-			perf_event_release_kernel(event);
-	}
+	t.cpu = cpumask_first_and(mask, cpu_online_mask);
+	if (t.cpu < nr_cpu_ids)
+		ret = work_on_cpu(t.cpu, hs_try_event_on, &t);
 	cpus_read_unlock();
 	return ret;
 }

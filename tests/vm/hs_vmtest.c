@@ -12,6 +12,9 @@
  *   hs_vmtest workload DEPTH PATTERNS MS MAXDEPTH [collapse]
  *                                  sample hs_workload's known stacks and
  *                                  check exactly those were counted
+ *   hs_vmtest userstack            a child's user stack, pid filter, keys
+ *   hs_vmtest context              context key, exclude idle
+ *   hs_vmtest delegated            read() but not mmap without CAP_PERFMON
  *   hs_vmtest hotplug              a CPU goes offline and online mid-run
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
@@ -30,7 +33,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -944,6 +949,185 @@ static void test_stress(unsigned long rounds)
 	    stress_nmi_samples);
 }
 
+/* ---- user stacks, keys, filters ------------------------------------------ */
+
+static volatile int ustack_stop;
+static volatile unsigned long ustack_sink;
+
+static void ustack_alarm(int sig)
+{
+	(void)sig;
+	ustack_stop = 1;
+}
+
+__attribute__((noinline)) static void u_call(void)
+{
+	ustack_sink++;
+}
+
+/*
+ * Not a leaf: it calls u_call, so it keeps a frame of its own (a leaf need
+ * not, and a frame-pointer walk then misses its caller, as perf's does).
+ */
+__attribute__((noinline)) static void u_leaf(void)
+{
+	unsigned int i;
+
+	while (!ustack_stop) {
+		for (i = 0; i < 1000; i++)
+			ustack_sink++;
+		u_call();
+	}
+}
+
+__attribute__((noinline)) static void u_mid(void)
+{
+	u_leaf();
+	ustack_sink += 2;
+}
+
+__attribute__((noinline)) static void u_top(void)
+{
+	u_mid();
+	ustack_sink += 3;
+}
+
+/* Whether hex frame @f is an address in [fn, fn + 512). */
+static bool frame_in(const char *f, void (*fn)(void))
+{
+	unsigned long a = strtoul(f, NULL, 16), base = (unsigned long)fn;
+
+	return !strncmp(f, "0x", 2) && a >= base && a < base + 512;
+}
+
+static void test_userstack(void)
+{
+	static char *frames[2048];
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	unsigned long long matched = 0, total = 0;
+	int fd = open_dev(), go[2], bad_prefix = 0;
+	char *text, *line, *save, prefix[64];
+	pid_t child;
+
+	if (pipe(go))
+		return;
+	child = fork();
+	if (!child) {
+		char b;
+
+		signal(SIGALRM, ustack_alarm);
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		alarm(1);
+		u_top();
+		_exit(0);
+	}
+	default_config(&c);
+	c.flags |= HOTSTACK_CFG_PID;
+	c.pid = child;
+	c.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+	c.keys = HOTSTACK_KEY_TGID | HOTSTACK_KEY_COMM;
+	expect_cfg(fd, &c, 0, "user stacks of one process, by pid and comm");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "user stacks: START");
+	if (write(go[1], "g", 1) != 1)
+		tap(false, "user stacks: start the child");
+	waitpid(child, NULL, 0);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "user stacks: STOP");
+	check_invariant(fd, "user stacks");
+	get_stats(fd, &st, 0);
+	tap(st.total.drops[HOTSTACK_DROP_FILTERED] > 0,
+	    "user stacks: other processes' samples dropped as FILTERED (%llu)",
+	    (unsigned long long)st.total.drops[HOTSTACK_DROP_FILTERED]);
+
+	snprintf(prefix, sizeof(prefix), "hs_vmtest;[pid %d];", child);
+	if (getenv("HS_DEBUG"))
+		printf("# u_leaf %p u_mid %p u_top %p\n", (void *)u_leaf, (void *)u_mid,
+		       (void *)u_top);
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		unsigned long long count = sp ? strtoull(sp + 1, NULL, 10) : 0;
+		int n;
+
+		if (strncmp(line, prefix, strlen(prefix)))
+			bad_prefix++;
+		if (getenv("HS_DEBUG"))
+			printf("# %s\n", line);
+		n = split_frames(line, frames, 2048);
+		total += count;
+		if (n >= 5 && frame_in(frames[n - 1], u_leaf) && frame_in(frames[n - 2], u_mid) &&
+		    frame_in(frames[n - 3], u_top))
+			matched += count;
+	}
+	free(text);
+	tap(bad_prefix == 0, "user stacks: every line starts with comm and pid (%d do not)",
+	    bad_prefix);
+	tap(matched * 2 > total,
+	    "user stacks: most samples (%llu of %llu) walk u_leaf <- u_mid <- u_top", matched,
+	    total);
+	close(fd);
+}
+
+static void test_context(void)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	char *text;
+	int fd = open_dev();
+
+	default_config(&c);
+	c.keys = HOTSTACK_KEY_CONTEXT;
+	expect_cfg(fd, &c, 0, "context key");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "context: START");
+	run_workload(4, 2, 100);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "context: STOP");
+	text = read_all(fd);
+	tap(strstr(text, "[task];entry_SYSCALL_64") != NULL, "context: system calls under [task]");
+	tap(strstr(text, "[idle];") != NULL, "context: the idle loop under [idle]");
+	tap(!strstr(text, "[task];secondary_startup_64") && !strstr(text, "[idle];entry_SYSCALL"),
+	    "context: idle and task stacks not mixed up");
+	free(text);
+
+	c.flags |= HOTSTACK_CFG_EXCLUDE_IDLE;
+	expect_cfg(fd, &c, 0, "exclude idle");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "exclude idle: START");
+	run_workload(4, 2, 100);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "exclude idle: STOP");
+	get_stats(fd, &st, 0);
+	text = read_all(fd);
+	tap(!strstr(text, "[idle]") && st.total.drops[HOTSTACK_DROP_FILTERED] > 0,
+	    "exclude idle: no [idle] stack, idle samples dropped as FILTERED (%llu)",
+	    (unsigned long long)st.total.drops[HOTSTACK_DROP_FILTERED]);
+	free(text);
+	check_invariant(fd, "exclude idle");
+	close(fd);
+}
+
+/* As a non-root member of the module's group: read() yes, mmap no. */
+static void test_delegated(void)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	char *text;
+	void *p;
+	int fd = open_dev();
+
+	default_config(&c);
+	expect_cfg(fd, &c, 0, "delegated");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "delegated: START");
+	msleep(300);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "delegated: STOP");
+	get_stats(fd, &st, 0);
+	p = mmap(NULL, st.mmap_size, PROT_READ, MAP_SHARED, fd, 0);
+	tap(p == MAP_FAILED && errno == EPERM, "delegated: mmap (raw addresses) is EPERM");
+	text = read_all(fd);
+	tap(strlen(text) > 0 && !strstr(text, "0xffff"),
+	    "delegated: read() gives symbolized stacks, no kernel address");
+	free(text);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
@@ -963,6 +1147,12 @@ int main(int argc, char **argv)
 		test_tablefull();
 	else if (argc == 3 && !strcmp(argv[1], "stress"))
 		test_stress(strtoul(argv[2], NULL, 10));
+	else if (argc == 2 && !strcmp(argv[1], "userstack"))
+		test_userstack();
+	else if (argc == 2 && !strcmp(argv[1], "context"))
+		test_context();
+	else if (argc == 2 && !strcmp(argv[1], "delegated"))
+		test_delegated();
 	else if (argc >= 2 && !strcmp(argv[1], "runas"))
 		return runas(argc - 2, argv + 2);
 	else {
