@@ -19,7 +19,7 @@ sed -n 's/^BENCH //p' "$out/bench.log" | awk '
 	{ mode[++n] = $1; t[n] = $3; s[n] = $4; h[n] = $5 }
 	END {
 		if (nb < 2 || n == 0) { print "bench: incomplete run"; exit 1 }
-		printf "unprofiled: %.1f ms and %.1f ms (deterministic: must match)\n",
+		printf "unprofiled: %.1f ms and %.1f ms (two runs: the spread is the noise)\n",
 			base[1] / 1e6, base[2] / 1e6
 		printf "%-12s %10s %9s %12s %14s\n", "sampler", "time ms", "samples",
 			"ns/sample", "handler ns/s."
