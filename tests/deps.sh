@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install every Debian package hotstack's build, tests and demo need, when
-# missing. Run by `make check` and `make run`; safe to run again.
+# missing, plus any named on the command line (make bench: perf, bpftrace).
+# Run by `make check`, `make run` and `make bench`; safe to run again.
 set -euo pipefail
 
 packages=(
@@ -15,11 +16,11 @@ packages=(
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest
 	qemu-system-x86 busybox-static cpio kmod
+	"$@"
 )
 
 missing=()
 for p in "${packages[@]}"; do
-	case $p in \#*) continue ;; esac
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing+=("$p")
 	fi

@@ -13,14 +13,8 @@ cd "$repo"
 
 if [ -e /proc/modules ] && [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" -eq 0 ]; then
 	make -s module tool
-	loaded=0
-	if ! grep -q '^hotstack ' /proc/modules; then
-		insmod "$repo/hotstack.ko"
-		loaded=1
-	fi
-	HOTSTACK=$repo/userspace/hotstack sh "$repo/tests/demo.sh"
-	[ $loaded -eq 1 ] && rmmod hotstack
-	exit 0
+	HOTSTACK=$repo/userspace/hotstack HOTSTACK_KO=$repo/hotstack.ko sh "$repo/tests/demo.sh"
+	exit
 fi
 
 mkdir -p "$repo/out"

@@ -5,18 +5,34 @@
 # sleep=off, one CPU: guest time = guest instructions, 1 ns each). All
 # samplers run the same syscall loop in one boot at 10 kHz cpu-clock; the
 # cost of a sample is the extra time over the unprofiled run divided by the
-# samples taken. Prints the table and the ratios the engine must meet.
+# samples taken. perf record -a -g and a bpftrace kstack-counting script
+# run the same loop in the same boot when the host has them (the bench
+# installs linux-perf and bpftrace). Prints the table and the ratios.
+#
+#   tests/bench/run.sh [--report LOG]   (--report: summarise a saved log)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${HOTSTACK_OUT:-$repo/out}
 mkdir -p "$out"
-"$repo/tests/deps.sh"
-HOTSTACK_VM_TIMEOUT=${HOTSTACK_VM_TIMEOUT:-1200} \
-	"$repo/tests/vm/run.sh" generic --icount --script "$repo/tests/bench/guest.sh" \
-	>"$out/bench.log" || { cat "$out/bench.log"; exit 1; }
-sed -n 's/^BENCH //p' "$out/bench.log" | awk '
+log=$out/bench.log
+if [ "${1:-}" = --report ]; then
+	log=$2		# only summarise an earlier run's log
+else
+	"$repo/tests/deps.sh" linux-perf bpftrace
+	HOTSTACK_VM_BINS="$(command -v perf || true) $(command -v bpftrace || true)" \
+	HOTSTACK_VM_TIMEOUT=${HOTSTACK_VM_TIMEOUT:-1800} \
+		"$repo/tests/vm/run.sh" generic --icount --script "$repo/tests/bench/guest.sh" \
+		>"$log" || { cat "$log"; exit 1; }
+fi
+sed -n 's/^BENCH //p' "$log" | awk '
 	$1 == "none" { base[++nb] = $3; next }
-	{ mode[++n] = $1; t[n] = $3; s[n] = $4; h[n] = $5 }
+	{
+		mode[++n] = $1; t[n] = $3; s[n] = $4; h[n] = $5
+		# perf and bpftrace count samples from before and after the loop
+		# too: take those a 10 kHz clock gives during the loop.
+		if ($1 == "perf" || $1 == "bpftrace")
+			s[n] = int($3 * $2 / 1e9 + 0.5)
+	}
 	END {
 		if (nb < 2 || n == 0) { print "bench: incomplete run"; exit 1 }
 		printf "unprofiled: %.1f ms and %.1f ms (two runs: the spread is the noise)\n",
@@ -32,4 +48,10 @@ sed -n 's/^BENCH //p' "$out/bench.log" | awk '
 			c["hotstack"] / c["unwind"]
 		printf "hotstack-ip / empty floor: %.2fx (goal <= 1.20x)\n",
 			c["hotstack-ip"] / c["empty"]
+		if ("perf" in c)
+			printf "perf record -a -g / hotstack: %.2fx the cost per sample\n",
+				c["perf"] / c["hotstack"]
+		if ("bpftrace" in c)
+			printf "bpftrace kstack count / hotstack: %.2fx the cost per sample\n",
+				c["bpftrace"] / c["hotstack"]
 	}'

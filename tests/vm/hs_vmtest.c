@@ -13,6 +13,7 @@
  *                                  sample hs_workload's known stacks and
  *                                  check exactly those were counted
  *   hs_vmtest userstack            a child's user stack, pid filter, keys
+ *   hs_vmtest events               task-clock, page-faults, context-switches
  *   hs_vmtest context              context key, exclude idle
  *   hs_vmtest delegated            read() but not mmap without CAP_PERFMON
  *   hs_vmtest hotplug              a CPU goes offline and online mid-run
@@ -1128,6 +1129,58 @@ static void test_delegated(void)
 	close(fd);
 }
 
+/* The software events besides cpu-clock count where they happen. */
+static void test_events(void)
+{
+	static const struct {
+		const char *name;
+		__u64 config, period;
+		const char *frame;	/* a kernel function their stacks go through */
+	} ev[] = {
+		{ "task-clock", PERF_COUNT_SW_TASK_CLOCK, 100000, "hs_leaf" },
+		{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, 1, "handle_mm_fault" },
+		{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 1, "schedule" },
+	};
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	unsigned int i;
+	char *text;
+	int fd = open_dev();
+
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		char what[64];
+		pid_t child;
+
+		snprintf(what, sizeof(what), "event %s", ev[i].name);
+		default_config(&c);
+		c.flags = 0;
+		c.event_config = ev[i].config;
+		c.sample = ev[i].period;
+		c.keys = HOTSTACK_KEY_CONTEXT;
+		expect_cfg(fd, &c, 0, what);
+		expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "START");
+		run_workload(3, 1, 100);
+		/* Faults and switches: a child that touches memory and exits. */
+		child = fork();
+		if (!child) {
+			char *p = malloc(1 << 20);
+
+			memset(p, 1, 1 << 20);
+			_exit(p[4096] == 1 ? 0 : 1);
+		}
+		waitpid(child, NULL, 0);
+		expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "STOP");
+		get_stats(fd, &st, 0);
+		text = read_all(fd);
+		tap(st.total.counted > 0 && strstr(text, ev[i].frame),
+		    "%s: %llu samples counted, stacks through %s", what,
+		    (unsigned long long)st.total.counted, ev[i].frame);
+		free(text);
+		check_invariant(fd, what);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
@@ -1149,6 +1202,8 @@ int main(int argc, char **argv)
 		test_stress(strtoul(argv[2], NULL, 10));
 	else if (argc == 2 && !strcmp(argv[1], "userstack"))
 		test_userstack();
+	else if (argc == 2 && !strcmp(argv[1], "events"))
+		test_events();
 	else if (argc == 2 && !strcmp(argv[1], "context"))
 		test_context();
 	else if (argc == 2 && !strcmp(argv[1], "delegated"))

@@ -17,6 +17,8 @@
 # --icount: deterministic mode for benchmarks (-icount shift=0,sleep=off
 #           -smp 1): guest time counts guest instructions.
 # --script: run FILE in the guest instead of the test suite (make run).
+# HOTSTACK_VM_BINS: more host programs to put in the guest's /bin, with
+#           their shared libraries.
 set -euo pipefail
 # Parsed whole before it runs: editing this file mid-run cannot derail it.
 {
@@ -80,6 +82,10 @@ cp "$src/hotstack.ko" "$root/tests/"
 [ -d "$src/kmod" ] && find "$src/kmod" -name '*.ko' -exec cp {} "$root/tests/" \;
 cp "$repo/userspace/hotstack" "$root/bin/"
 cp "$out"/bin/* "$root/bin/"
+# Host programs the script wants too (make bench: perf, bpftrace).
+for bin in ${HOTSTACK_VM_BINS:-}; do
+	cp -L "$bin" "$root/bin/"
+done
 if [ -n "$script" ]; then
 	cp "$script" "$root/tests/script.sh"
 fi
