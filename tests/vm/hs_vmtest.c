@@ -496,6 +496,11 @@ static void test_config_errors(void)
 	c.event_type = PERF_TYPE_HARDWARE;
 	c.event_config = PERF_COUNT_HW_CPU_CYCLES;
 	expect_cfg(fd, &c, ENOENT, "cycles on a machine without a PMU");
+	default_config(&c);
+	c.event_type = PERF_TYPE_RAW;
+	c.event_config = 0x3c;
+	c.precise = 2;
+	expect_cfg(fd, &c, ENOENT, "raw event 0x3c:pp on a machine without a PMU");
 	tap(get_stats(fd, &st, 0) == 0 && st.state == HOTSTACK_STATE_NEW,
 	    "a refused CONFIGURE leaves the session NEW");
 
@@ -955,7 +960,7 @@ static void test_stress(unsigned long rounds)
 static volatile int ustack_stop;
 static volatile unsigned long ustack_sink;
 
-static void ustack_alarm(int sig)
+static void ustack_signal(int sig)
 {
 	(void)sig;
 	ustack_stop = 1;
@@ -1017,10 +1022,9 @@ static void test_userstack(void)
 	if (!child) {
 		char b;
 
-		signal(SIGALRM, ustack_alarm);
+		signal(SIGUSR1, ustack_signal);
 		if (read(go[0], &b, 1) != 1)
 			_exit(1);
-		alarm(1);
 		u_top();
 		_exit(0);
 	}
@@ -1033,6 +1037,9 @@ static void test_userstack(void)
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "user stacks: START");
 	if (write(go[1], "g", 1) != 1)
 		tap(false, "user stacks: start the child");
+	/* A signal, not alarm(): the debug kernel has no POSIX timers. */
+	msleep(1000);
+	kill(child, SIGUSR1);
 	waitpid(child, NULL, 0);
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "user stacks: STOP");
 	check_invariant(fd, "user stacks");
