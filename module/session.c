@@ -42,14 +42,12 @@ struct hotstack_session *hotstack_session_new(void)
 	return s;
 }
 
-/* Free the tables of @s: not running, not mapped. */
+/* Free the tables of @s (not running, not mapped), complete or half made. */
 static void hs_free_tables(struct hotstack_session *s)
 {
 	unsigned int i;
 
-	if (!s->buf)
-		return;
-	for (i = 0; i < s->nr_slots; i++)
+	for (i = 0; s->slots && i < s->nr_slots; i++)
 		kfree(s->slots[i].buf);
 	kfree(s->slots);
 	kfree(s->slot_of_cpu);
@@ -286,19 +284,7 @@ static int hs_alloc_tables(struct hotstack_session *s, const struct hotstack_con
 	return 0;
 
 out_nomem:
-	/* hs_free_tables() wants a complete layout; undo by hand. */
-	for (i = 0; s->slots && i < nr_slots; i++)
-		kfree(s->slots[i].buf);
-	kfree(s->slots);
-	kfree(s->slot_of_cpu);
-	vfree(s->buf);
-	atomic64_sub(size, &hotstack_memory);
-	s->buf = NULL;
-	s->hdr = NULL;
-	s->slots = NULL;
-	s->slot_of_cpu = NULL;
-	s->nr_slots = 0;
-	s->buf_size = 0;
+	hs_free_tables(s);
 	return -ENOMEM;
 }
 

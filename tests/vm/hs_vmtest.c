@@ -560,6 +560,20 @@ static void run_workload(unsigned int depth, unsigned int patterns, unsigned int
 		close(fd);
 }
 
+/* CONFIGURE @c, START, run hs_workload, STOP: a TAP line each. */
+static void profile_workload(int fd, const struct hotstack_config *c, const char *what,
+			     unsigned int depth, unsigned int patterns, unsigned int ms)
+{
+	char step[128];
+
+	expect_cfg(fd, c, 0, what);
+	snprintf(step, sizeof(step), "%s: START", what);
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, step);
+	run_workload(depth, patterns, ms);
+	snprintf(step, sizeof(step), "%s: STOP", what);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, step);
+}
+
 /* Whether folded frame @f is function @name (module frames: "name [mod]"). */
 static bool frame_is(const char *f, const char *name)
 {
@@ -599,10 +613,7 @@ static void test_workload(unsigned int depth, unsigned int patterns, unsigned in
 	c.max_depth = max_depth;
 	if (collapse)
 		c.flags |= HOTSTACK_CFG_COLLAPSE;
-	expect_cfg(fd, &c, 0, what);
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "START");
-	run_workload(depth, patterns, ms);
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "STOP");
+	profile_workload(fd, &c, what, depth, patterns, ms);
 	check_invariant(fd, what);
 
 	text = read_all(fd);
@@ -769,10 +780,7 @@ static void test_tablefull(void)
 
 	default_config(&c);
 	c.table_entries = 16;
-	expect_cfg(fd, &c, 0, "table full: 16 entries");
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "table full: START");
-	run_workload(6, 32, 20);
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "table full: STOP");
+	profile_workload(fd, &c, "table full (16 entries)", 6, 32, 20);
 	get_stats(fd, &st, 0);
 	tap(st.total.drops[HOTSTACK_DROP_TABLE_FULL] > 0 && st.total.entries <= 2 * 12,
 	    "table full: new stacks dropped as TABLE_FULL (%llu), at most 12 entries per CPU "
@@ -800,10 +808,7 @@ static void test_tablefull(void)
 
 	default_config(&c);
 	c.arena_frames = 64;
-	expect_cfg(fd, &c, 0, "arena full: 64 frames");
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "arena full: START");
-	run_workload(40, 4, 50);
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "arena full: STOP");
+	profile_workload(fd, &c, "arena full (64 frames)", 40, 4, 50);
 	get_stats(fd, &st, 0);
 	tap(st.total.drops[HOTSTACK_DROP_ARENA_FULL] > 0,
 	    "arena full: deep new stacks dropped as ARENA_FULL (%llu)",
@@ -1086,10 +1091,7 @@ static void test_context(void)
 
 	default_config(&c);
 	c.keys = HOTSTACK_KEY_CONTEXT;
-	expect_cfg(fd, &c, 0, "context key");
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "context: START");
-	run_workload(4, 2, 100);
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "context: STOP");
+	profile_workload(fd, &c, "context key", 4, 2, 100);
 	text = read_all(fd);
 	tap(strstr(text, "[task];entry_SYSCALL_64") != NULL, "context: system calls under [task]");
 	tap(strstr(text, "[idle];") != NULL, "context: the idle loop under [idle]");
@@ -1098,10 +1100,7 @@ static void test_context(void)
 	free(text);
 
 	c.flags |= HOTSTACK_CFG_EXCLUDE_IDLE;
-	expect_cfg(fd, &c, 0, "exclude idle");
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "exclude idle: START");
-	run_workload(4, 2, 100);
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "exclude idle: STOP");
+	profile_workload(fd, &c, "exclude idle", 4, 2, 100);
 	get_stats(fd, &st, 0);
 	text = read_all(fd);
 	tap(!strstr(text, "[idle]") && st.total.drops[HOTSTACK_DROP_FILTERED] > 0,
@@ -1142,10 +1141,11 @@ static void test_events(void)
 	static const struct {
 		const char *name;
 		__u64 config, period;
-		const char *frame;	/* a kernel function their stacks go through */
+		const char *frame;	/* a frame their stacks go through */
 	} ev[] = {
 		{ "task-clock", PERF_COUNT_SW_TASK_CLOCK, 100000, "hs_leaf" },
-		{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, 1, "handle_mm_fault" },
+		/* The stack of the faulting code: the child's memset, in user mode. */
+		{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, 1, "[task];[user] " },
 		{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 1, "schedule" },
 	};
 	struct hotstack_config c;
