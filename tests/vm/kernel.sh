@@ -45,6 +45,8 @@ debian_kernel() {
 		rm -rf "$dir" && mkdir -p "$dir/deb"
 		(cd "$dir/deb" && apt-get download -q "linux-image-$abi-$flavour=$pkgver" >&2)
 		dpkg-deb -x "$dir"/deb/*.deb "$dir/root"
+		# Only the kernel image boots: modules are not needed in the guest.
+		find "$dir/root" -mindepth 1 -maxdepth 1 ! -name boot -exec rm -rf {} +
 		rm -rf "$dir/deb"
 		touch "$dir/.done"
 	fi
@@ -92,6 +94,9 @@ debug_kernel() {
 		done < "$frag"
 		make -s -C "$dir" -j"$(nproc)" bzImage modules >&2
 		touch "$dir/.done"
+		# Builds of older fragments only take disk space now.
+		find "$cache" -maxdepth 1 -name 'linux-debug-*' ! -name "linux-debug-$key" \
+			-exec rm -rf {} +
 	fi
 	echo "KIMAGE=$dir/arch/x86/boot/bzImage"
 	echo "KDIR=$dir"
