@@ -21,7 +21,7 @@ atomic_t hotstack_nr_sessions = ATOMIC_INIT(0);
 /* The command with its size bits cleared: the struct's own size field rules. */
 #define HOTSTACK_IOC_NOSIZE(cmd) ((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
-static bool hotstack_may_open(void)
+bool hotstack_may_open(void)
 {
 	if (perfmon_capable())
 		return true;
@@ -38,7 +38,7 @@ static int hotstack_open(struct inode *inode, struct file *file)
 		atomic_dec(&hotstack_nr_sessions);
 		return -EBUSY;
 	}
-	s = hotstack_session_new();
+	s = hotstack_session_new(task_tgid_nr(current));
 	if (!s) {
 		atomic_dec(&hotstack_nr_sessions);
 		return -ENOMEM;

@@ -9,11 +9,13 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <asm/local.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/uidgid.h>
+#include <linux/workqueue.h>
 #include <linux/hotstack.h>
 
 #include "stacktab.h"
@@ -26,6 +28,19 @@ extern bool hotstack_test_hooks;
 
 /* Sessions open now, bounded by hotstack_max_sessions (dev.c). */
 extern atomic_t hotstack_nr_sessions;
+
+/* Whether the caller may use hotstack: CAP_PERFMON or the group (dev.c). */
+bool hotstack_may_open(void);
+
+/*
+ * Event bits of a session (genl.c): a CPU table reaching each fill level,
+ * and the first drop of each reason, once per generation.
+ */
+#define HS_FILL_STEPS	4
+#define HS_EV_FILL	0
+#define HS_EV_DROP	8
+#define HS_EV_BITS	(HS_EV_DROP + HOTSTACK_DROP_MAX)
+extern const u8 hotstack_fill_pct[HS_FILL_STEPS];
 
 /* Bytes of tables all sessions hold, bounded by max_memory_mb (session.c). */
 extern atomic64_t hotstack_memory;
@@ -82,12 +97,22 @@ struct hotstack_session {
 	struct hlist_node cpuhp_node;	/* in hotstack_cpuhp_state while RUNNING */
 	struct list_head run_node;	/* in hotstack_running while RUNNING */
 
+	/* generic netlink (genl.c) */
+	u32 id;			/* unique, from 1 */
+	u32 owner;		/* tgid of the opener, 0 for the persistent one */
+	struct list_head node;	/* in hotstack_sessions */
+	unsigned long ev_raised;	/* event bits seen in this generation */
+	unsigned long ev_pending;	/* event bits not yet sent */
+	u32 ev_cpu[HS_EV_BITS];		/* the CPU each event happened on */
+	struct irq_work ev_irq_work;	/* from the sampler to ev_work */
+	struct work_struct ev_work;	/* sends the pending events */
+
 	struct mutex read_lock;	/* serialises read() on this file */
 	void *reader;		/* read() cursor: folded.c */
 };
 
 /* session.c */
-struct hotstack_session *hotstack_session_new(void);
+struct hotstack_session *hotstack_session_new(u32 owner);
 void hotstack_session_free(struct hotstack_session *s);
 int hotstack_configure(struct hotstack_session *s, const struct hotstack_config *cfg,
 		       const struct cpumask *mask);
@@ -99,6 +124,16 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 int hotstack_cpuhp_init(void);
 void hotstack_test_sample(struct pt_regs *regs);
 void hotstack_cpuhp_exit(void);
+
+/* genl.c */
+int hotstack_genl_init(void);
+void hotstack_genl_exit(void);
+void hotstack_session_register(struct hotstack_session *s, u32 owner);
+void hotstack_session_unregister(struct hotstack_session *s);
+void hotstack_raise(struct hotstack_session *s, unsigned int bit, unsigned int cpu);
+void hotstack_event(struct hotstack_session *s, u32 event, u64 value, int cpu);
+void hotstack_events_init(struct hotstack_session *s);
+void hotstack_events_flush(struct hotstack_session *s);
 
 /* Persistent session from the autostart parameter, or NULL (main.c). */
 extern struct hotstack_session *hotstack_persistent;

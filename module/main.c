@@ -95,7 +95,7 @@ static int hotstack_autostart(void)
 		pr_err("autostart_event=%s is not an event hotstack knows\n", autostart_event);
 		return -EINVAL;
 	}
-	s = hotstack_session_new();
+	s = hotstack_session_new(0);
 	if (!s)
 		return -ENOMEM;
 	mutex_lock(&s->lock);
@@ -145,10 +145,15 @@ static int __init hotstack_init(void)
 		return -EINVAL;
 	}
 
+	ret = hotstack_genl_init();
+	if (ret) {
+		pr_err("cannot register the generic netlink family: %d\n", ret);
+		return ret;
+	}
 	ret = hotstack_cpuhp_init();
 	if (ret) {
 		pr_err("cannot register for CPU hotplug: %d\n", ret);
-		return ret;
+		goto out_genl;
 	}
 	if (autostart) {
 		ret = hotstack_autostart();
@@ -167,6 +172,8 @@ out_persistent:
 		hotstack_session_free(hotstack_persistent);
 out_cpuhp:
 	hotstack_cpuhp_exit();
+out_genl:
+	hotstack_genl_exit();
 	return ret;
 }
 
@@ -176,6 +183,7 @@ static void __exit hotstack_exit(void)
 	if (hotstack_persistent)
 		hotstack_session_free(hotstack_persistent);
 	hotstack_cpuhp_exit();
+	hotstack_genl_exit();
 }
 
 module_init(hotstack_init);

@@ -28,6 +28,27 @@ static __always_inline void hs_inc(u64 *counter)
 	local64_inc((local64_t *)counter);
 }
 
+/* Count a drop, and raise the event of its reason's first one. */
+static __always_inline void hs_drop(struct hotstack_session *s,
+				    struct hotstack_cpu_stats *stats, int reason)
+{
+	hs_inc(&stats->drops[reason]);
+	hotstack_raise(s, HS_EV_DROP + reason, smp_processor_id());
+}
+
+/* A new entry took @tab past its next fill level: raise those events. */
+static void hs_fill(struct hotstack_session *s, struct hs_table *tab)
+{
+	while (tab->fill_step < HS_FILL_STEPS && tab->stats->entries >= tab->fill_mark) {
+		hotstack_raise(s, HS_EV_FILL + tab->fill_step, smp_processor_id());
+		if (++tab->fill_step < HS_FILL_STEPS)
+			tab->fill_mark = (u64)tab->max_used *
+					 hotstack_fill_pct[tab->fill_step] / 100;
+	}
+	if (tab->fill_step == HS_FILL_STEPS)
+		tab->fill_mark = U32_MAX;
+}
+
 /*
  * What the sample interrupted. An overflow in an interrupt (hrtimer, NMI)
  * adds one hardirq level of its own; a synchronous software event
@@ -132,17 +153,17 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	if (in_nmi())
 		hs_inc(&stats->nmi_samples);
 	if (local_inc_return(&slot->busy) != 1) {
-		hs_inc(&stats->drops[HOTSTACK_DROP_NESTED]);
+		hs_drop(s, stats, HOTSTACK_DROP_NESTED);
 		goto out_busy;
 	}
 
 	if (((s->cfg.flags & HOTSTACK_CFG_PID) && task_tgid_nr(current) != s->cfg.pid) ||
 	    ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current))) {
-		hs_inc(&stats->drops[HOTSTACK_DROP_FILTERED]);
+		hs_drop(s, stats, HOTSTACK_DROP_FILTERED);
 		goto out;
 	}
 	if (!regs) {
-		hs_inc(&stats->drops[HOTSTACK_DROP_NO_STACK]);
+		hs_drop(s, stats, HOTSTACK_DROP_NO_STACK);
 		goto out;
 	}
 
@@ -153,11 +174,13 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	if (drop < 0)
 		drop = hs_table_add(tab, st, hs_stack_hash(st));
 	if (drop >= 0) {
-		hs_inc(&stats->drops[drop]);
+		hs_drop(s, stats, drop);
 	} else {
 		stats->counted++;
 		if (st->key.flags & HOTSTACK_ENTRY_TRUNCATED)
 			stats->truncated++;
+		if (unlikely(stats->entries >= tab->fill_mark))
+			hs_fill(s, tab);
 	}
 
 out:

@@ -29,7 +29,7 @@ static DEFINE_MUTEX(hotstack_running_lock);
 /* Slots start on their own cache lines (and the adjacent-line prefetch). */
 #define HS_SLOT_ALIGN	128
 
-struct hotstack_session *hotstack_session_new(void)
+struct hotstack_session *hotstack_session_new(u32 owner)
 {
 	struct hotstack_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
 
@@ -38,7 +38,9 @@ struct hotstack_session *hotstack_session_new(void)
 	mutex_init(&s->lock);
 	mutex_init(&s->read_lock);
 	INIT_LIST_HEAD(&s->run_node);
+	hotstack_events_init(s);
 	s->state = HOTSTACK_STATE_NEW;
+	hotstack_session_register(s, owner);
 	return s;
 }
 
@@ -63,11 +65,14 @@ static void hs_free_tables(struct hotstack_session *s)
 
 void hotstack_session_free(struct hotstack_session *s)
 {
+	hotstack_session_unregister(s);
 	mutex_lock(&s->lock);
 	if (s->state == HOTSTACK_STATE_RUNNING)
 		hotstack_stop(s);
 	hs_free_tables(s);
 	mutex_unlock(&s->lock);
+	hotstack_events_flush(s);
+	hotstack_event(s, HOTSTACK_EV_CLOSED, 0, -1);
 	/* The file is gone: no read() can be running. */
 	hotstack_reader_free(&s->reader);
 	mutex_destroy(&s->read_lock);
@@ -275,6 +280,7 @@ static int hs_alloc_tables(struct hotstack_session *s, const struct hotstack_con
 			t->mask = c->table_entries - 1;
 			t->max_used = c->table_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
 			t->arena_frames = c->arena_frames;
+			t->fill_mark = t->max_used / 2;
 		}
 		sl->buf = kmalloc(struct_size(sl->buf, frames, c->max_depth), GFP_KERNEL);
 		if (!sl->buf)
@@ -318,6 +324,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES);
 	s->active = 0;
 	s->generation = 0;
+	s->ev_raised = 0;
 	s->elapsed_ns[0] = 0;
 	s->elapsed_ns[1] = 0;
 	s->state = HOTSTACK_STATE_READY;
@@ -411,6 +418,7 @@ int hotstack_start(struct hotstack_session *s)
 		return ret;
 	}
 	hs_hdr_update(s);
+	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
 	return 0;
 }
 
@@ -428,6 +436,9 @@ void hotstack_stop(struct hotstack_session *s)
 	s->elapsed_ns[s->active] += ktime_get_ns() - s->run_start_ns;
 	s->state = HOTSTACK_STATE_READY;
 	hs_hdr_update(s);
+	/* The sampler is done: what it raised goes out before STOPPED. */
+	hotstack_events_flush(s);
+	hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
 }
 
 static void hs_clear_gen(struct hotstack_session *s, unsigned int gen)
@@ -461,6 +472,8 @@ void hotstack_swap(struct hotstack_session *s, bool reset)
 		synchronize_rcu();
 	if (reset)
 		hs_clear_gen(s, old);
+	/* Events fire once per generation: arm them again. */
+	WRITE_ONCE(s->ev_raised, 0);
 	s->generation++;
 	WRITE_ONCE(s->hdr->generation, s->generation);
 	WRITE_ONCE(s->hdr->active, new);
@@ -488,6 +501,8 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	memset(&st->total, 0, sizeof(st->total));
 	st->elapsed_ns = 0;
 	st->mmap_size = s->buf_size;
+	st->id = s->id;
+	st->pad = 0;
 	st->state = s->state;
 	st->nr_cpus = s->nr_slots;
 	st->generation = s->generation;

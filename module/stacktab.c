@@ -13,4 +13,6 @@ void hs_table_clear(struct hs_table *t)
 	memset(t->stats, 0, sizeof(*t->stats));
 	memset(t->entries, 0, (size_t)(t->mask + 1) * sizeof(*t->entries));
 	/* The arena is only read through entries: no need to clear it. */
+	t->fill_step = 0;
+	t->fill_mark = t->max_used / 2;	/* the first fill event, at 50% */
 }

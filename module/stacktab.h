@@ -63,6 +63,8 @@ struct hs_table {
 	u32 mask;		/* table entries - 1 */
 	u32 max_used;		/* entries that may be in use */
 	u64 arena_frames;	/* frames the arena holds */
+	u32 fill_mark;		/* entries at which the next fill event is due */
+	u32 fill_step;		/* fill events raised so far */
 };
 
 /* A 64-bit load of 8 bytes of key: one instruction on 64-bit machines. */

@@ -15,7 +15,7 @@ packages=(
 	# lint
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest
-	qemu-system-x86 busybox-static cpio kmod
+	qemu-system-x86 busybox-static cpio kmod iproute2
 	"$@"
 )
 

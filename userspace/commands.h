@@ -3,6 +3,8 @@
 #ifndef HOTSTACK_COMMANDS_H
 #define HOTSTACK_COMMANDS_H
 
+#include <stddef.h>
+
 /* Exit status for a usage error, as perf and getopt users expect. */
 #define HS_EXIT_USAGE 2
 
@@ -19,5 +21,11 @@ const struct hs_command *hs_find_command(const char *name);
 int hs_main(int argc, char **argv);
 
 int cmd_info(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+
+struct hs_event;
+/* The text hotstack watch prints for @ev, without the time stamp. */
+void hs_format_event(const struct hs_event *ev, char *buf, size_t len);
 
 #endif

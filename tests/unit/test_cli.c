@@ -10,9 +10,12 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <linux/perf_event.h>
 
 #include "commands.h"
 #include "device.h"
+#include "events.h"
+#include "netlink.h"
 
 /* Output of the last run_tool(): stdout and stderr together. */
 static char out[8192];
@@ -112,6 +115,58 @@ static void open_error_hints(void **state)
 	assert_null(hs_open_error_hint(EINVAL));
 }
 
+static void status_and_watch_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tool("hotstack", "status", "--yaml", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "usage: hotstack status [--json]"));
+	assert_int_equal(run_tool("hotstack", "watch", "now", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "usage: hotstack watch"));
+}
+
+static void event_lines(void **state)
+{
+	struct hs_event ev = { .id = 7, .cpu = -1 };
+	char line[256];
+
+	(void)state;
+	ev.event = HOTSTACK_EV_STARTED;
+	hs_format_event(&ev, line, sizeof(line));
+	assert_string_equal(line, "session 7 started");
+	ev.event = HOTSTACK_EV_TABLE_FILL;
+	ev.value = 75;
+	ev.cpu = 1;
+	hs_format_event(&ev, line, sizeof(line));
+	assert_string_equal(line, "session 7 table 75% full on CPU 1");
+	ev.event = HOTSTACK_EV_DROP;
+	ev.value = HOTSTACK_DROP_ARENA_FULL;
+	ev.suppressed = 3;
+	hs_format_event(&ev, line, sizeof(line));
+	assert_string_equal(line, "session 7 first drop: arena full on CPU 1 "
+			    "(3 earlier events suppressed by the rate limit)");
+	ev.event = 99;
+	ev.suppressed = 0;
+	hs_format_event(&ev, line, sizeof(line));
+	assert_string_equal(line, "session 7 event 99 value 1");
+}
+
+static void event_names(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(hs_event_name(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK),
+			    "cpu-clock");
+	assert_string_equal(hs_event_name(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES),
+			    "cycles");
+	assert_string_equal(hs_event_name(PERF_TYPE_RAW, 0x3c), "raw");
+	assert_string_equal(hs_event_name(PERF_TYPE_TRACEPOINT, 1), "unknown");
+	assert_string_equal(hs_rate_str(HOTSTACK_CFG_FREQ, 999, buf, sizeof(buf)), "999 Hz");
+	assert_string_equal(hs_rate_str(0, 100000, buf, sizeof(buf)), "period 100000");
+	assert_string_equal(hs_drop_name(HOTSTACK_DROP_TABLE_FULL), "table full");
+	assert_string_equal(hs_drop_name(HOTSTACK_DROP_MAX), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +177,9 @@ int main(void)
 		cmocka_unit_test(info_rejects_arguments),
 		cmocka_unit_test(info_without_module_explains),
 		cmocka_unit_test(open_error_hints),
+		cmocka_unit_test(status_and_watch_usage),
+		cmocka_unit_test(event_lines),
+		cmocka_unit_test(event_names),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -16,6 +16,10 @@
  *   hs_vmtest events               task-clock, page-faults, context-switches
  *   hs_vmtest context              context key, exclude idle
  *   hs_vmtest delegated            read() but not mmap without CAP_PERFMON
+ *   hs_vmtest genl-status          netlink GET equals GET_STATS
+ *   hs_vmtest genl-events          fill a small table (events for watch)
+ *   hs_vmtest genl-errors          malformed netlink requests
+ *   hs_vmtest genl-perm            netlink GET refused without privilege
  *   hs_vmtest hotplug              a CPU goes offline and online mid-run
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
@@ -41,7 +45,11 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
 #include <linux/hotstack.h>
+
+#include "netlink.h"
 
 static int failures;
 
@@ -1188,6 +1196,161 @@ static void test_events(void)
 	close(fd);
 }
 
+/* ---- generic netlink ------------------------------------------------------ */
+
+struct genl_find {
+	uint32_t id;
+	struct hs_status st;
+	int found, total;
+};
+
+static void genl_find_cb(const struct hs_status *st, void *data)
+{
+	struct genl_find *f = data;
+
+	f->total++;
+	if (st->id == f->id) {
+		f->st = *st;
+		f->found++;
+	}
+}
+
+/* GET reports exactly what GET_STATS does, for one session and in a dump. */
+static void test_genl_status(void)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	struct genl_find f = { 0 };
+	struct hs_genl g;
+	int fd = open_dev(), i, drops_ok = 1;
+
+	default_config(&c);
+	c.table_entries = 16;	/* some drops too */
+	profile_workload(fd, &c, "netlink status", 6, 16, 20);
+	get_stats(fd, &st, 0);
+	if (hs_genl_open(&g)) {
+		tap(false, "netlink: resolve the hotstack family");
+		return;
+	}
+	f.id = st.id;
+	tap(hs_genl_status(&g, st.id, genl_find_cb, &f) == 0 && f.found == 1,
+	    "netlink: GET of session %u", st.id);
+	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
+		drops_ok &= f.st.drops[i] == st.total.drops[i];
+	tap(f.st.configured && f.st.state == st.state && f.st.samples == st.total.samples &&
+	    f.st.counted == st.total.counted && drops_ok && f.st.entries == st.total.entries &&
+	    f.st.generation == st.generation && f.st.nr_cpus == st.nr_cpus &&
+	    f.st.truncated == st.total.truncated && f.st.nmi_samples == st.total.nmi_samples,
+	    "netlink: its counters equal GET_STATS (samples %llu/%llu, counted %llu/%llu)",
+	    (unsigned long long)f.st.samples, (unsigned long long)st.total.samples,
+	    (unsigned long long)f.st.counted, (unsigned long long)st.total.counted);
+	tap(f.st.capacity == 2 * 12 && f.st.fill_pct == 100 && f.st.owner == (uint32_t)getpid(),
+	    "netlink: capacity %llu, fill %u%%, owner %u", (unsigned long long)f.st.capacity,
+	    f.st.fill_pct, f.st.owner);
+	memset(&f, 0, sizeof(f));
+	f.id = st.id;
+	tap(hs_genl_status(&g, 0, genl_find_cb, &f) == 0 && f.found == 1 && f.total >= 1,
+	    "netlink: the dump lists the session once (%d sessions)", f.total);
+	hs_genl_close(&g);
+	close(fd);
+}
+
+/* Fill a 16-entry table so that every event fires; print the session ID. */
+static void test_genl_events(void)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	int fd = open_dev();
+
+	default_config(&c);
+	c.table_entries = 16;
+	profile_workload(fd, &c, "netlink events", 6, 32, 20);
+	get_stats(fd, &st, 0);
+	printf("# session %u\n", st.id);
+	close(fd);
+}
+
+static struct nlmsghdr *genl_msg(char *buf, struct hs_genl *g, uint8_t cmd, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = g->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++g->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = HOTSTACK_GENL_VERSION;
+	return nlh;
+}
+
+static void expect_genl(struct hs_genl *g, struct nlmsghdr *nlh, int want, const char *what)
+{
+	int got = -hs_genl_request(g, nlh);
+
+	tap(got == want && g->error[0], "netlink %s: %s with a message (got %s: \"%s\")", what,
+	    strerrorname_np(want), got ? strerrorname_np(got) : "success", g->error);
+}
+
+/* Malformed requests: refused with an extended ACK, nothing changed. */
+static void test_genl_errors(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct hotstack_info before, after;
+	struct nlmsghdr *nlh;
+	struct hs_genl g;
+	uint16_t id16 = 1;
+	int fd = open_dev();
+
+	memset(&before, 0, sizeof(before));
+	before.size = sizeof(before);
+	after = before;
+	xioctl(fd, HOTSTACK_IOC_GET_INFO, &before);
+	if (hs_genl_open(&g)) {
+		tap(false, "netlink: resolve the hotstack family");
+		return;
+	}
+	nlh = genl_msg(buf, &g, HOTSTACK_CMD_GET, 0);
+	mnl_attr_put_u32(nlh, HOTSTACK_A_ID, 999999);
+	expect_genl(&g, nlh, ENOENT, "GET of a session that does not exist");
+	nlh = genl_msg(buf, &g, HOTSTACK_CMD_GET, NLM_F_DUMP);
+	mnl_attr_put_u32(nlh, 200, 1);
+	expect_genl(&g, nlh, EINVAL, "GET with an unknown attribute");
+	nlh = genl_msg(buf, &g, HOTSTACK_CMD_GET, 0);
+	mnl_attr_put(nlh, HOTSTACK_A_ID, sizeof(id16), &id16);
+	expect_genl(&g, nlh, EINVAL, "GET with a 2-byte session ID");
+	nlh = genl_msg(buf, &g, HOTSTACK_CMD_GET, 0);
+	mnl_attr_put_u32(nlh, HOTSTACK_A_STATE, 2);
+	expect_genl(&g, nlh, EINVAL, "GET with an attribute it does not take");
+	nlh = genl_msg(buf, &g, HOTSTACK_CMD_GET, 0);
+	expect_genl(&g, nlh, EINVAL, "GET (do) without a session ID");
+	nlh = genl_msg(buf, &g, 99, 0);
+	tap(hs_genl_request(&g, nlh) == -EOPNOTSUPP, "netlink: unknown command: EOPNOTSUPP");
+	nlh = genl_msg(buf, &g, HOTSTACK_CMD_EVENT, 0);
+	tap(hs_genl_request(&g, nlh) == -EOPNOTSUPP, "netlink: EVENT is not a request: EOPNOTSUPP");
+	hs_genl_close(&g);
+	xioctl(fd, HOTSTACK_IOC_GET_INFO, &after);
+	tap(before.nr_sessions == after.nr_sessions, "netlink: the refused requests changed nothing");
+	close(fd);
+}
+
+/* As a user outside the module's group: the status is refused. */
+static void test_genl_perm(void)
+{
+	struct genl_find f = { 0 };
+	struct hs_genl g;
+	int ret;
+
+	if (hs_genl_open(&g)) {
+		tap(false, "netlink: resolve the hotstack family");
+		return;
+	}
+	ret = hs_genl_status(&g, 0, genl_find_cb, &f);
+	tap(ret == -EPERM && strstr(g.error, "CAP_PERFMON"),
+	    "netlink: GET dump as uid %u: EPERM, \"%s\"", getuid(), g.error);
+	hs_genl_close(&g);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
@@ -1211,6 +1374,14 @@ int main(int argc, char **argv)
 		test_userstack();
 	else if (argc == 2 && !strcmp(argv[1], "events"))
 		test_events();
+	else if (argc == 2 && !strcmp(argv[1], "genl-status"))
+		test_genl_status();
+	else if (argc == 2 && !strcmp(argv[1], "genl-events"))
+		test_genl_events();
+	else if (argc == 2 && !strcmp(argv[1], "genl-errors"))
+		test_genl_errors();
+	else if (argc == 2 && !strcmp(argv[1], "genl-perm"))
+		test_genl_perm();
 	else if (argc == 2 && !strcmp(argv[1], "context"))
 		test_context();
 	else if (argc == 2 && !strcmp(argv[1], "delegated"))

@@ -82,8 +82,9 @@ cp "$src/hotstack.ko" "$root/tests/"
 [ -d "$src/kmod" ] && find "$src/kmod" -name '*.ko' -exec cp {} "$root/tests/" \;
 cp "$repo/userspace/hotstack" "$root/bin/"
 cp "$out"/bin/* "$root/bin/"
-# Host programs the script wants too (make bench: perf, bpftrace).
-for bin in ${HOTSTACK_VM_BINS:-}; do
+# Host programs the tests want (genl from iproute2) or the script does
+# (make bench: perf, bpftrace).
+for bin in $(command -v genl || true) ${HOTSTACK_VM_BINS:-}; do
 	cp -L "$bin" "$root/bin/"
 done
 if [ -n "$script" ]; then

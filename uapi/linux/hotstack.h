@@ -232,6 +232,8 @@ struct hotstack_cpu_stats {
  * @generation:	out: how many SNAPSHOTs and RESETs happened
  * @elapsed_ns:	out: time spent RUNNING since the last RESET/SNAPSHOT
  * @mmap_size:	out: the exact length mmap() wants (0 before CONFIGURE)
+ * @id:		out: the session's ID, as generic netlink reports it
+ * @pad:	out: 0
  * @total:	out: the counters of every CPU added up
  * @reserved:	in: 0; out: 0
  */
@@ -243,12 +245,14 @@ struct hotstack_stats {
 	__u64 generation;
 	__u64 elapsed_ns;
 	__u64 mmap_size;
+	__u32 id;
+	__u32 pad;
 	struct hotstack_cpu_stats total;
 	__u64 reserved[4];
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
-#define HOTSTACK_STATS_SIZE_VER0	392
+#define HOTSTACK_STATS_SIZE_VER0	400
 
 /* hotstack_entry.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
@@ -359,6 +363,81 @@ struct hotstack_mmap_header {
 };
 
 #define HOTSTACK_MMAP_VERSION	1
+
+/*
+ * Generic netlink
+ * ---------------
+ * Family HOTSTACK_GENL_NAME, version HOTSTACK_GENL_VERSION. Requests are
+ * validated strictly: an attribute a command does not take, or one of the
+ * wrong length, is refused with an extended ACK message.
+ *
+ * HOTSTACK_CMD_GET: dump: one message per session (doit with
+ *	HOTSTACK_A_ID: that session). Needs CAP_PERFMON or the module's
+ *	group, like /dev/hotstack. A dump that raced with a session opening
+ *	or closing is flagged NLM_F_DUMP_INTR.
+ * HOTSTACK_CMD_EVENT: sent to the multicast group HOTSTACK_GENL_MCGRP
+ *	("events"), never requested: HOTSTACK_A_ID, HOTSTACK_A_EVENT and, by
+ *	event, HOTSTACK_A_EVENT_VALUE / HOTSTACK_A_CPU; HOTSTACK_A_SUPPRESSED
+ *	when events were dropped by the rate limit since the last one sent.
+ */
+#define HOTSTACK_GENL_NAME	"hotstack"
+#define HOTSTACK_GENL_VERSION	1
+#define HOTSTACK_GENL_MCGRP	"events"
+
+enum hotstack_genl_cmd {
+	HOTSTACK_CMD_UNSPEC,
+	HOTSTACK_CMD_GET,
+	HOTSTACK_CMD_EVENT,
+	__HOTSTACK_CMD_MAX,
+};
+
+#define HOTSTACK_CMD_MAX	(__HOTSTACK_CMD_MAX - 1)
+
+/* Attributes of GET replies and EVENT messages; all numbers host order. */
+enum hotstack_genl_attr {
+	HOTSTACK_A_UNSPEC,
+	HOTSTACK_A_PAD,			/* alignment of u64 attributes */
+	HOTSTACK_A_ID,			/* u32: session ID (GET request: filter) */
+	HOTSTACK_A_OWNER,		/* u32: tgid of the opener; 0: the persistent one */
+	HOTSTACK_A_STATE,		/* u32: enum hotstack_state */
+	HOTSTACK_A_EVENT_TYPE,		/* u32: hotstack_config.event_type */
+	HOTSTACK_A_EVENT_CONFIG,	/* u64: hotstack_config.event_config */
+	HOTSTACK_A_SAMPLE,		/* u64: hotstack_config.sample */
+	HOTSTACK_A_FLAGS,		/* u32: hotstack_config.flags */
+	HOTSTACK_A_STACKS,		/* u32: hotstack_config.stacks */
+	HOTSTACK_A_MAX_DEPTH,		/* u32: hotstack_config.max_depth */
+	HOTSTACK_A_KEYS,		/* u32: hotstack_config.keys */
+	HOTSTACK_A_NR_CPUS,		/* u32: CPUs with a table */
+	HOTSTACK_A_GENERATION,		/* u64: SNAPSHOTs + RESETs */
+	HOTSTACK_A_ELAPSED_NS,		/* u64: running time of the active generation */
+	HOTSTACK_A_SAMPLES,		/* u64: the active generation's counters ... */
+	HOTSTACK_A_COUNTED,		/* u64 */
+	HOTSTACK_A_DROPS,		/* nested: u64 per drop reason, attribute = reason + 1 */
+	HOTSTACK_A_NMI_SAMPLES,		/* u64 */
+	HOTSTACK_A_TRUNCATED,		/* u64 */
+	HOTSTACK_A_ENTRIES,		/* u64: distinct stacks held, all CPUs */
+	HOTSTACK_A_CAPACITY,		/* u64: distinct stacks the tables may hold */
+	HOTSTACK_A_FILL_PCT,		/* u32: fullest CPU table, % of its capacity */
+	HOTSTACK_A_COST_NS,		/* u64: mean handler time per sample */
+	HOTSTACK_A_OVERHEAD_PPM,	/* u64: handler time / CPU time, parts per million */
+	HOTSTACK_A_EVENT,		/* u32: enum hotstack_event (EVENT messages) */
+	HOTSTACK_A_EVENT_VALUE,		/* u64: per event, see enum hotstack_event */
+	HOTSTACK_A_CPU,			/* u32: the CPU an event is about */
+	HOTSTACK_A_SUPPRESSED,		/* u64: events not sent since the last one (rate limit) */
+	__HOTSTACK_A_MAX,
+};
+
+#define HOTSTACK_A_MAX		(__HOTSTACK_A_MAX - 1)
+
+/* HOTSTACK_A_EVENT */
+enum hotstack_event {
+	HOTSTACK_EV_STARTED = 1,	/* START */
+	HOTSTACK_EV_STOPPED = 2,	/* STOP (or close while running) */
+	HOTSTACK_EV_CLOSED = 3,		/* the session's file was closed */
+	/* A CPU's table reached VALUE % (50, 75, 90, 100): once per generation each. */
+	HOTSTACK_EV_TABLE_FILL = 4,
+	HOTSTACK_EV_DROP = 5,		/* first drop for reason VALUE in this generation */
+};
 
 #define HOTSTACK_IOC_MAGIC	0xB2	/* unused in ioctl-number.rst */
 

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# Generic netlink: the family, status, events, malformed requests.
+. /tests/lib.sh
+
+check_output "hotstack status without the module says it is not loaded" \
+	"module is not loaded" hotstack status
+check "insmod hotstack.ko test_hooks=1" reload test_hooks=1
+check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
+genl ctrl get name hotstack >/tmp/genl.out 2>&1
+check_output "genl ctrl lists the family" '^Name: hotstack' cat /tmp/genl.out
+check_output "genl ctrl lists the GET operation" '#1: +ID-0x1 ' cat /tmp/genl.out
+check_output "genl ctrl lists the events group" 'name: events' cat /tmp/genl.out
+check_output "hotstack status with no session says so" '^no hotstack sessions$' \
+	hotstack status
+tap "hs_vmtest genl-status" hs_vmtest genl-status
+exec 3<>/dev/hotstack
+check_output "hotstack status lists an open session" '^[0-9]+ +[0-9]+ +new +\(not configured\)' \
+	hotstack status
+check_output "hotstack status --json lists it" '"state": "new"' hotstack status --json
+exec 3>&-
+
+hotstack watch >/tmp/watch.log 2>&1 &
+watch=$!
+sleep 1
+hs_vmtest genl-events >/tmp/events.out
+id=$(sed -n 's/^# session //p' /tmp/events.out)
+sleep 1
+kill -INT $watch
+wait $watch
+rc=$?
+check "hotstack watch ends cleanly on SIGINT (status $rc)" [ $rc -eq 0 ]
+grep " session $id " /tmp/watch.log | sed -e 's/^[^ ]* session [0-9]* //' \
+	-e 's/ on CPU [0-9]*$//' >/tmp/watch.seq
+printf '%s\n' started 'table 50% full' 'table 75% full' 'table 90% full' \
+	'table 100% full' 'first drop: table full' stopped closed >/tmp/watch.want
+check "hotstack watch saw start, fill levels, first drop, stop and close in order" \
+	cmp /tmp/watch.seq /tmp/watch.want
+[ -s /tmp/watch.seq ] || sed 's/^/#   /' /tmp/watch.log
+
+tap "hs_vmtest genl-errors" hs_vmtest genl-errors
+tap "hs_vmtest genl-perm (uid 1000)" hs_vmtest runas 1000 1000 hs_vmtest genl-perm
+check "rmmod hs_workload" rmmod hs_workload
+check "rmmod hotstack" rmmod hotstack

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hotstack status: every session, from the generic netlink family. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "events.h"
+#include "netlink.h"
+
+static const char *hs_state_name(uint32_t state)
+{
+	switch (state) {
+	case HOTSTACK_STATE_NEW: return "new";
+	case HOTSTACK_STATE_READY: return "ready";
+	case HOTSTACK_STATE_RUNNING: return "running";
+	default: return "unknown";
+	}
+}
+
+static uint64_t hs_total_drops(const struct hs_status *st)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
+		n += st->drops[i];
+	return n;
+}
+
+struct hs_status_out {
+	int json;
+	int count;
+};
+
+static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
+{
+	char rate[32];
+
+	if (!out->count++)
+		printf("%-4s %-7s %-8s %-16s %-13s %4s %10s %10s %8s %8s %5s %8s %9s\n", "ID",
+		       "OWNER", "STATE", "EVENT", "RATE", "CPUS", "SAMPLES", "COUNTED", "DROPS",
+		       "STACKS", "FILL", "COST", "OVERHEAD");
+	printf("%-4u %-7u %-8s", st->id, st->owner, hs_state_name(st->state));
+	if (!st->configured) {
+		printf(" (not configured)\n");
+		return;
+	}
+	printf(" %-16s %-13s %4u %10llu %10llu %8llu %8llu %4u%% %6lluns %8.3f%%\n",
+	       hs_event_name(st->event_type, st->event_config),
+	       hs_rate_str(st->flags, st->sample, rate, sizeof(rate)), st->nr_cpus,
+	       (unsigned long long)st->samples, (unsigned long long)st->counted,
+	       (unsigned long long)hs_total_drops(st), (unsigned long long)st->entries,
+	       st->fill_pct, (unsigned long long)st->cost_ns, st->overhead_ppm / 1e4);
+}
+
+static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
+{
+	int i;
+
+	printf("%s\n  {\"id\": %u, \"owner\": %u, \"state\": \"%s\"", out->count++ ? "," : "[",
+	       st->id, st->owner, hs_state_name(st->state));
+	if (st->configured) {
+		printf(", \"event\": \"%s\", \"event_type\": %u, \"event_config\": %llu, "
+		       "\"sample\": %llu, \"flags\": %u, \"stacks\": %u, \"max_depth\": %u, "
+		       "\"keys\": %u, \"cpus\": %u, \"generation\": %llu, \"elapsed_ns\": %llu, "
+		       "\"samples\": %llu, \"counted\": %llu, \"nmi_samples\": %llu, "
+		       "\"truncated\": %llu, \"stacks_held\": %llu, \"capacity\": %llu, "
+		       "\"fill_pct\": %u, \"cost_ns\": %llu, \"overhead_ppm\": %llu, \"drops\": {",
+		       hs_event_name(st->event_type, st->event_config), st->event_type,
+		       (unsigned long long)st->event_config, (unsigned long long)st->sample,
+		       st->flags, st->stacks, st->max_depth, st->keys, st->nr_cpus,
+		       (unsigned long long)st->generation, (unsigned long long)st->elapsed_ns,
+		       (unsigned long long)st->samples, (unsigned long long)st->counted,
+		       (unsigned long long)st->nmi_samples, (unsigned long long)st->truncated,
+		       (unsigned long long)st->entries, (unsigned long long)st->capacity,
+		       st->fill_pct, (unsigned long long)st->cost_ns,
+		       (unsigned long long)st->overhead_ppm);
+		for (i = 0; i < HOTSTACK_DROP_MAX; i++)
+			if (strcmp(hs_drop_name(i), "unknown"))
+				printf("%s\"%s\": %llu", i ? ", " : "", hs_drop_name(i),
+				       (unsigned long long)st->drops[i]);
+		printf("}");
+	}
+	printf("}");
+}
+
+static void hs_status_cb(const struct hs_status *st, void *data)
+{
+	struct hs_status_out *out = data;
+
+	if (out->json)
+		hs_print_json(st, out);
+	else
+		hs_print_text(st, out);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct hs_status_out out = { 0 };
+	struct hs_genl g;
+	int ret;
+
+	if (argc == 2 && !strcmp(argv[1], "--json")) {
+		out.json = 1;
+	} else if (argc > 1) {
+		fprintf(stderr, "hotstack status: unexpected argument '%s'\n"
+			"usage: hotstack status [--json]\n", argv[1]);
+		return HS_EXIT_USAGE;
+	}
+	if (hs_genl_open(&g))
+		return 1;
+	ret = hs_genl_status(&g, 0, hs_status_cb, &out);
+	hs_genl_close(&g);
+	if (ret) {
+		fprintf(stderr, "hotstack status: %s%s%s\n", strerror(-ret),
+			g.error[0] ? ": " : "", g.error);
+		return 1;
+	}
+	if (out.json)
+		printf("%s\n", out.count ? "\n]" : "[]");
+	else if (!out.count)
+		printf("no hotstack sessions\n");
+	return 0;
+}
