@@ -11,7 +11,7 @@ packages=(
 	make gcc libc6-dev pkg-config linux-headers-amd64 linux-headers-rt-amd64
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils perl
 	# libraries of the tool and of the unit tests
-	libmnl-dev libcmocka-dev
+	libmnl-dev libcmocka-dev python3
 	# lint
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest

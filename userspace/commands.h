@@ -22,6 +22,8 @@ int hs_main(int argc, char **argv);
 
 int cmd_info(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 
 struct hs_event;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hotstack tool: perf's names of the events hotstack counts. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <linux/hotstack.h>
 #include <linux/perf_event.h>
 
@@ -50,4 +53,109 @@ const char *hs_drop_name(unsigned int reason)
 	};
 
 	return reason < HOTSTACK_DROP_MAX && names[reason] ? names[reason] : "unknown";
+}
+
+const char *hs_event_names(void)
+{
+	return "cycles, instructions, cache-misses, branch-misses, cpu-clock, task-clock, "
+	       "page-faults, context-switches, rNNNN (raw, hex)";
+}
+
+int hs_parse_event(const char *spec, struct hs_event_spec *ev, char *err, size_t errlen)
+{
+	const char *colon = strchr(spec, ':'), *m;
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec), i;
+	char *end;
+
+	memset(ev, 0, sizeof(*ev));
+	for (i = 0; i < sizeof(hs_events) / sizeof(hs_events[0]); i++) {
+		if (strlen(hs_events[i].name) == len && !strncmp(spec, hs_events[i].name, len)) {
+			ev->type = hs_events[i].type;
+			ev->config = hs_events[i].config;
+			break;
+		}
+	}
+	if (i == sizeof(hs_events) / sizeof(hs_events[0])) {
+		if (spec[0] != 'r' || len < 2) {
+			snprintf(err, errlen, "unknown event '%.*s' (known: %s)", (int)len, spec,
+				 hs_event_names());
+			return -1;
+		}
+		errno = 0;
+		ev->config = strtoull(spec + 1, &end, 16);
+		if (errno || end != spec + len) {
+			snprintf(err, errlen, "bad raw event '%.*s': want r and hex digits",
+				 (int)len, spec);
+			return -1;
+		}
+		ev->type = PERF_TYPE_RAW;
+	}
+	for (m = colon ? colon + 1 : ""; *m; m++) {
+		switch (*m) {
+		case 'p':
+			ev->precise++;
+			break;
+		case 'k':
+			ev->stacks |= HOTSTACK_STACK_KERNEL;
+			break;
+		case 'u':
+			ev->stacks |= HOTSTACK_STACK_USER;
+			break;
+		default:
+			snprintf(err, errlen, "unknown modifier '%c' in '%s' (known: p, pp, ppp, k, u)",
+				 *m, spec);
+			return -1;
+		}
+	}
+	if (ev->precise > 3) {
+		snprintf(err, errlen, "'%s': at most 3 p (precise levels 0-3)", spec);
+		return -1;
+	}
+	if (ev->precise && ev->type == PERF_TYPE_SOFTWARE) {
+		snprintf(err, errlen, "'%s': :p is for hardware events only", spec);
+		return -1;
+	}
+	return 0;
+}
+
+int hs_parse_cpus(const char *list, uint64_t *words, unsigned int max_words,
+		  unsigned int *nwords, char *err, size_t errlen)
+{
+	const char *s = list;
+	unsigned long a, b, cpu;
+	char *end;
+
+	memset(words, 0, max_words * sizeof(*words));
+	*nwords = 0;
+	while (*s) {
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		if (end == s || errno)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || errno || b < a)
+				goto bad;
+		}
+		if (b >= (unsigned long)max_words * 64) {
+			snprintf(err, errlen, "CPU %lu in '%s' is out of range", b, list);
+			return -1;
+		}
+		for (cpu = a; cpu <= b; cpu++)
+			words[cpu / 64] |= 1ULL << (cpu % 64);
+		if (b / 64 + 1 > *nwords)
+			*nwords = b / 64 + 1;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			goto bad;
+		s = end;
+	}
+	if (*nwords)
+		return 0;
+bad:
+	snprintf(err, errlen, "bad CPU list '%s': want e.g. 0,2-3", list);
+	return -1;
 }

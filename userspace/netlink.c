@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -177,7 +178,7 @@ static int hs_family_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int hs_genl_open(struct hs_genl *g)
+static int hs_genl_do_open(struct hs_genl *g, int verbose)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
@@ -187,8 +188,9 @@ int hs_genl_open(struct hs_genl *g)
 	g->seq = time(NULL);
 	g->nl = mnl_socket_open(NETLINK_GENERIC);
 	if (!g->nl || mnl_socket_bind(g->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		fprintf(stderr, "hotstack: cannot open a generic netlink socket: %s\n",
-			strerror(errno));
+		if (verbose)
+			fprintf(stderr, "hotstack: cannot open a generic netlink socket: %s\n",
+				strerror(errno));
 		hs_genl_close(g);
 		return -1;
 	}
@@ -198,7 +200,9 @@ int hs_genl_open(struct hs_genl *g)
 	nlh = hs_genl_header(g, buf, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 1);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, HOTSTACK_GENL_NAME);
 	ret = hs_genl_talk(g, nlh, hs_family_cb, g);
-	if (ret == -ENOENT) {
+	if (!verbose) {
+		/* Nothing printed. */
+	} else if (ret == -ENOENT) {
 		fprintf(stderr, "hotstack: no generic netlink family '%s': the hotstack module "
 			"is not loaded: load it with 'modprobe hotstack' or 'insmod hotstack.ko'\n",
 			HOTSTACK_GENL_NAME);
@@ -211,6 +215,16 @@ int hs_genl_open(struct hs_genl *g)
 		return -1;
 	}
 	return 0;
+}
+
+int hs_genl_open(struct hs_genl *g)
+{
+	return hs_genl_do_open(g, 1);
+}
+
+int hs_genl_quiet_open(struct hs_genl *g)
+{
+	return hs_genl_do_open(g, 0);
 }
 
 void hs_genl_close(struct hs_genl *g)
@@ -344,38 +358,62 @@ static int hs_event_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int hs_genl_watch(struct hs_genl *g, void (*cb)(const struct hs_event *, void *), void *data,
-		  volatile int *stop)
+int hs_genl_subscribe(struct hs_genl *g)
 {
-	struct hs_watch w = { cb, data };
-	char *buf;
-	ssize_t n;
-	int ret = 0;
-
 	if (!g->mcgrp)
 		return -ENOENT;
 	if (mnl_socket_setsockopt(g->nl, NETLINK_ADD_MEMBERSHIP, &g->mcgrp, sizeof(g->mcgrp)))
 		return -errno;
-	buf = malloc(HS_BUF_SIZE);
+	return 0;
+}
+
+static int hs_genl_recv_events(struct hs_genl *g, void (*cb)(const struct hs_event *, void *),
+			       void *data, int flags)
+{
+	struct hs_watch w = { cb, data };
+	char *buf = malloc(HS_BUF_SIZE);
+	ssize_t n;
+	int ret;
+
 	if (!buf)
 		return -ENOMEM;
-	while (!*stop) {
-		n = mnl_socket_recvfrom(g->nl, buf, HS_BUF_SIZE);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				fprintf(stderr, "hotstack: events were lost (socket buffer full)\n");
-				continue;
-			}
-			ret = -errno;
-			break;
-		}
-		if (mnl_cb_run(buf, n, 0, 0, hs_event_cb, &w) < 0) {
-			ret = -errno;
-			break;
-		}
+	n = recv(mnl_socket_get_fd(g->nl), buf, HS_BUF_SIZE, flags);
+	if (n < 0) {
+		ret = errno == EAGAIN ? 0 : -errno;
+	} else {
+		ret = mnl_cb_run(buf, n, 0, 0, hs_event_cb, &w) < 0 ? -errno : (int)n;
 	}
 	free(buf);
+	return ret;
+}
+
+int hs_genl_read_events(struct hs_genl *g, void (*cb)(const struct hs_event *, void *),
+			void *data)
+{
+	return hs_genl_recv_events(g, cb, data, 0);
+}
+
+int hs_genl_read_events_nowait(struct hs_genl *g, void (*cb)(const struct hs_event *, void *),
+			       void *data)
+{
+	return hs_genl_recv_events(g, cb, data, MSG_DONTWAIT);
+}
+
+int hs_genl_watch(struct hs_genl *g, void (*cb)(const struct hs_event *, void *), void *data,
+		  volatile int *stop)
+{
+	int ret = hs_genl_subscribe(g);
+
+	while (!ret && !*stop) {
+		ret = hs_genl_read_events(g, cb, data);
+		if (ret == -EINTR) {
+			ret = 0;
+		} else if (ret == -ENOBUFS) {
+			fprintf(stderr, "hotstack: events were lost (socket buffer full)\n");
+			ret = 0;
+		} else if (ret > 0) {
+			ret = 0;
+		}
+	}
 	return ret;
 }

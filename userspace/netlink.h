@@ -51,6 +51,22 @@ void hs_genl_close(struct hs_genl *g);
 int hs_genl_status(struct hs_genl *g, uint32_t id,
 		   void (*cb)(const struct hs_status *, void *), void *data);
 
+/* hs_genl_open() that prints nothing when it fails. */
+int hs_genl_quiet_open(struct hs_genl *g);
+
+/* Join the events group. Returns 0 or -errno. */
+int hs_genl_subscribe(struct hs_genl *g);
+
+/*
+ * Receive one batch of events (blocking, or not with _nowait) and call @cb
+ * for each. Returns the bytes received, 0 when none waited (_nowait), or
+ * -errno.
+ */
+int hs_genl_read_events(struct hs_genl *g, void (*cb)(const struct hs_event *, void *),
+			void *data);
+int hs_genl_read_events_nowait(struct hs_genl *g, void (*cb)(const struct hs_event *, void *),
+			       void *data);
+
 /*
  * Join the events group and call @cb for each event until @stop becomes
  * true (a signal handler sets it) or an error. Returns 0 or -errno.

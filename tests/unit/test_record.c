@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hotstack record's command line, event spellings, CPU lists, profiles. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <linux/hotstack.h>
+#include <linux/perf_event.h>
+
+#include "commands.h"
+#include "events.h"
+#include "profile.h"
+#include "record.h"
+
+/* Parse a NULL-terminated argument list, stderr silenced. */
+static int parse(struct hs_record_opts *o, ...)
+{
+	char *argv[32];
+	int argc = 0, ret, saved = dup(2);
+	va_list ap;
+
+	argv[argc++] = "record";
+	va_start(ap, o);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	freopen("/dev/null", "w", stderr);
+	ret = hs_record_parse(argc, argv, o);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	return ret;
+}
+
+static void defaults_like_perf(void **state)
+{
+	struct hs_record_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, NULL), 0);
+	assert_string_equal(o.event, "cycles");
+	assert_int_equal(o.ev.type, PERF_TYPE_HARDWARE);
+	assert_true(o.freq);
+	assert_int_equal(o.sample, 4000);
+	assert_int_equal(o.stacks, HOTSTACK_STACK_KERNEL);
+	assert_string_equal(o.output, "hotstack.folded");
+	assert_int_equal(o.format, HS_FMT_FOLDED);
+	assert_null(o.cmd);
+}
+
+static void options(void **state)
+{
+	struct hs_record_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "-e", "cpu-clock", "-c", "100000", "-C", "0,2-3", "-g",
+			       "--stacks", "both", "--max-depth", "64", "--keys",
+			       "comm,pid,context", "--collapse", "-o", "out.json", "--", "ls",
+			       "-l", NULL), 0);
+	assert_int_equal(o.ev.type, PERF_TYPE_SOFTWARE);
+	assert_false(o.freq);
+	assert_int_equal(o.sample, 100000);
+	assert_int_equal(o.cpus_words, 1);
+	assert_int_equal(o.cpus[0], 0xd);
+	assert_int_equal(o.stacks, HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER);
+	assert_int_equal(o.max_depth, 64);
+	assert_int_equal(o.keys, HOTSTACK_KEY_ALL);
+	assert_true(o.collapse);
+	assert_int_equal(o.format, HS_FMT_JSON);
+	assert_string_equal(o.cmd[0], "ls");
+	assert_string_equal(o.cmd[1], "-l");
+	assert_int_equal(parse(&o, "-o", "x.txt", "-d", "2.5", NULL), 0);
+	assert_int_equal(o.format, HS_FMT_REPORT);
+	assert_true(o.duration > 2.4 && o.duration < 2.6);
+	assert_int_equal(parse(&o, "-e", "cycles:u", NULL), 0);
+	assert_int_equal(o.stacks, HOTSTACK_STACK_USER);
+	assert_int_equal(parse(&o, "--format", "report", "-o", "-", NULL), 0);
+	assert_int_equal(o.format, HS_FMT_REPORT);
+}
+
+static void bad_options_exit_2(void **state)
+{
+	struct hs_record_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "-e", "bogus", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-F", "0", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-F", "100001", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-F", "10", "-c", "5", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-a", "-C", "0", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-C", "x", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-p", "0", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-p", "5", "--", "ls", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-d", "-1", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--stacks", "all", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--max-depth", "0", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--max-depth", "1025", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--keys", "tid", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--format", "svg", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-o", "flame.svg", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--table-entries", "1000", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--arena-frames", "10", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--max-depth", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--bogus", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-x", NULL), HS_EXIT_USAGE);
+}
+
+static void event_spellings(void **state)
+{
+	struct hs_event_spec ev;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(hs_parse_event("cache-misses", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.config, PERF_COUNT_HW_CACHE_MISSES);
+	assert_int_equal(hs_parse_event("cycles:pp", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.precise, 2);
+	assert_int_equal(hs_parse_event("r003c:pk", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.type, PERF_TYPE_RAW);
+	assert_int_equal(ev.config, 0x3c);
+	assert_int_equal(ev.precise, 1);
+	assert_int_equal(ev.stacks, HOTSTACK_STACK_KERNEL);
+	assert_int_equal(hs_parse_event("cycles:pppp", &ev, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most 3"));
+	assert_int_equal(hs_parse_event("cpu-clock:p", &ev, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "hardware events only"));
+	assert_int_equal(hs_parse_event("cycles:x", &ev, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown modifier 'x'"));
+	assert_int_equal(hs_parse_event("rxyz", &ev, err, sizeof(err)), -1);
+	assert_int_equal(hs_parse_event("cycle", &ev, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "known: cycles"));
+}
+
+static void cpu_lists(void **state)
+{
+	uint64_t w[4];
+	unsigned int n;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(hs_parse_cpus("0", w, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(w[0], 1);
+	assert_int_equal(hs_parse_cpus("1,64-65", w, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(w[0], 2);
+	assert_int_equal(w[1], 3);
+	assert_int_equal(hs_parse_cpus("256", w, 4, &n, err, sizeof(err)), -1);
+	assert_int_equal(hs_parse_cpus("", w, 4, &n, err, sizeof(err)), -1);
+	assert_int_equal(hs_parse_cpus("3-1", w, 4, &n, err, sizeof(err)), -1);
+	assert_int_equal(hs_parse_cpus("1,", w, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(hs_parse_cpus("1;2", w, 4, &n, err, sizeof(err)), -1);
+}
+
+static const char sample_profile[] =
+	"entry;do_syscall;rec;rec;leaf 6\n"
+	"entry;do_syscall;other 3\n"
+	"comm;[user] 1\n"
+	"[truncated];rec;leaf 2\n"
+	"[dropped];[table full] 4\n"
+	"not a line\n";
+
+static char *write_to_string(int (*fn)(FILE *, const struct hs_profile *), struct hs_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(fn(f, p), 0);
+	fclose(f);
+	return buf;
+}
+
+static int report20(FILE *f, const struct hs_profile *p)
+{
+	return hs_write_report(f, p, 20);
+}
+
+static void profile_report(void **state)
+{
+	struct hs_profile p = { 0 };
+	size_t bad = 0;
+	char *text;
+
+	(void)state;
+	assert_int_equal(hs_profile_parse(&p, sample_profile, &bad), 0);
+	assert_int_equal(bad, 1);
+	assert_int_equal(p.nr, 5);
+	assert_int_equal(p.total, 16);
+	assert_int_equal(p.dropped, 4);
+	assert_int_equal(p.truncated, 2);
+	text = write_to_string(report20, &p);
+	assert_non_null(strstr(text, "# samples: 16, counted: 12, dropped: 4\n"));
+	assert_non_null(strstr(text, "#   dropped, [table full]: 4\n"));
+	/* leaf: self 8 of 12; rec: total 8 (once per stack, recursion or not). */
+	assert_non_null(strstr(text, "  66.67%  66.67%            8  leaf\n"));
+	assert_non_null(strstr(text, "   0.00%  66.67%            8  rec\n"));
+	assert_non_null(strstr(text, "  25.00%  25.00%            3  other\n"));
+	free(text);
+	text = write_to_string(hs_write_folded, &p);
+	assert_string_equal(text, "entry;do_syscall;rec;rec;leaf 6\nentry;do_syscall;other 3\n"
+			    "comm;[user] 1\n[truncated];rec;leaf 2\n[dropped];[table full] 4\n");
+	free(text);
+	hs_profile_free(&p);
+}
+
+static void profile_json_parses(void **state)
+{
+	struct hs_profile p = { 0 };
+	char *text, path[] = "/tmp/hs_json_XXXXXX", cmd[128];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	hs_profile_parse(&p, sample_profile, NULL);
+	hs_profile_add(&p, "quote\"and\\back", 14, 1);
+	p.event = "cpu-clock";
+	text = write_to_string(hs_write_json, &p);
+	assert_non_null(strstr(text, "\"frames\": [\"entry\", \"do_syscall\", \"rec\", \"rec\", "
+				     "\"leaf\"]"));
+	assert_non_null(strstr(text, "\"quote\\\"and\\\\back\""));
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+	free(text);
+	hs_profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_like_perf),
+		cmocka_unit_test(options),
+		cmocka_unit_test(bad_options_exit_2),
+		cmocka_unit_test(event_spellings),
+		cmocka_unit_test(cpu_lists),
+		cmocka_unit_test(profile_report),
+		cmocka_unit_test(profile_json_parses),
+	};
+
+	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+# hotstack record and report, end to end.
+. /tests/lib.sh
+
+check_output "record without the module says it is not loaded" "module is not loaded" \
+	hotstack record -d 1 -o /tmp/none.folded
+check "insmod hotstack.ko" reload
+check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
+
+hotstack record -d 1 -o /tmp/a.folded >/tmp/a.out 2>&1
+check "record -d 1 (default event) succeeds" [ $? -eq 0 ]
+check_output "without a PMU, cycles falls back to cpu-clock with a warning" \
+	'warning: cycles is not supported on this machine \(no PMU\?\), falling back to cpu-clock' \
+	cat /tmp/a.out
+check_output "record prints its summary" '^\[ hotstack record: .* samples, .*wrote /tmp/a.folded \]' \
+	cat /tmp/a.out
+check_output "the folded file has the idle loop's stacks" 'do_idle;.* [0-9]+$' cat /tmp/a.folded
+
+check "record -F 1000 -- COMMAND" hotstack record -F 1000 -o /tmp/w.folded -- \
+	sh -c 'echo "6 4 50" >/proc/hs_workload'
+check_output "the command's kernel stacks are in the profile" \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf' cat /tmp/w.folded
+check_output "only the command's samples (pid filter): no idle loop" '^0$' \
+	sh -c 'grep -c do_idle /tmp/w.folded'
+check_output "record of a command that does not exist fails clearly" \
+	'cannot run /nonexistent: No such file' hotstack record -o /tmp/x.folded -- /nonexistent
+check_output "report shows the top functions by self" '^ +[0-9.]+% +[0-9.]+% +[0-9]+  hs_leaf' \
+	hotstack report /tmp/w.folded
+check_output "report shows the drop summary" '^# samples: [0-9]+, counted: [0-9]+, dropped: 0$' \
+	hotstack report /tmp/w.folded
+check_output "report of a missing file says so" 'cannot open /nope.folded' \
+	hotstack report /nope.folded
+
+check "record --format report" hotstack record -F 1000 --format report -o /tmp/r.txt -- \
+	sh -c 'echo "4 2 50" >/proc/hs_workload'
+check_output "the report format has both tables" '^# by total' cat /tmp/r.txt
+check "record -o FILE.json" hotstack record -F 1000 -o /tmp/j.json -- \
+	sh -c 'echo "4 2 50" >/proc/hs_workload'
+check_output "the json has the stacks and their frames" '"frames": \["' cat /tmp/j.json
+check_output "the json has the event and the drops" '"event": "cpu-clock"' cat /tmp/j.json
+
+hotstack record -F 1000 --table-entries 16 -o /tmp/d.folded -- \
+	sh -c 'echo "6 32 20" >/proc/hs_workload' >/tmp/d.out 2>&1
+check "record with a 16-entry table" [ $? -eq 0 ]
+check_output "a full table shows in the profile as a [dropped] stack" \
+	'^\[dropped\];\[table full\] [0-9]+$' cat /tmp/d.folded
+check_output "record prints the table-full events as they come" \
+	'^hotstack: table 100% full on CPU [0-9]+$' cat /tmp/d.out
+check_output "and the first drop" '^hotstack: first drop: table full on CPU [0-9]+$' cat /tmp/d.out
+check_output "report counts the drops" 'dropped, \[table full\]: [0-9]+' \
+	hotstack report /tmp/d.folded
+
+hotstack record -o /tmp/c.folded >/tmp/c.out 2>&1 &
+rec=$!
+sleep 1
+kill -INT $rec
+wait $rec
+rc=$?
+check "Ctrl-C ends record cleanly (status $rc)" [ $rc -eq 0 ]
+check "and it still writes the profile" [ -s /tmp/c.folded ]
+
+check_output "an event this machine lacks is explained" \
+	'event instructions is not supported on this machine' \
+	hotstack record -e instructions -d 1 -o /tmp/x.folded
+check_output "a bad event spelling is a usage error" 'unknown event .bogus.' \
+	hotstack record -e bogus
+check_output "record as uid 1000 explains the permission problem" \
+	"permission denied: run as root" hs_vmtest runas 1000 1000 hotstack record -d 1 -o /tmp/u
+check "rmmod hs_workload" rmmod hs_workload
+check "rmmod hotstack" rmmod hotstack

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack record: configure a session, sample for a while or while a
+ * command runs, and write the profile (folded, report or json).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/perf_event.h>
+
+#include "commands.h"
+#include "device.h"
+#include "events.h"
+#include "netlink.h"
+#include "profile.h"
+#include "record.h"
+
+static const char hs_record_usage[] =
+	"usage: hotstack record [-e EVENT[:p|:pp|:ppp|:k|:u]] [-F HZ | -c PERIOD]\n"
+	"                       [-a | -C CPUS] [-p PID] [-g] [--stacks kernel|user|both]\n"
+	"                       [--max-depth N] [--keys comm,pid,context] [--collapse]\n"
+	"                       [--table-entries N] [--arena-frames N]\n"
+	"                       [-d SECONDS | -- COMMAND ARGS...] [-o FILE]\n"
+	"                       [--format folded|report|json]\n";
+
+static int hs_usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "hotstack record: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", hs_record_usage);
+	return HS_EXIT_USAGE;
+}
+
+static int hs_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || end == s || *end || *out < min || *out > max ? -1 : 0;
+}
+
+/* The format a file name asks for, or -1. */
+static int hs_format_of_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 7 && !strcmp(name + n - 7, ".folded"))
+		return HS_FMT_FOLDED;
+	if (n > 4 && !strcmp(name + n - 4, ".txt"))
+		return HS_FMT_REPORT;
+	if (n > 5 && !strcmp(name + n - 5, ".json"))
+		return HS_FMT_JSON;
+	return -1;
+}
+
+static int hs_format_of_str(const char *s)
+{
+	if (!strcmp(s, "folded"))
+		return HS_FMT_FOLDED;
+	if (!strcmp(s, "report"))
+		return HS_FMT_REPORT;
+	if (!strcmp(s, "json"))
+		return HS_FMT_JSON;
+	return -1;
+}
+
+int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
+{
+	enum { O_STACKS = 256, O_DEPTH, O_KEYS, O_COLLAPSE, O_FORMAT, O_TABLE, O_ARENA };
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "stacks", required_argument, NULL, O_STACKS },
+		{ "max-depth", required_argument, NULL, O_DEPTH },
+		{ "keys", required_argument, NULL, O_KEYS },
+		{ "collapse", no_argument, NULL, O_COLLAPSE },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "table-entries", required_argument, NULL, O_TABLE },
+		{ "arena-frames", required_argument, NULL, O_ARENA },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, have_F = 0, have_c = 0, have_a = 0, format = -1;
+	char err[256], *tok, *save, *copy, *end;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->event = "cycles";
+	hs_parse_event(o->event, &o->ev, err, sizeof(err));
+	o->freq = 1;
+	o->sample = 4000;
+	o->stacks = HOTSTACK_STACK_KERNEL;
+	o->max_depth = 127;
+	o->table_entries = 8192;
+	o->arena_frames = 131072;
+	o->output = "hotstack.folded";
+	optind = 1;
+	opterr = 0;
+	/* "+": options end at the first non-option, the command. */
+	while ((c = getopt_long(argc, argv, "+:e:F:c:aC:p:gd:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (hs_parse_event(optarg, &o->ev, err, sizeof(err)))
+				return hs_usage_error("%s", err);
+			o->event = optarg;
+			break;
+		case 'F':
+			if (hs_parse_u64(optarg, 1, HOTSTACK_MAX_FREQ, &o->sample))
+				return hs_usage_error("-F wants a frequency from 1 to 100000 Hz, "
+						      "not '%s'", optarg);
+			o->freq = 1;
+			have_F = 1;
+			break;
+		case 'c':
+			if (hs_parse_u64(optarg, 1, INT64_MAX, &o->sample))
+				return hs_usage_error("-c wants a positive period, not '%s'", optarg);
+			o->freq = 0;
+			have_c = 1;
+			break;
+		case 'a':
+			have_a = 1;
+			break;
+		case 'C':
+			if (hs_parse_cpus(optarg, o->cpus, HS_MAX_CPU_WORDS, &o->cpus_words, err,
+					  sizeof(err)))
+				return hs_usage_error("%s", err);
+			break;
+		case 'p':
+			if (hs_parse_u64(optarg, 1, 4194304, &v))
+				return hs_usage_error("-p wants a process ID, not '%s'", optarg);
+			o->pid = v;
+			break;
+		case 'g':
+			break;	/* perf habit: stacks are always recorded */
+		case 'd':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || o->duration <= 0)
+				return hs_usage_error("-d wants a positive number of seconds, not '%s'",
+						      optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case O_STACKS:
+			if (!strcmp(optarg, "kernel"))
+				o->stacks = HOTSTACK_STACK_KERNEL;
+			else if (!strcmp(optarg, "user"))
+				o->stacks = HOTSTACK_STACK_USER;
+			else if (!strcmp(optarg, "both"))
+				o->stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+			else
+				return hs_usage_error("--stacks wants kernel, user or both, not '%s'",
+						      optarg);
+			break;
+		case O_DEPTH:
+			if (hs_parse_u64(optarg, 1, HOTSTACK_MAX_DEPTH, &v))
+				return hs_usage_error("--max-depth wants 1 to 1024, not '%s'", optarg);
+			o->max_depth = v;
+			break;
+		case O_KEYS:
+			copy = strdup(optarg);
+			o->keys = 0;
+			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (!strcmp(tok, "comm"))
+					o->keys |= HOTSTACK_KEY_COMM;
+				else if (!strcmp(tok, "pid"))
+					o->keys |= HOTSTACK_KEY_TGID;
+				else if (!strcmp(tok, "context"))
+					o->keys |= HOTSTACK_KEY_CONTEXT;
+				else {
+					free(copy);
+					return hs_usage_error("--keys takes comm, pid and context, "
+							      "not '%s'", optarg);
+				}
+			}
+			free(copy);
+			break;
+		case O_COLLAPSE:
+			o->collapse = 1;
+			break;
+		case O_FORMAT:
+			format = hs_format_of_str(optarg);
+			if (format < 0)
+				return hs_usage_error("--format wants folded, report or json, not '%s' "
+						      "(svg and pprof are not written yet)", optarg);
+			break;
+		case O_TABLE:
+			if (hs_parse_u64(optarg, HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES, &v) ||
+			    (v & (v - 1)))
+				return hs_usage_error("--table-entries wants a power of two from 16 "
+						      "to 16777216, not '%s'", optarg);
+			o->table_entries = v;
+			break;
+		case O_ARENA:
+			if (hs_parse_u64(optarg, HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA, &v))
+				return hs_usage_error("--arena-frames wants 64 to 268435456, not '%s'",
+						      optarg);
+			o->arena_frames = v;
+			break;
+		case 'h':
+			printf("%s", hs_record_usage);
+			return -1;
+		case ':':
+			return hs_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return hs_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (have_F && have_c)
+		return hs_usage_error("%s", "-F and -c do not go together: a frequency or a period");
+	if (have_a && o->cpus_words)
+		return hs_usage_error("%s", "-a and -C do not go together");
+	if (o->ev.stacks)
+		o->stacks = o->ev.stacks;	/* :k / :u */
+	if (optind < argc)
+		o->cmd = argv + optind;
+	o->all_cpus_with_cmd = have_a;
+	if (o->cmd && o->pid)
+		return hs_usage_error("%s", "-p and a command do not go together");
+	if (format < 0 && strcmp(o->output, "-")) {
+		format = hs_format_of_name(o->output);
+		if (format < 0 && strchr(o->output, '.') &&
+		    (strstr(o->output, ".svg") || strstr(o->output, ".pb")))
+			return hs_usage_error("cannot write '%s': svg and pprof are not written yet; "
+					      "use .folded, .txt or .json", o->output);
+	}
+	o->format = format < 0 ? HS_FMT_FOLDED : format;
+	return 0;
+}
+
+static volatile int hs_record_stop;
+
+static void hs_record_signal(int sig)
+{
+	(void)sig;
+	hs_record_stop = 1;
+}
+
+static double hs_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t hs_drops(const struct hotstack_cpu_stats *t)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
+		n += t->drops[i];
+	return n;
+}
+
+static int hs_stats(int fd, struct hotstack_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, HOTSTACK_IOC_GET_STATS, st) ? -errno : 0;
+}
+
+/* The one status line on a terminal: \r, then the line, then clear to EOL. */
+static void hs_status_line(int fd, double elapsed, const struct hs_record_opts *o)
+{
+	struct hotstack_stats st;
+	uint64_t cap = (uint64_t)o->table_entries * 3 / 4;
+	double cost;
+
+	if (hs_stats(fd, &st) || !st.nr_cpus)
+		return;
+	cost = st.total.timed ? (double)st.total.handler_ns / st.total.timed : 0;
+	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu), %llu dropped, "
+		"%.0f ns/sample, %.3f%% CPU\033[K", elapsed,
+		elapsed > 0 ? st.total.samples / elapsed : 0, (unsigned long long)st.total.entries,
+		100.0 * st.total.entries / (cap * st.nr_cpus), (unsigned long long)(cap * st.nr_cpus),
+		(unsigned long long)hs_drops(&st.total), cost,
+		st.elapsed_ns ? 100.0 * cost * st.total.samples / ((double)st.elapsed_ns * st.nr_cpus)
+			      : 0.0);
+}
+
+struct hs_record_events {
+	uint32_t id;
+	int tty;
+};
+
+static void hs_record_event(const struct hs_event *ev, void *data)
+{
+	struct hs_record_events *re = data;
+	char line[256];
+
+	if (ev->id != re->id || ev->event == HOTSTACK_EV_STARTED ||
+	    ev->event == HOTSTACK_EV_STOPPED || ev->event == HOTSTACK_EV_CLOSED)
+		return;
+	hs_format_event(ev, line, sizeof(line));
+	/* "session N " is ours: leave it out. */
+	fprintf(stderr, "%shotstack: %s\n", re->tty ? "\r\033[K" : "",
+		strchr(strchr(line, ' ') + 1, ' ') + 1);
+}
+
+/* CONFIGURE, with perf's fallback from cycles to cpu-clock without a PMU. */
+static int hs_configure(int fd, struct hs_record_opts *o)
+{
+	struct hotstack_config c = { .size = sizeof(c) };
+	int err;
+
+	c.flags = (o->freq ? HOTSTACK_CFG_FREQ : 0) | (o->collapse ? HOTSTACK_CFG_COLLAPSE : 0) |
+		  (o->pid ? HOTSTACK_CFG_PID : 0);
+	c.event_type = o->ev.type;
+	c.event_config = o->ev.config;
+	c.precise = o->ev.precise;
+	c.sample = o->sample;
+	c.cpus_ptr = o->cpus_words ? (uintptr_t)o->cpus : 0;
+	c.cpus_words = o->cpus_words;
+	c.pid = o->pid;
+	c.stacks = o->stacks;
+	c.max_depth = o->max_depth;
+	c.keys = o->keys;
+	c.table_entries = o->table_entries;
+	c.arena_frames = o->arena_frames;
+	if (!ioctl(fd, HOTSTACK_IOC_CONFIGURE, &c))
+		return 0;
+	err = errno;
+	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
+	    o->ev.type == PERF_TYPE_HARDWARE && o->ev.config == PERF_COUNT_HW_CPU_CYCLES) {
+		fprintf(stderr, "hotstack: warning: cycles is not supported on this machine "
+			"(no PMU?), falling back to cpu-clock\n");
+		o->event = "cpu-clock";
+		o->ev.type = PERF_TYPE_SOFTWARE;
+		o->ev.config = PERF_COUNT_SW_CPU_CLOCK;
+		o->ev.precise = 0;
+		return hs_configure(fd, o);
+	}
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		fprintf(stderr, "hotstack record: event %s is not supported on this machine (%s)\n",
+			o->event, strerror(err));
+		break;
+	case E2BIG:
+		fprintf(stderr, "hotstack record: the tables would pass the module's memory limit "
+			"(max_memory_mb): use smaller --table-entries / --arena-frames, fewer CPUs "
+			"(-C), or reload the module with a larger max_memory_mb\n");
+		break;
+	default:
+		fprintf(stderr, "hotstack record: cannot configure the session: %s\n",
+			strerror(err));
+	}
+	return -1;
+}
+
+/*
+ * Read the folded text of the stopped session, and add the samples lost
+ * (not those filtered out: other processes were not asked for) to it.
+ */
+static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile *p)
+{
+	size_t cap = 1 << 16, len = 0, bad = 0;
+	char *text = malloc(cap), *grown, name[64];
+	ssize_t n;
+	int i, ret;
+
+	if (!text)
+		return -ENOMEM;
+	for (;;) {
+		if (cap - len < 4096) {
+			grown = realloc(text, cap *= 2);
+			if (!grown) {
+				free(text);
+				return -ENOMEM;
+			}
+			text = grown;
+		}
+		n = read(fd, text + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	text[len] = '\0';
+	ret = n < 0 ? -errno : hs_profile_parse(p, text, &bad);
+	free(text);
+	p->filtered = st->total.drops[HOTSTACK_DROP_FILTERED];
+	for (i = 0; !ret && i < HOTSTACK_DROP_MAX; i++) {
+		if (!st->total.drops[i] || i == HOTSTACK_DROP_FILTERED)
+			continue;
+		snprintf(name, sizeof(name), HS_DROPPED_FRAME ";[%s]", hs_drop_name(i));
+		ret = hs_profile_add(p, name, strlen(name), st->total.drops[i]);
+	}
+	return ret;
+}
+
+static int hs_write(const struct hs_record_opts *o, const struct hs_profile *p)
+{
+	FILE *f = strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "hotstack record: cannot write %s: %s\n", o->output,
+			strerror(errno));
+		return -1;
+	}
+	switch (o->format) {
+	case HS_FMT_REPORT:
+		ret = hs_write_report(f, p, 20);
+		break;
+	case HS_FMT_JSON:
+		ret = hs_write_json(f, p);
+		break;
+	default:
+		ret = hs_write_folded(f, p);
+	}
+	if (f != stdout && fclose(f))
+		ret = -errno;
+	if (ret)
+		fprintf(stderr, "hotstack record: cannot write %s: %s\n", o->output,
+			strerror(-ret));
+	return ret ? -1 : 0;
+}
+
+/* Fork @cmd stopped on a pipe; it execs when the session has started. */
+static pid_t hs_spawn(char **cmd, int *go)
+{
+	int fds[2];
+	pid_t pid;
+	char b;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(fds[1]);
+		if (read(fds[0], &b, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "hotstack record: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = hs_record_signal };
+	struct hs_record_events re = { 0 };
+	struct hs_profile p = { 0 };
+	struct hs_record_opts o;
+	struct hotstack_stats st;
+	struct hs_genl g;
+	int fd, go = -1, status = 0, have_genl, ret = 1;
+	double start, now;
+	pid_t child = 0;
+
+	ret = hs_record_parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = 1;
+	fd = hs_device_open();
+	if (fd < 0)
+		return 1;
+	if (o.cmd) {
+		child = hs_spawn(o.cmd, &go);
+		if (child < 0) {
+			perror("hotstack record: fork");
+			goto out_close;
+		}
+		/* A command without -a is profiled alone. */
+		if (!o.all_cpus_with_cmd)
+			o.pid = child;
+	}
+	if (hs_configure(fd, &o))
+		goto out_child;
+
+	re.tty = isatty(2);
+	hs_stats(fd, &st);
+	re.id = st.id;
+	have_genl = !hs_genl_quiet_open(&g) && !hs_genl_subscribe(&g);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ioctl(fd, HOTSTACK_IOC_START, 0)) {
+		fprintf(stderr, "hotstack record: cannot start: %s\n", strerror(errno));
+		goto out_genl;
+	}
+	start = hs_now();
+	if (go >= 0) {
+		if (write(go, "g", 1) != 1)
+			hs_record_stop = 1;
+		close(go);
+		go = -1;
+	}
+	while (!hs_record_stop) {
+		struct pollfd pfd = { .fd = have_genl ? mnl_socket_get_fd(g.nl) : -1,
+				      .events = POLLIN };
+
+		now = hs_now();
+		if (o.duration && now - start >= o.duration)
+			break;
+		if (child && waitpid(child, &status, WNOHANG) == child) {
+			child = 0;
+			break;
+		}
+		if (re.tty)
+			hs_status_line(fd, now - start, &o);
+		if (poll(&pfd, 1, 250) > 0 && have_genl)
+			hs_genl_read_events(&g, hs_record_event, &re);
+	}
+	now = hs_now();
+	ioctl(fd, HOTSTACK_IOC_STOP, 0);
+	if (re.tty)
+		fprintf(stderr, "\r\033[K");
+	if (have_genl)
+		while (hs_genl_read_events_nowait(&g, hs_record_event, &re) > 0)
+			;
+	hs_stats(fd, &st);
+	p.event = o.event;
+	hs_rate_str(o.freq ? HOTSTACK_CFG_FREQ : 0, o.sample, p.rate, sizeof(p.rate));
+	p.seconds = now - start;
+	if (hs_collect(fd, &st, &p)) {
+		fprintf(stderr, "hotstack record: cannot read the profile: %s\n", strerror(errno));
+		goto out_genl;
+	}
+	if (hs_write(&o, &p))
+		goto out_genl;
+	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples, %llu dropped, %llu filtered "
+		"out, %zu stacks, %.0f ns/sample; wrote %s ]\n", p.seconds,
+		(unsigned long long)st.total.samples,
+		(unsigned long long)(hs_drops(&st.total) - p.filtered),
+		(unsigned long long)p.filtered, p.nr,
+		st.total.timed ? (double)st.total.handler_ns / st.total.timed : 0.0,
+		strcmp(o.output, "-") ? o.output : "standard output");
+	ret = 0;
+out_genl:
+	if (have_genl)
+		hs_genl_close(&g);
+	hs_profile_free(&p);
+out_child:
+	if (go >= 0)
+		close(go);
+	if (child > 0) {
+		if (ret)
+			kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+out_close:
+	close(fd);
+	if (!ret && o.cmd && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		ret = 1;
+	return ret;
+}

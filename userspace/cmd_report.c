@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hotstack report: a perf-report-like view of a folded profile. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "profile.h"
+
+/* All of @f, NUL-terminated; NULL on error. */
+static char *hs_slurp(FILE *f)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf = malloc(cap), *grown;
+
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			grown = realloc(buf, cap *= 2);
+			if (!grown) {
+				free(buf);
+				return NULL;
+			}
+			buf = grown;
+		}
+	}
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "hotstack.folded";
+	struct hs_profile p = { 0 };
+	size_t bad = 0;
+	char *text;
+	FILE *f;
+	int ret;
+
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-' && argv[1][1])) {
+		fprintf(stderr, "hotstack report: unexpected argument '%s'\n"
+			"usage: hotstack report [FILE | -]\n", argv[argc > 2 ? 2 : 1]);
+		return HS_EXIT_USAGE;
+	}
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "hotstack report: cannot open %s: %s%s\n", path, strerror(errno),
+			argc > 1 ? "" : " (record one with 'hotstack record')");
+		return 1;
+	}
+	text = hs_slurp(f);
+	if (f != stdin)
+		fclose(f);
+	if (!text) {
+		fprintf(stderr, "hotstack report: cannot read %s\n", path);
+		return 1;
+	}
+	ret = hs_profile_parse(&p, text, &bad);
+	free(text);
+	if (!ret && bad)
+		fprintf(stderr, "hotstack report: %zu line(s) of %s are not folded stacks "
+			"(\"frame;frame COUNT\"), left out\n", bad, path);
+	if (!ret)
+		ret = hs_write_report(stdout, &p, 20);
+	hs_profile_free(&p);
+	if (ret) {
+		fprintf(stderr, "hotstack report: %s\n", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* hotstack tool: a profile in memory (folded stacks) and its writers. */
+#ifndef HOTSTACK_PROFILE_H
+#define HOTSTACK_PROFILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* One folded line: "frame;frame;...;frame COUNT", outermost first. */
+struct hs_stack_line {
+	char *stack;		/* the frames, ';'-separated */
+	uint64_t count;
+};
+
+struct hs_profile {
+	struct hs_stack_line *lines;
+	size_t nr, cap;
+	uint64_t total;		/* sum of counts, drop lines included */
+	uint64_t dropped;	/* samples in "[dropped];..." lines */
+	uint64_t truncated;	/* samples of stacks marked [truncated] */
+	uint64_t collapsed;	/* samples of stacks marked [collapsed N] */
+	uint64_t filtered;	/* samples of other processes or idle (not lost: not asked for) */
+	/* What recorded it, when known (record fills these; a file does not). */
+	const char *event;
+	char rate[32];
+	double seconds;
+};
+
+/* The pseudo-stack of the drops of one reason: "[dropped];[REASON]". */
+#define HS_DROPPED_FRAME "[dropped]"
+
+/*
+ * Parse folded text (read() of /dev/hotstack, or a .folded file). Lines
+ * that are not "STACK COUNT" are counted in *bad (may be NULL) and skipped.
+ * Returns 0 or -errno.
+ */
+int hs_profile_parse(struct hs_profile *p, const char *text, size_t *bad);
+int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
+void hs_profile_free(struct hs_profile *p);
+
+/* Writers: each returns 0 or -errno. */
+int hs_write_folded(FILE *f, const struct hs_profile *p);
+int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top);
+int hs_write_json(FILE *f, const struct hs_profile *p);
+
+#endif
