@@ -1,30 +1,37 @@
 # SPDX-License-Identifier: GPL-2.0
-# The demo of `make run`, on this machine or in the VM (module in /tests).
-# Loads hotstack with a persistent session, makes the kernel busy for a
-# few seconds, and shows the hottest kernel stacks.
+# The demo of `make run`, on this machine or in the VM (module in /tests):
+# record the kernel while it copies and walks files, print the report, and
+# hand both files over (in the VM, between FILE markers that the host
+# turns back into files).
 hotstack=${HOTSTACK:-hotstack}
 ko=${HOTSTACK_KO:-/tests/hotstack.ko}
+dir=${HOTSTACK_DEMO_DIR:-/tmp}
 loaded_here=0
 if ! grep -q '^hotstack ' /proc/modules; then
-	insmod "$ko" autostart=1 autostart_freq=999 || exit 1
+	insmod "$ko" || exit 1
 	loaded_here=1
 fi
 echo "\$ hotstack info"
 $hotstack info || exit 1
 echo
-echo "\$ dd if=/dev/zero of=/dev/null bs=4k count=100000; find / -xdev >/dev/null"
-dd if=/dev/zero of=/dev/null bs=4k count=100000 2>/dev/null
-find / -xdev >/dev/null 2>&1
+echo "\$ hotstack record -a -F 999 -o $dir/hotstack.folded -- sh -c 'dd ...; find / ...'"
+# stderr through a file: not a terminal, so no status line in the log.
+$hotstack record -a -F 999 -o "$dir/hotstack.folded" -- \
+	sh -c 'dd if=/dev/zero of=/dev/null bs=4k count=200000 2>/dev/null; find / -xdev >/dev/null 2>&1' \
+	2>"$dir/record.err"
+rc=$?
+cat "$dir/record.err"
+[ $rc -eq 0 ] || exit 1
+$hotstack report "$dir/hotstack.folded" >"$dir/hotstack-report.txt" || exit 1
 echo
-echo "\$ cat /dev/hotstack   # the 10 hottest kernel stacks (folded: outermost first, count last)"
-cat /dev/hotstack >/tmp/hotstack.folded
-if [ ! -s /tmp/hotstack.folded ]; then
-	echo "(nothing: hotstack was already loaded without autostart=1)"
-else
-	awk '{ print $NF "\t" $0 }' /tmp/hotstack.folded | sort -rn | head -n 10 | cut -f2- |
-		cut -c1-200
-	echo
-	echo "$(wc -l </tmp/hotstack.folded) distinct stacks; all of them in /tmp/hotstack.folded"
+echo "\$ hotstack report $dir/hotstack.folded | head -n 30"
+head -n 30 "$dir/hotstack-report.txt"
+if [ -n "$HOTSTACK_DEMO_MARKERS" ]; then
+	for f in hotstack.folded hotstack-report.txt; do
+		echo "=== BEGIN FILE $f"
+		cat "$dir/$f"
+		echo "=== END FILE $f"
+	done
 fi
 [ $loaded_here -eq 1 ] && rmmod hotstack
 exit 0

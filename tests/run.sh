@@ -13,13 +13,25 @@ cd "$repo"
 
 if [ -e /proc/modules ] && [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" -eq 0 ]; then
 	make -s module tool
-	HOTSTACK=$repo/userspace/hotstack HOTSTACK_KO=$repo/hotstack.ko sh "$repo/tests/demo.sh"
+	mkdir -p "$repo/out"
+	HOTSTACK=$repo/userspace/hotstack HOTSTACK_KO=$repo/hotstack.ko \
+		HOTSTACK_DEMO_DIR=$repo/out sh "$repo/tests/demo.sh" || exit
+	echo
+	echo "make run: wrote $repo/out/hotstack.folded and $repo/out/hotstack-report.txt"
 	exit
 fi
 
 mkdir -p "$repo/out"
 echo "make run: this kernel cannot load modules here; running the demo in a QEMU VM" >&2
 rc=0
-"$repo/tests/vm/run.sh" generic --script "$repo/tests/demo.sh" >"$repo/out/run.log" || rc=$?
-grep -v -e '^ok - ' -e '^HOTSTACK-VM-DONE' "$repo/out/run.log" || true
+printf 'HOTSTACK_DEMO_MARKERS=1 sh /tests/demo-inner.sh\n' >"$repo/out/demo-outer.sh"
+HOTSTACK_VM_EXTRA="$repo/tests/demo.sh:demo-inner.sh" \
+	"$repo/tests/vm/run.sh" generic --script "$repo/out/demo-outer.sh" >"$repo/out/run.log" || rc=$?
+# The files the guest printed between markers become files here.
+awk -v dir="$repo/out" '
+	/^=== BEGIN FILE / { file = dir "/" $4; printf "" > file; next }
+	/^=== END FILE / { close(file); file = ""; next }
+	file != "" { print > file; next }
+	!/^ok - / && !/^HOTSTACK-VM-DONE/ { print }' "$repo/out/run.log"
+[ $rc -eq 0 ] && echo && echo "make run: wrote $repo/out/hotstack.folded and $repo/out/hotstack-report.txt"
 exit $rc

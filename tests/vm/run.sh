@@ -19,6 +19,7 @@
 # --script: run FILE in the guest instead of the test suite (make run).
 # HOTSTACK_VM_BINS: more host programs to put in the guest's /bin, with
 #           their shared libraries.
+# HOTSTACK_VM_EXTRA: "SRC:NAME ..." more files for the guest's /tests.
 set -euo pipefail
 # Parsed whole before it runs: editing this file mid-run cannot derail it.
 {
@@ -90,6 +91,10 @@ done
 if [ -n "$script" ]; then
 	cp "$script" "$root/tests/script.sh"
 fi
+# HOTSTACK_VM_EXTRA="SRC:NAME ...": more files for the guest's /tests.
+for pair in ${HOTSTACK_VM_EXTRA:-}; do
+	cp "${pair%%:*}" "$root/tests/${pair#*:}"
+done
 {
 	echo "HOTSTACK_KERNEL=$kind"
 	echo "HOTSTACK_MODE=$([ -n "$script" ] && echo script || echo test)"
