@@ -264,16 +264,6 @@ static double hs_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t hs_drops(const struct hotstack_cpu_stats *t)
-{
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
-		n += t->drops[i];
-	return n;
-}
-
 static int hs_stats(int fd, struct hotstack_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -295,7 +285,7 @@ static void hs_status_line(int fd, double elapsed, const struct hs_record_opts *
 		"%.0f ns/sample, %.3f%% CPU\033[K", elapsed,
 		elapsed > 0 ? st.total.samples / elapsed : 0, (unsigned long long)st.total.entries,
 		100.0 * st.total.entries / (cap * st.nr_cpus), (unsigned long long)(cap * st.nr_cpus),
-		(unsigned long long)hs_drops(&st.total), cost,
+		(unsigned long long)hs_sum_drops(st.total.drops), cost,
 		st.elapsed_ns ? 100.0 * cost * st.total.samples / ((double)st.elapsed_ns * st.nr_cpus)
 			      : 0.0);
 }
@@ -552,7 +542,7 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples, %llu dropped, %llu filtered "
 		"out, %zu stacks, %.0f ns/sample; wrote %s ]\n", p.seconds,
 		(unsigned long long)st.total.samples,
-		(unsigned long long)(hs_drops(&st.total) - p.filtered),
+		(unsigned long long)(hs_sum_drops(st.total.drops) - p.filtered),
 		(unsigned long long)p.filtered, p.nr,
 		st.total.timed ? (double)st.total.handler_ns / st.total.timed : 0.0,
 		strcmp(o.output, "-") ? o.output : "standard output");

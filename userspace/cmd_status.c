@@ -17,16 +17,6 @@ static const char *hs_state_name(uint32_t state)
 	}
 }
 
-static uint64_t hs_total_drops(const struct hs_status *st)
-{
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
-		n += st->drops[i];
-	return n;
-}
-
 struct hs_status_out {
 	int json;
 	int count;
@@ -49,7 +39,7 @@ static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
 	       hs_event_name(st->event_type, st->event_config),
 	       hs_rate_str(st->flags, st->sample, rate, sizeof(rate)), st->nr_cpus,
 	       (unsigned long long)st->samples, (unsigned long long)st->counted,
-	       (unsigned long long)hs_total_drops(st), (unsigned long long)st->entries,
+	       (unsigned long long)hs_sum_drops(st->drops), (unsigned long long)st->entries,
 	       st->fill_pct, (unsigned long long)st->cost_ns, st->overhead_ppm / 1e4);
 }
 

@@ -42,6 +42,16 @@ const char *hs_rate_str(uint32_t cfg_flags, uint64_t sample, char *buf, size_t l
 	return buf;
 }
 
+uint64_t hs_sum_drops(const __u64 *drops)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
+		n += drops[i];
+	return n;
+}
+
 const char *hs_drop_name(unsigned int reason)
 {
 	static const char *const names[HOTSTACK_DROP_MAX] = {

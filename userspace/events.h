@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <linux/types.h>
 
 /* perf's name of (type, config), or "raw" / "unknown". */
 const char *hs_event_name(uint32_t type, uint64_t config);
@@ -35,6 +36,9 @@ const char *hs_event_names(void);
  */
 int hs_parse_cpus(const char *list, uint64_t *words, unsigned int max_words,
 		  unsigned int *nwords, char *err, size_t errlen);
+
+/* The sum of HOTSTACK_DROP_MAX drop counters. */
+uint64_t hs_sum_drops(const __u64 *drops);
 
 /* Name of a drop reason (HOTSTACK_DROP_*), as the tool prints it. */
 const char *hs_drop_name(unsigned int reason);

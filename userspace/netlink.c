@@ -18,8 +18,8 @@
 
 #define HS_BUF_SIZE	(64 * 1024)
 
-static struct nlmsghdr *hs_genl_header(struct hs_genl *g, char *buf, uint16_t type,
-				       uint16_t flags, uint8_t cmd, uint8_t version)
+struct nlmsghdr *hs_genl_header(struct hs_genl *g, char *buf, uint16_t type, uint16_t flags,
+				uint8_t cmd, uint8_t version)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *genl;

@@ -25,7 +25,7 @@ struct hs_status {
 	uint32_t id, owner, state, event_type, flags, stacks, max_depth, keys, nr_cpus;
 	uint32_t fill_pct;
 	uint64_t event_config, sample, generation, elapsed_ns, samples, counted;
-	uint64_t drops[HOTSTACK_DROP_MAX];
+	__u64 drops[HOTSTACK_DROP_MAX];
 	uint64_t nmi_samples, truncated, entries, capacity, cost_ns, overhead_ppm;
 };
 
@@ -73,6 +73,10 @@ int hs_genl_read_events_nowait(struct hs_genl *g, void (*cb)(const struct hs_eve
  */
 int hs_genl_watch(struct hs_genl *g, void (*cb)(const struct hs_event *, void *), void *data,
 		  volatile int *stop);
+
+/* Start a request of family @type in @buf: netlink and genetlink headers. */
+struct nlmsghdr *hs_genl_header(struct hs_genl *g, char *buf, uint16_t type, uint16_t flags,
+				uint8_t cmd, uint8_t version);
 
 /*
  * Send @nlh (a request the caller built, for tests of malformed input) and

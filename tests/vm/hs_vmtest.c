@@ -49,6 +49,7 @@
 #include <linux/genetlink.h>
 #include <linux/hotstack.h>
 
+#include "events.h"
 #include "netlink.h"
 
 static int failures;
@@ -296,16 +297,6 @@ static int get_stats(int fd, struct hotstack_stats *st, __u32 flags)
 	return xioctl(fd, HOTSTACK_IOC_GET_STATS, st);
 }
 
-static __u64 sum_drops(const struct hotstack_cpu_stats *t)
-{
-	__u64 n = 0;
-	int i;
-
-	for (i = 0; i < HOTSTACK_DROP_MAX; i++)
-		n += t->drops[i];
-	return n;
-}
-
 struct map {
 	void *base;
 	size_t size;
@@ -385,10 +376,10 @@ static void check_invariant(int fd, const char *what)
 	char *text, *line, *save;
 
 	tap(get_stats(fd, &st, 0) == 0, "%s: GET_STATS", what);
-	tap(st.total.samples == st.total.counted + sum_drops(&st.total),
+	tap(st.total.samples == st.total.counted + hs_sum_drops(st.total.drops),
 	    "%s: samples %llu == counted %llu + drops %llu", what,
 	    (unsigned long long)st.total.samples, (unsigned long long)st.total.counted,
-	    (unsigned long long)sum_drops(&st.total));
+	    (unsigned long long)hs_sum_drops(st.total.drops));
 	if (map_session(fd, &m)) {
 		tap(false, "%s: mmap the tables", what);
 		return;
@@ -884,14 +875,14 @@ static void *stress_snap(void *arg)
 		get_stats(fd, &st, HOTSTACK_STATS_READABLE);
 		stress_nmi_samples += st.total.nmi_samples;
 		map_sums(&m, m.h->readable, &counts, &entries);
-		if (st.total.samples != st.total.counted + sum_drops(&st.total) ||
+		if (st.total.samples != st.total.counted + hs_sum_drops(st.total.drops) ||
 		    counts != st.total.counted || entries != st.total.entries) {
 			if (stress_bad++ < 5)
 				printf("#   snapshot %lu: samples %llu counted %llu drops %llu "
 				       "mmap %llu\n", stress_snapshots,
 				       (unsigned long long)st.total.samples,
 				       (unsigned long long)st.total.counted,
-				       (unsigned long long)sum_drops(&st.total),
+				       (unsigned long long)hs_sum_drops(st.total.drops),
 				       (unsigned long long)counts);
 		}
 		switch (++i % 16) {
@@ -1272,16 +1263,7 @@ static void test_genl_events(void)
 
 static struct nlmsghdr *genl_msg(char *buf, struct hs_genl *g, uint8_t cmd, uint16_t flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *genl;
-
-	nlh->nlmsg_type = g->family;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++g->seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
-	genl->cmd = cmd;
-	genl->version = HOTSTACK_GENL_VERSION;
-	return nlh;
+	return hs_genl_header(g, buf, g->family, flags, cmd, HOTSTACK_GENL_VERSION);
 }
 
 static void expect_genl(struct hs_genl *g, struct nlmsghdr *nlh, int want, const char *what)
