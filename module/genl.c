@@ -55,7 +55,7 @@ void hotstack_session_unregister(struct hotstack_session *s)
 /**
  * hotstack_raise - note event @bit of session @s, once per generation
  * @s: the session
- * @bit: HS_EV_FILL + step or HS_EV_DROP + reason
+ * @bit: HS_EV_FILL + step, HS_EV_THROTTLE or HS_EV_DROP + reason
  * @cpu: the CPU it happened on
  *
  * Called from NMI or hardirq context: defers the message to a workqueue.
@@ -124,6 +124,8 @@ static void hotstack_events_work(struct work_struct *work)
 		if (bit < HS_EV_FILL + HS_FILL_STEPS)
 			hotstack_event(s, HOTSTACK_EV_TABLE_FILL,
 				       hotstack_fill_pct[bit - HS_EV_FILL], cpu);
+		else if (bit == HS_EV_THROTTLE)
+			hotstack_event(s, HOTSTACK_EV_THROTTLED, 0, cpu);
 		else
 			hotstack_event(s, HOTSTACK_EV_DROP, bit - HS_EV_DROP, cpu);
 	}

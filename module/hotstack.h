@@ -34,10 +34,12 @@ bool hotstack_may_open(void);
 
 /*
  * Event bits of a session (genl.c): a CPU table reaching each fill level,
- * and the first drop of each reason, once per generation.
+ * perf throttling the event, and the first drop of each reason, once per
+ * generation.
  */
 #define HS_FILL_STEPS	4
 #define HS_EV_FILL	0
+#define HS_EV_THROTTLE	4
 #define HS_EV_DROP	8
 #define HS_EV_BITS	(HS_EV_DROP + HOTSTACK_DROP_MAX)
 extern const u8 hotstack_fill_pct[HS_FILL_STEPS];

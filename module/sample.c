@@ -194,9 +194,20 @@ out_busy:
 	local_dec(&slot->busy);
 }
 
+/*
+ * perf marks an event it has just throttled with this many interrupts
+ * (MAX_INTERRUPTS, private to kernel/events/core.c) before it calls the
+ * overflow handler one last time.
+ */
+#define HS_PERF_THROTTLED	(~0ULL)
+
 /* perf overflow handler of a session's events. Called from NMI or hardirq. */
 void hotstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		       struct pt_regs *regs)
 {
-	hotstack_sample(event->overflow_handler_context, regs);
+	struct hotstack_session *s = event->overflow_handler_context;
+
+	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
+		hotstack_raise(s, HS_EV_THROTTLE, smp_processor_id());
+	hotstack_sample(s, regs);
 }

@@ -37,6 +37,10 @@ void hs_format_event(const struct hs_event *ev, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "table %llu%% full on CPU %d",
 			      (unsigned long long)ev->value, ev->cpu);
 		break;
+	case HOTSTACK_EV_THROTTLED:
+		n += snprintf(buf + n, len - n, "throttled by perf on CPU %d "
+			      "(kernel.perf_event_max_sample_rate)", ev->cpu);
+		break;
 	case HOTSTACK_EV_DROP:
 		n += snprintf(buf + n, len - n, "first drop: %s on CPU %d",
 			      hs_drop_name(ev->value), ev->cpu);

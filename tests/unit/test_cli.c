@@ -144,8 +144,12 @@ static void event_lines(void **state)
 	hs_format_event(&ev, line, sizeof(line));
 	assert_string_equal(line, "session 7 first drop: arena full on CPU 1 "
 			    "(3 earlier events suppressed by the rate limit)");
-	ev.event = 99;
+	ev.event = HOTSTACK_EV_THROTTLED;
 	ev.suppressed = 0;
+	hs_format_event(&ev, line, sizeof(line));
+	assert_string_equal(line, "session 7 throttled by perf on CPU 1 "
+			    "(kernel.perf_event_max_sample_rate)");
+	ev.event = 99;
 	hs_format_event(&ev, line, sizeof(line));
 	assert_string_equal(line, "session 7 event 99 value 1");
 }

@@ -437,6 +437,8 @@ enum hotstack_event {
 	/* A CPU's table reached VALUE % (50, 75, 90, 100): once per generation each. */
 	HOTSTACK_EV_TABLE_FILL = 4,
 	HOTSTACK_EV_DROP = 5,		/* first drop for reason VALUE in this generation */
+	/* perf throttled the event (too many samples a tick): once per generation. */
+	HOTSTACK_EV_THROTTLED = 6,
 };
 
 #define HOTSTACK_IOC_MAGIC	0xB2	/* unused in ioctl-number.rst */

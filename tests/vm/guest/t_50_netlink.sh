@@ -37,6 +37,22 @@ check "hotstack watch saw start, fill levels, first drop, stop and close in orde
 	cmp /tmp/watch.seq /tmp/watch.want
 [ -s /tmp/watch.seq ] || sed 's/^/#   /' /tmp/watch.log
 
+# perf throttles an event past kernel.perf_event_max_sample_rate / HZ
+# samples a tick: 1000 a second makes a 10 kHz cpu-clock throttle.
+rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+echo 1000 >/proc/sys/kernel/perf_event_max_sample_rate
+hotstack watch >/tmp/throttle.log 2>&1 &
+watch=$!
+sleep 1
+hotstack record -e cpu-clock -F 10000 -d 1 -o /tmp/throttle.folded >/tmp/throttle.out 2>&1
+kill -INT $watch
+wait $watch
+echo "$rate" >/proc/sys/kernel/perf_event_max_sample_rate
+check_output "hotstack watch reports perf throttling the event" \
+	'session [0-9]+ throttled by perf on CPU [0-9]+' cat /tmp/throttle.log
+check_output "hotstack record prints it too" '^hotstack: throttled by perf on CPU' \
+	cat /tmp/throttle.out
+
 tap "hs_vmtest genl-errors" hs_vmtest genl-errors
 tap "hs_vmtest genl-perm (uid 1000)" hs_vmtest runas 1000 1000 hs_vmtest genl-perm
 check "rmmod hs_workload" rmmod hs_workload
