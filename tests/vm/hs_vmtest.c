@@ -16,6 +16,7 @@
  *   hs_vmtest events               task-clock, page-faults, context-switches
  *   hs_vmtest context              context key, exclude idle
  *   hs_vmtest delegated            read() but not mmap without CAP_PERFMON
+ *   hs_vmtest churn N              N sessions started and closed, fast
  *   hs_vmtest genl-status          netlink GET equals GET_STATS
  *   hs_vmtest genl-events          fill a small table (events for watch)
  *   hs_vmtest genl-errors          malformed netlink requests
@@ -1333,6 +1334,25 @@ static void test_genl_perm(void)
 	hs_genl_close(&g);
 }
 
+/* N sessions started, stopped and closed quickly: a storm of events. */
+static void test_churn(unsigned int n)
+{
+	struct hotstack_config c;
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < n; i++) {
+		int fd = open_dev();
+
+		default_config(&c);
+		c.table_entries = 16;	/* small: fast to set up */
+		c.sample = 1;		/* 1 Hz: no sample, no event but the session's */
+		ok += !xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) &&
+		      !xioctl(fd, HOTSTACK_IOC_START, NULL) && !xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+		close(fd);
+	}
+	tap(ok == n, "%u sessions started, stopped and closed (%u ok)", n, ok);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
@@ -1356,6 +1376,8 @@ int main(int argc, char **argv)
 		test_userstack();
 	else if (argc == 2 && !strcmp(argv[1], "events"))
 		test_events();
+	else if (argc == 3 && !strcmp(argv[1], "churn"))
+		test_churn(strtoul(argv[2], NULL, 10));
 	else if (argc == 2 && !strcmp(argv[1], "genl-status"))
 		test_genl_status();
 	else if (argc == 2 && !strcmp(argv[1], "genl-events"))

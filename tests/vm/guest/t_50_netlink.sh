@@ -53,6 +53,24 @@ check_output "hotstack watch reports perf throttling the event" \
 check_output "hotstack record prints it too" '^hotstack: throttled by perf on CPU' \
 	cat /tmp/throttle.out
 
+# A storm: 3 events a session, 100 sessions at once; the rate limit (100
+# a second) holds the rest back and the next event sent says how many.
+hotstack watch >/tmp/storm.log 2>&1 &
+watch=$!
+sleep 1
+tap "hs_vmtest churn 100" hs_vmtest churn 100
+sleep 2
+tap "hs_vmtest churn 1" hs_vmtest churn 1
+sleep 1
+kill -INT $watch
+wait $watch
+check_output "an event storm is rate-limited and the suppressed ones are counted" \
+	'\(([0-9]+) earlier events suppressed by the rate limit\)' cat /tmp/storm.log
+# Each event was either printed or counted as suppressed: 101 sessions x 3.
+check_output "every storm event was sent or counted as suppressed (303)" '^303$' \
+	awk '{ n++ } match($0, /\(([0-9]+) earlier/) { s += substr($0, RSTART + 1, RLENGTH - 9) }
+	     END { print n + s }' /tmp/storm.log
+
 tap "hs_vmtest genl-errors" hs_vmtest genl-errors
 tap "hs_vmtest genl-perm (uid 1000)" hs_vmtest runas 1000 1000 hs_vmtest genl-perm
 check "rmmod hs_workload" rmmod hs_workload
