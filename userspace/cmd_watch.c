@@ -85,7 +85,11 @@ int cmd_watch(int argc, char **argv)
 	/* No SA_RESTART: Ctrl-C interrupts the receive and ends the loop. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = hs_genl_watch(&g, hs_watch_cb, NULL, &hs_watch_stop);
+	ret = hs_genl_subscribe(&g);
+	if (!ret) {
+		fprintf(stderr, "hotstack: watching the module's events; Ctrl-C ends\n");
+		ret = hs_genl_watch(&g, hs_watch_cb, NULL, &hs_watch_stop);
+	}
 	hs_genl_close(&g);
 	if (ret) {
 		fprintf(stderr, "hotstack watch: %s\n", strerror(-ret));

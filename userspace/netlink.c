@@ -402,7 +402,7 @@ int hs_genl_read_events_nowait(struct hs_genl *g, void (*cb)(const struct hs_eve
 int hs_genl_watch(struct hs_genl *g, void (*cb)(const struct hs_event *, void *), void *data,
 		  volatile int *stop)
 {
-	int ret = hs_genl_subscribe(g);
+	int ret = 0;
 
 	while (!ret && !*stop) {
 		ret = hs_genl_read_events(g, cb, data);
@@ -415,5 +415,8 @@ int hs_genl_watch(struct hs_genl *g, void (*cb)(const struct hs_event *, void *)
 			ret = 0;
 		}
 	}
+	/* Stopped: what already arrived is still printed. */
+	while (!ret && hs_genl_read_events_nowait(g, cb, data) > 0)
+		;
 	return ret;
 }

@@ -68,7 +68,7 @@ int hs_genl_read_events_nowait(struct hs_genl *g, void (*cb)(const struct hs_eve
 			       void *data);
 
 /*
- * Join the events group and call @cb for each event until @stop becomes
+ * Call @cb for each event (hs_genl_subscribe() first) until @stop becomes
  * true (a signal handler sets it) or an error. Returns 0 or -errno.
  */
 int hs_genl_watch(struct hs_genl *g, void (*cb)(const struct hs_event *, void *), void *data,

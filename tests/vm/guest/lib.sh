@@ -58,3 +58,15 @@ reload() {
 	grep -q '^hotstack ' /proc/modules && rmmod hotstack
 	insmod /tests/hotstack.ko "$@"
 }
+
+# start_watch FILE: hotstack watch in the background, output in FILE, once
+# it has joined the events group (it says so first); sets $watch.
+start_watch() {
+	hotstack watch >"$1" 2>&1 &
+	watch=$!
+	i=0
+	while ! grep -q "watching the module's events" "$1" && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
