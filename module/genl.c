@@ -21,8 +21,8 @@ static DEFINE_MUTEX(hotstack_sessions_lock);
 static unsigned int hotstack_sessions_gen;
 static atomic_t hotstack_next_id = ATOMIC_INIT(0);
 
-/* At most 100 events a second in all; the others are counted, not sent. */
-static DEFINE_RATELIMIT_STATE(hotstack_ev_rs, HZ, 100);
+/* At most event_rate events a second in all; the others are counted, not sent. */
+static struct ratelimit_state hotstack_ev_rs;
 static atomic64_t hotstack_ev_suppressed = ATOMIC64_INIT(0);
 
 /* Fill levels of HOTSTACK_EV_TABLE_FILL, one event bit each. */
@@ -324,8 +324,11 @@ static struct genl_family hotstack_genl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(hotstack_genl_mcgrps),
 };
 
-int __init hotstack_genl_init(void)
+int __init hotstack_genl_init(unsigned int event_rate)
 {
+	ratelimit_state_init(&hotstack_ev_rs, HZ, event_rate);
+	/* Suppressed events are counted in the next one sent, not logged. */
+	ratelimit_set_flags(&hotstack_ev_rs, RATELIMIT_MSG_ON_RELEASE);
 	return genl_register_family(&hotstack_genl_family);
 }
 

@@ -128,7 +128,7 @@ void hotstack_test_sample(struct pt_regs *regs);
 void hotstack_cpuhp_exit(void);
 
 /* genl.c */
-int hotstack_genl_init(void);
+int hotstack_genl_init(unsigned int event_rate);
 void hotstack_genl_exit(void);
 void hotstack_session_register(struct hotstack_session *s, u32 owner);
 void hotstack_session_unregister(struct hotstack_session *s);

@@ -33,6 +33,11 @@ MODULE_PARM_DESC(group, "Group ID allowed to open /dev/hotstack (default -1: roo
 
 kgid_t hotstack_group = INVALID_GID;
 
+/* Netlink events sent a second, at most; the others are counted. */
+static unsigned int event_rate = 100;
+module_param(event_rate, uint, 0444);
+MODULE_PARM_DESC(event_rate, "Netlink events per second, 1-100000 (default 100)");
+
 /* Let test modules drive the sample path (hotstack_test_sample()). */
 bool hotstack_test_hooks;
 module_param_named(test_hooks, hotstack_test_hooks, bool, 0444);
@@ -145,7 +150,11 @@ static int __init hotstack_init(void)
 		return -EINVAL;
 	}
 
-	ret = hotstack_genl_init();
+	if (event_rate < 1 || event_rate > 100000) {
+		pr_err("event_rate=%u is out of range 1-100000\n", event_rate);
+		return -EINVAL;
+	}
+	ret = hotstack_genl_init(event_rate);
 	if (ret) {
 		pr_err("cannot register the generic netlink family: %d\n", ret);
 		return ret;

@@ -389,9 +389,11 @@ void hotstack_cpuhp_exit(void)
 	cpuhp_remove_multi_state(hotstack_cpuhp_state);
 }
 
-/* Release the events and wait out the samplers; no event sent. */
-static void hs_stop(struct hotstack_session *s)
+void hotstack_stop(struct hotstack_session *s)
 {
+	lockdep_assert_held(&s->lock);
+	if (s->state != HOTSTACK_STATE_RUNNING)
+		return;
 	cpuhp_state_remove_instance(hotstack_cpuhp_state, &s->cpuhp_node);
 	mutex_lock(&hotstack_running_lock);
 	list_del_rcu(&s->run_node);
@@ -401,14 +403,6 @@ static void hs_stop(struct hotstack_session *s)
 	s->elapsed_ns[s->active] += ktime_get_ns() - s->run_start_ns;
 	s->state = HOTSTACK_STATE_READY;
 	hs_hdr_update(s);
-}
-
-void hotstack_stop(struct hotstack_session *s)
-{
-	lockdep_assert_held(&s->lock);
-	if (s->state != HOTSTACK_STATE_RUNNING)
-		return;
-	hs_stop(s);
 	/* The sampler is done: what it raised goes out before STOPPED. */
 	hotstack_events_flush(s);
 	hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
@@ -427,6 +421,8 @@ int hotstack_start(struct hotstack_session *s)
 
 	for (i = 0; i < s->nr_slots; i++)
 		s->slots[i].err = 0;
+	/* Before the first sample can raise an event of its own. */
+	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
 	mutex_lock(&hotstack_running_lock);
 	list_add_rcu(&s->run_node, &hotstack_running);
 	mutex_unlock(&hotstack_running_lock);
@@ -438,12 +434,11 @@ int hotstack_start(struct hotstack_session *s)
 	s->run_start_ns = ktime_get_ns();
 	s->state = HOTSTACK_STATE_RUNNING;
 	if (ret) {
-		/* Nothing half started: release what was created, quietly. */
-		hs_stop(s);
+		/* Nothing half started: release what was created. */
+		hotstack_stop(s);
 		return ret;
 	}
 	hs_hdr_update(s);
-	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
 	return 0;
 }
 

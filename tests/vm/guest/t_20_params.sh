@@ -6,6 +6,7 @@ check_fail "insmod max_sessions=0 is refused" insmod /tests/hotstack.ko max_sess
 check_output "max_sessions=0 is explained in dmesg" "max_sessions=0 is out of range" dmesg
 check_fail "insmod max_sessions=1025 is refused" insmod /tests/hotstack.ko max_sessions=1025
 check_fail "insmod max_memory_mb=0 is refused" insmod /tests/hotstack.ko max_memory_mb=0
+check_fail "insmod event_rate=0 is refused" insmod /tests/hotstack.ko event_rate=0
 check_fail "insmod group=-5 is refused" insmod /tests/hotstack.ko group=-5
 check_fail "insmod group=4294967295 (invalid gid) is refused" \
 	insmod /tests/hotstack.ko group=4294967295
