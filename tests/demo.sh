@@ -22,12 +22,13 @@ $hotstack record -a -F 999 -o "$dir/hotstack.folded" -- \
 rc=$?
 cat "$dir/record.err"
 [ $rc -eq 0 ] || exit 1
-$hotstack report "$dir/hotstack.folded" >"$dir/hotstack-report.txt" || exit 1
+$hotstack report "$dir/hotstack.folded" -o "$dir/hotstack-report.txt" || exit 1
+$hotstack report "$dir/hotstack.folded" -o "$dir/hotstack.svg" || exit 1
 echo
 echo "\$ hotstack report $dir/hotstack.folded | head -n 30"
 head -n 30 "$dir/hotstack-report.txt"
 if [ -n "$HOTSTACK_DEMO_MARKERS" ]; then
-	for f in hotstack.folded hotstack-report.txt; do
+	for f in hotstack.folded hotstack-report.txt hotstack.svg; do
 		echo "=== BEGIN FILE $f"
 		cat "$dir/$f"
 		echo "=== END FILE $f"

@@ -17,7 +17,7 @@ if [ -e /proc/modules ] && [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u
 	HOTSTACK=$repo/userspace/hotstack HOTSTACK_KO=$repo/hotstack.ko \
 		HOTSTACK_DEMO_DIR=$repo/out sh "$repo/tests/demo.sh" || exit
 	echo
-	echo "make run: wrote $repo/out/hotstack.folded and $repo/out/hotstack-report.txt"
+	echo "make run: wrote $repo/out/hotstack.folded, hotstack-report.txt and hotstack.svg"
 	exit
 fi
 
@@ -33,5 +33,5 @@ awk -v dir="$repo/out" '
 	/^=== END FILE / { close(file); file = ""; next }
 	file != "" { print > file; next }
 	!/^ok - / && !/^HOTSTACK-VM-DONE/ { print }' "$repo/out/run.log"
-[ $rc -eq 0 ] && echo && echo "make run: wrote $repo/out/hotstack.folded and $repo/out/hotstack-report.txt"
+[ $rc -eq 0 ] && echo && echo "make run: wrote $repo/out/hotstack.folded, hotstack-report.txt and hotstack.svg"
 exit $rc

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotstack record: configure a session, sample for a while or while a
- * command runs, and write the profile (folded, report or json).
+ * command runs, and write the profile (folded, report, json or svg).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +32,7 @@ static const char hs_record_usage[] =
 	"                       [--max-depth N] [--keys comm,pid,context] [--collapse]\n"
 	"                       [--table-entries N] [--arena-frames N]\n"
 	"                       [-d SECONDS | -- COMMAND ARGS...] [-o FILE]\n"
-	"                       [--format folded|report|json]\n";
+	"                       [--format folded|report|json|svg]\n";
 
 static int hs_usage_error(const char *fmt, const char *arg)
 {
@@ -51,8 +51,7 @@ static int hs_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out
 	return errno || end == s || *end || *out < min || *out > max ? -1 : 0;
 }
 
-/* The format a file name asks for, or -1. */
-static int hs_format_of_name(const char *name)
+int hs_format_of_name(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -62,6 +61,8 @@ static int hs_format_of_name(const char *name)
 		return HS_FMT_REPORT;
 	if (n > 5 && !strcmp(name + n - 5, ".json"))
 		return HS_FMT_JSON;
+	if (n > 4 && !strcmp(name + n - 4, ".svg"))
+		return HS_FMT_SVG;
 	return -1;
 }
 
@@ -73,6 +74,8 @@ static int hs_format_of_str(const char *s)
 		return HS_FMT_REPORT;
 	if (!strcmp(s, "json"))
 		return HS_FMT_JSON;
+	if (!strcmp(s, "svg"))
+		return HS_FMT_SVG;
 	return -1;
 }
 
@@ -201,8 +204,8 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 		case O_FORMAT:
 			format = hs_format_of_str(optarg);
 			if (format < 0)
-				return hs_usage_error("--format wants folded, report or json, not '%s' "
-						      "(svg and pprof are not written yet)", optarg);
+				return hs_usage_error("--format wants folded, report, json or svg, "
+						      "not '%s' (pprof is not written yet)", optarg);
 			break;
 		case O_TABLE:
 			if (hs_parse_u64(optarg, HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES, &v) ||
@@ -239,10 +242,9 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 		return hs_usage_error("%s", "-p and a command do not go together");
 	if (format < 0 && strcmp(o->output, "-")) {
 		format = hs_format_of_name(o->output);
-		if (format < 0 && strchr(o->output, '.') &&
-		    (strstr(o->output, ".svg") || strstr(o->output, ".pb")))
-			return hs_usage_error("cannot write '%s': svg and pprof are not written yet; "
-					      "use .folded, .txt or .json", o->output);
+		if (format < 0 && strstr(o->output, ".pb"))
+			return hs_usage_error("cannot write '%s': pprof is not written yet; "
+					      "use .folded, .txt, .json or .svg", o->output);
 	}
 	o->format = format < 0 ? HS_FMT_FOLDED : format;
 	return 0;
@@ -403,31 +405,35 @@ static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile
 	return ret;
 }
 
-static int hs_write(const struct hs_record_opts *o, const struct hs_profile *p)
+int hs_write_profile(const char *path, int format, const struct hs_profile *p)
 {
-	FILE *f = strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+	FILE *f = path && strcmp(path, "-") ? fopen(path, "w") : stdout;
 	int ret;
 
 	if (!f) {
-		fprintf(stderr, "hotstack record: cannot write %s: %s\n", o->output,
-			strerror(errno));
+		fprintf(stderr, "hotstack: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	switch (o->format) {
+	switch (format) {
 	case HS_FMT_REPORT:
 		ret = hs_write_report(f, p, 20);
 		break;
 	case HS_FMT_JSON:
 		ret = hs_write_json(f, p);
 		break;
+	case HS_FMT_SVG:
+		ret = hs_write_svg(f, p);
+		break;
 	default:
 		ret = hs_write_folded(f, p);
 	}
 	if (f != stdout && fclose(f))
 		ret = -errno;
+	else if (f == stdout && fflush(f))
+		ret = -errno;
 	if (ret)
-		fprintf(stderr, "hotstack record: cannot write %s: %s\n", o->output,
-			strerror(-ret));
+		fprintf(stderr, "hotstack: cannot write %s: %s\n",
+			f == stdout ? "standard output" : path, strerror(-ret));
 	return ret ? -1 : 0;
 }
 
@@ -537,7 +543,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "hotstack record: cannot read the profile: %s\n", strerror(errno));
 		goto out_genl;
 	}
-	if (hs_write(&o, &p))
+	if (hs_write_profile(o.output, o.format, &p))
 		goto out_genl;
 	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples, %llu dropped, %llu filtered "
 		"out, %zu stacks, %.0f ns/sample; wrote %s ]\n", p.seconds,

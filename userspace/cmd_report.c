@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "profile.h"
+#include "record.h"
 
 /* All of @f, NUL-terminated; NULL on error. */
 static char *hs_slurp(FILE *f)
@@ -32,17 +33,30 @@ static char *hs_slurp(FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "hotstack.folded";
+	const char *path = "hotstack.folded", *out = NULL;
 	struct hs_profile p = { 0 };
 	size_t bad = 0;
+	int ret, i, format = HS_FMT_REPORT;
 	char *text;
 	FILE *f;
-	int ret;
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-' && argv[1][1])) {
-		fprintf(stderr, "hotstack report: unexpected argument '%s'\n"
-			"usage: hotstack report [FILE | -]\n", argv[argc > 2 ? 2 : 1]);
-		return HS_EXIT_USAGE;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+			format = hs_format_of_name(out);
+			if (format < 0) {
+				fprintf(stderr, "hotstack report: cannot tell the format of '%s': "
+					"use .txt, .folded, .json or .svg\n", out);
+				return HS_EXIT_USAGE;
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "hotstack report: unexpected argument '%s'\n"
+				"usage: hotstack report [FILE | -] [-o OUT.txt|.folded|.json|.svg]\n",
+				argv[i]);
+			return HS_EXIT_USAGE;
+		} else {
+			path = argv[i];
+		}
 	}
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
@@ -63,11 +77,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "hotstack report: %zu line(s) of %s are not folded stacks "
 			"(\"frame;frame COUNT\"), left out\n", bad, path);
 	if (!ret)
-		ret = hs_write_report(stdout, &p, 20);
+		ret = hs_write_profile(out, format, &p);
 	hs_profile_free(&p);
-	if (ret) {
-		fprintf(stderr, "hotstack report: %s\n", strerror(-ret));
-		return 1;
-	}
-	return 0;
+	return ret ? 1 : 0;
 }

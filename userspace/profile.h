@@ -42,5 +42,6 @@ void hs_profile_free(struct hs_profile *p);
 int hs_write_folded(FILE *f, const struct hs_profile *p);
 int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top);
 int hs_write_json(FILE *f, const struct hs_profile *p);
+int hs_write_svg(FILE *f, const struct hs_profile *p);	/* fmt_svg.c */
 
 #endif

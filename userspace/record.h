@@ -9,7 +9,7 @@
 
 #define HS_MAX_CPU_WORDS	16	/* -C: CPUs 0-1023 */
 
-enum hs_format { HS_FMT_FOLDED, HS_FMT_REPORT, HS_FMT_JSON };
+enum hs_format { HS_FMT_FOLDED, HS_FMT_REPORT, HS_FMT_JSON, HS_FMT_SVG };
 
 struct hs_record_opts {
 	const char *event;		/* as given (or the fallback) */
@@ -34,5 +34,12 @@ struct hs_record_opts {
  * printing what is wrong, or -1 after printing the help (exit 0).
  */
 int hs_record_parse(int argc, char **argv, struct hs_record_opts *o);
+
+/* The format a file name asks for (.folded .txt .json .svg), or -1. */
+int hs_format_of_name(const char *name);
+
+struct hs_profile;
+/* Write @p in @format to @path (NULL or "-": standard output); 0 or -1. */
+int hs_write_profile(const char *path, int format, const struct hs_profile *p);
 
 #endif

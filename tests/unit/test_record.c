@@ -81,6 +81,10 @@ static void options(void **state)
 	assert_int_equal(o.stacks, HOTSTACK_STACK_USER);
 	assert_int_equal(parse(&o, "--format", "report", "-o", "-", NULL), 0);
 	assert_int_equal(o.format, HS_FMT_REPORT);
+	assert_int_equal(parse(&o, "-o", "flame.svg", NULL), 0);
+	assert_int_equal(o.format, HS_FMT_SVG);
+	assert_int_equal(hs_format_of_name("x.folded"), HS_FMT_FOLDED);
+	assert_int_equal(hs_format_of_name("x.bin"), -1);
 }
 
 static void bad_options_exit_2(void **state)
@@ -101,8 +105,8 @@ static void bad_options_exit_2(void **state)
 	assert_int_equal(parse(&o, "--max-depth", "0", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--max-depth", "1025", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--keys", "tid", NULL), HS_EXIT_USAGE);
-	assert_int_equal(parse(&o, "--format", "svg", NULL), HS_EXIT_USAGE);
-	assert_int_equal(parse(&o, "-o", "flame.svg", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--format", "pprof", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "-o", "profile.pb.gz", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--table-entries", "1000", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--arena-frames", "10", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--max-depth", NULL), HS_EXIT_USAGE);
@@ -235,6 +239,36 @@ static void profile_json_parses(void **state)
 	hs_profile_free(&p);
 }
 
+static void profile_svg_parses(void **state)
+{
+	struct hs_profile p = { 0 };
+	char *text, path[] = "/tmp/hs_svg_XXXXXX", cmd[256];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	hs_profile_parse(&p, sample_profile, NULL);
+	hs_profile_add(&p, "a<b;c&d", 7, 1);
+	p.event = "cpu-clock";
+	text = write_to_string(hs_write_svg, &p);
+	assert_non_null(strstr(text, "<svg "));
+	assert_non_null(strstr(text, "<title>leaf (6 samples, 35.29%)</title>"));
+	assert_non_null(strstr(text, "<title>[dropped] (4 samples"));
+	assert_non_null(strstr(text, "a&lt;b"));
+	assert_non_null(strstr(text, "cpu-clock"));
+	assert_non_null(strstr(text, "17 samples, 4 dropped, 2 in truncated stacks"));
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import sys, xml.dom.minidom as m; "
+		 "m.parse(sys.argv[1])' %s", path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+	free(text);
+	hs_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +279,7 @@ int main(void)
 		cmocka_unit_test(cpu_lists),
 		cmocka_unit_test(profile_report),
 		cmocka_unit_test(profile_json_parses),
+		cmocka_unit_test(profile_svg_parses),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

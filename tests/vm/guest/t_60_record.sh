@@ -39,6 +39,13 @@ check "record -o FILE.json" hotstack record -F 1000 -o /tmp/j.json -- \
 check_output "the json has the stacks and their frames" '"frames": \["' cat /tmp/j.json
 check_output "the json has the event and the drops" '"event": "cpu-clock"' cat /tmp/j.json
 
+check "record -o FILE.svg" hotstack record -F 1000 -o /tmp/f.svg -- \
+	sh -c 'echo "4 2 50" >/proc/hs_workload'
+check_output "the flame graph is an SVG with the workload's frames" \
+	'<title>hs_leaf \[hs_workload\] \([0-9]+ samples' cat /tmp/f.svg
+check "report converts a folded file to SVG" hotstack report /tmp/w.folded -o /tmp/w.svg
+check_output "the converted flame graph has the frames" '<title>hs_workload_write' cat /tmp/w.svg
+
 hotstack record -F 1000 --table-entries 16 -o /tmp/d.folded -- \
 	sh -c 'echo "6 32 20" >/proc/hs_workload' >/tmp/d.out 2>&1
 check "record with a 16-entry table" [ $? -eq 0 ]
