@@ -369,31 +369,13 @@ static int hs_configure(int fd, struct hs_record_opts *o)
  */
 static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile *p)
 {
-	size_t cap = 1 << 16, len = 0, bad = 0;
-	char *text = malloc(cap), *grown, name[64];
-	ssize_t n;
+	char *text = hs_read_folded(fd), name[64];
+	size_t bad = 0;
 	int i, ret;
 
 	if (!text)
-		return -ENOMEM;
-	for (;;) {
-		if (cap - len < 4096) {
-			grown = realloc(text, cap *= 2);
-			if (!grown) {
-				free(text);
-				return -ENOMEM;
-			}
-			text = grown;
-		}
-		n = read(fd, text + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	text[len] = '\0';
-	ret = n < 0 ? -errno : hs_profile_parse(p, text, &bad);
+		return -errno;
+	ret = hs_profile_parse(p, text, &bad);
 	free(text);
 	p->filtered = st->total.drops[HOTSTACK_DROP_FILTERED];
 	for (i = 0; !ret && i < HOTSTACK_DROP_MAX; i++) {

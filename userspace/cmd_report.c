@@ -9,28 +9,6 @@
 #include "profile.h"
 #include "record.h"
 
-/* All of @f, NUL-terminated; NULL on error. */
-static char *hs_slurp(FILE *f)
-{
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap), *grown;
-
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (cap - len < 4096) {
-			grown = realloc(buf, cap *= 2);
-			if (!grown) {
-				free(buf);
-				return NULL;
-			}
-			buf = grown;
-		}
-	}
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	const char *path = "hotstack.folded", *out = NULL;
@@ -64,7 +42,7 @@ int cmd_report(int argc, char **argv)
 			argc > 1 ? "" : " (record one with 'hotstack record')");
 		return 1;
 	}
-	text = hs_slurp(f);
+	text = hs_read_folded(fileno(f));
 	if (f != stdin)
 		fclose(f);
 	if (!text) {

@@ -122,6 +122,12 @@ static void status_and_watch_usage(void **state)
 	assert_non_null(strstr(out, "usage: hotstack status [--json]"));
 	assert_int_equal(run_tool("hotstack", "watch", "now", NULL), HS_EXIT_USAGE);
 	assert_non_null(strstr(out, "usage: hotstack watch"));
+	assert_int_equal(run_tool("hotstack", "dump", "-o", "x.bin", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "cannot tell the format of 'x.bin'"));
+	assert_int_equal(run_tool("hotstack", "dump", "now", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "usage: hotstack dump"));
+	assert_int_equal(run_tool("hotstack", "report", "--bogus", NULL), HS_EXIT_USAGE);
+	assert_non_null(strstr(out, "usage: hotstack report"));
 }
 
 static void event_lines(void **state)

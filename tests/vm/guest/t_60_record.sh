@@ -73,5 +73,16 @@ check_output "a bad event spelling is a usage error" 'unknown event .bogus.' \
 	hotstack record -e bogus
 check_output "record as uid 1000 explains the permission problem" \
 	"permission denied: run as root" hs_vmtest runas 1000 1000 hotstack record -d 1 -o /tmp/u
+check_output "dump without a persistent session says so" "there is no persistent session" \
+	hotstack dump
+check "insmod autostart=1 autostart_freq=1000" reload autostart=1 autostart_freq=1000
+echo "4 2 50" >/proc/hs_workload
+check_output "dump prints the persistent session's folded stacks" \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.* [0-9]+$' hotstack dump
+check "dump -o FILE.svg" hotstack dump -o /tmp/p.svg
+check_output "the dump's flame graph has the workload" '<title>hs_leaf \[hs_workload\]' \
+	cat /tmp/p.svg
+check_output "dump | report - gives the live report" '^# by self' \
+	sh -c 'hotstack dump | hotstack report -'
 check "rmmod hs_workload" rmmod hs_workload
 check "rmmod hotstack" rmmod hotstack

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack dump: the persistent session's profile (autostart=1), in any
+ * format, while it keeps sampling: read() of an unconfigured session is a
+ * consistent copy of the persistent one's table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "device.h"
+#include "profile.h"
+#include "record.h"
+
+/* The folded text of @fd until EOF, or NULL. */
+char *hs_read_folded(int fd)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *text = malloc(cap), *grown;
+	ssize_t n;
+
+	while (text) {
+		if (cap - len < 4096) {
+			grown = realloc(text, cap *= 2);
+			if (!grown)
+				break;
+			text = grown;
+		}
+		n = read(fd, text + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (!n) {
+			text[len] = '\0';
+			return text;
+		}
+		len += n;
+	}
+	free(text);
+	return NULL;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	const char *out = NULL;
+	struct hs_profile p = { 0 };
+	int i, fd, ret, format = HS_FMT_FOLDED;
+	char *text;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+			format = strcmp(out, "-") ? hs_format_of_name(out) : HS_FMT_FOLDED;
+			if (format < 0) {
+				fprintf(stderr, "hotstack dump: cannot tell the format of '%s': "
+					"use .txt, .folded, .json or .svg\n", out);
+				return HS_EXIT_USAGE;
+			}
+		} else {
+			fprintf(stderr, "hotstack dump: unexpected argument '%s'\n"
+				"usage: hotstack dump [-o OUT.folded|.txt|.json|.svg]\n", argv[i]);
+			return HS_EXIT_USAGE;
+		}
+	}
+	fd = hs_device_open();
+	if (fd < 0)
+		return 1;
+	text = hs_read_folded(fd);
+	close(fd);
+	if (!text) {
+		fprintf(stderr, "hotstack dump: cannot read the profile: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!text[0]) {
+		fprintf(stderr, "hotstack dump: there is no persistent session: load the module "
+			"with autostart=1 (or use hotstack record)\n");
+		free(text);
+		return 1;
+	}
+	ret = hs_profile_parse(&p, text, NULL);
+	free(text);
+	if (!ret)
+		ret = hs_write_profile(out, format, &p);
+	hs_profile_free(&p);
+	return ret ? 1 : 0;
+}
