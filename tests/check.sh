@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: install what is missing, build, lint, host unit tests, and the
+# make check: install what is missing, build, lint, host unit tests, the
 # VM suite on Debian's generic and PREEMPT_RT kernels and on the debug
-# kernel. Every step prints TAP lines; the last line of output is
+# kernel, and the DKMS build loaded in the VM. Every step prints TAP lines; the last line of output is
 # "N passed, N failed" and the exit status is non-zero on any failure.
 #
 # HOTSTACK_KERNELS overrides the list of VM kernels (default: generic rt debug).
@@ -51,6 +51,7 @@ if step deps tests/deps.sh; then
 	for k in $kernels; do
 		step "vm $k" tests/vm/run.sh "$k"
 	done
+	step dkms tests/dkms.sh
 fi
 
 passed=$(grep -c '^ok' "$log")
