@@ -17,7 +17,7 @@ packages=(
 	# the VM: emulator, initramfs, busybox for the guest
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	# the README's DKMS install, built and loaded by make check
-	dkms
+	dkms openssl
 	"$@"
 )
 
