@@ -79,7 +79,7 @@ static void hs_fill_key(const struct hotstack_session *s, struct hs_key *k)
 		k->context = hs_context(s);
 }
 
-/* Walk the stacks of @regs into @st; returns the drop reason or -1. */
+/* Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED. */
 static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 		   struct hs_stack *st)
 {
@@ -89,9 +89,10 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 		.collapse = s->cfg.flags & HOTSTACK_CFG_COLLAPSE,
 	};
 	unsigned int nr_kernel;
+	u8 flags = 0;
 
 	if (user_mode(regs)) {
-		st->key.flags |= HOTSTACK_ENTRY_USER_MODE;
+		flags |= HOTSTACK_ENTRY_USER_MODE;
 	} else if (s->cfg.stacks & HOTSTACK_STACK_KERNEL) {
 		/* IP only (max_depth 1): no walk at all, the stack is cut. */
 		if (w.max == 1) {
@@ -108,17 +109,18 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 	st->key.nr_kernel = nr_kernel;
 	st->key.nr_user = w.nr - nr_kernel;
 	if (w.truncated)
-		st->key.flags |= HOTSTACK_ENTRY_TRUNCATED;
+		flags |= HOTSTACK_ENTRY_TRUNCATED;
 	if (w.fault)
-		st->key.flags |= HOTSTACK_ENTRY_USER_FAULT;
+		flags |= HOTSTACK_ENTRY_USER_FAULT;
 	if (w.collapsed) {
-		st->key.flags |= HOTSTACK_ENTRY_COLLAPSED;
+		flags |= HOTSTACK_ENTRY_COLLAPSED;
 		st->key.depth = min_t(unsigned int, w.collapsed, U16_MAX);
 	}
+	st->key.flags = flags;
 	/* A user-mode sample with no user walk still counts, as "[user]". */
-	if (!w.nr && !(st->key.flags & HOTSTACK_ENTRY_USER_MODE))
+	if (!w.nr && !(flags & HOTSTACK_ENTRY_USER_MODE))
 		return HOTSTACK_DROP_NO_STACK;
-	return -1;
+	return HS_COUNTED;
 }
 
 /**
@@ -146,10 +148,9 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	tab = &slot->tab[READ_ONCE(s->active)];
 	stats = tab->stats;
 	/* Clock reads cost as much as the rest of an IP sample: time 1 in N. */
-	timed = !(stats->samples & (HOTSTACK_TIMED_EVERY - 1));
+	timed = !(local64_inc_return((local64_t *)&stats->samples) & (HOTSTACK_TIMED_EVERY - 1));
 	if (timed)
 		start = local_clock();
-	hs_inc(&stats->samples);
 	if (in_nmi())
 		hs_inc(&stats->nmi_samples);
 	if (local_inc_return(&slot->busy) != 1) {
@@ -157,8 +158,9 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 		goto out_busy;
 	}
 
-	if (((s->cfg.flags & HOTSTACK_CFG_PID) && task_tgid_nr(current) != s->cfg.pid) ||
-	    ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current))) {
+	if (unlikely(s->cfg.flags & (HOTSTACK_CFG_PID | HOTSTACK_CFG_EXCLUDE_IDLE)) &&
+	    (((s->cfg.flags & HOTSTACK_CFG_PID) && task_tgid_nr(current) != s->cfg.pid) ||
+	     ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current)))) {
 		hs_drop(s, stats, HOTSTACK_DROP_FILTERED);
 		goto out;
 	}
@@ -169,7 +171,8 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 
 	st = slot->buf;
 	memset(&st->key, 0, sizeof(st->key));
-	hs_fill_key(s, &st->key);
+	if (s->cfg.keys)
+		hs_fill_key(s, &st->key);
 	drop = hs_walk(s, regs, st);
 	if (drop < 0)
 		drop = hs_table_add(tab, st, hs_stack_hash(st));
@@ -179,7 +182,8 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 		stats->counted++;
 		if (st->key.flags & HOTSTACK_ENTRY_TRUNCATED)
 			stats->truncated++;
-		if (unlikely(stats->entries >= tab->fill_mark))
+		/* Only a new entry can take the table to its next fill level. */
+		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
 			hs_fill(s, tab);
 	}
 

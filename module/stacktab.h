@@ -30,6 +30,10 @@
 /* Longest probe sequence before a new stack counts as table full. */
 #define HS_MAX_PROBES		64
 
+/* hs_table_add() results besides a drop reason (>= 0). */
+#define HS_COUNTED	(-1)	/* a hit: an existing entry counted it */
+#define HS_COUNTED_NEW	(-2)	/* a new entry was made for it */
+
 /* Words of key in front of the frames in a walk buffer (struct hs_key). */
 #define HS_KEY_WORDS		4
 
@@ -156,12 +160,13 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 	WRITE_ONCE(stats->entries, stats->entries + 1);
 	/* Publish: frames and fields before the hash (pairs with readers' acquire). */
 	smp_store_release(&e->hash, hash);
-	return -1;
+	return HS_COUNTED_NEW;
 }
 
 /*
- * Count one sample of @st (hash @hash) in @t. Returns -1 when counted,
- * else the HOTSTACK_DROP_* reason (the caller counts the drop).
+ * Count one sample of @st (hash @hash) in @t. Returns HS_COUNTED or
+ * HS_COUNTED_NEW when counted, else the HOTSTACK_DROP_* reason (the caller
+ * counts the drop).
  */
 static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash)
 {
@@ -177,7 +182,7 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 			return hs_entry_fill(t, e, st, hash);
 		if (h == hash && hs_entry_equal(e, t->arena, st)) {
 			WRITE_ONCE(e->count, e->count + 1);
-			return -1;
+			return HS_COUNTED;
 		}
 	}
 	return HOTSTACK_DROP_TABLE_FULL;

@@ -55,10 +55,18 @@ static struct hs_stack *stack(struct fixture *f, const u64 *frames, unsigned int
 	return &f->buf.st;
 }
 
-/* Add with the real hash; returns the drop reason or -1. */
+/* Add with @hash; the drop reason, or -1 when counted (hit or new entry). */
+static int addh(struct fixture *f, struct hs_stack *st, u64 hash)
+{
+	int r = hs_table_add(&f->t, st, hash);
+
+	return r < 0 ? -1 : r;
+}
+
+/* Add with the real hash. */
 static int add(struct fixture *f, struct hs_stack *st)
 {
-	return hs_table_add(&f->t, st, hs_stack_hash(st));
+	return addh(f, st, hs_stack_hash(st));
 }
 
 static u64 count_of(struct fixture *f, struct hs_stack *st)
@@ -75,6 +83,10 @@ static void counts_hits(void **state)
 {
 	struct fixture *f = *state;
 	u64 a[] = { 0x1000, 0x2000, 0x3000 };
+
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42), HS_COUNTED_NEW);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42), HS_COUNTED);
+	hs_table_clear(&f->t);
 
 	assert_int_equal(add(f, stack(f, a, 3, 0)), -1);
 	assert_int_equal(add(f, stack(f, a, 3, 0)), -1);
@@ -106,9 +118,9 @@ static void hash_collision_is_not_a_merge(void **state)
 	u64 a[] = { 1 }, b[] = { 2 };
 	const u64 same = 0x1234;	/* forced: both stacks get one hash */
 
-	assert_int_equal(hs_table_add(&f->t, stack(f, a, 1, 0), same), -1);
-	assert_int_equal(hs_table_add(&f->t, stack(f, b, 1, 0), same), -1);
-	assert_int_equal(hs_table_add(&f->t, stack(f, b, 1, 0), same), -1);
+	assert_int_equal(addh(f, stack(f, a, 1, 0), same), -1);
+	assert_int_equal(addh(f, stack(f, b, 1, 0), same), -1);
+	assert_int_equal(addh(f, stack(f, b, 1, 0), same), -1);
 	assert_int_equal(f->stats.entries, 2);
 	assert_int_equal(count_of(f, stack(f, a, 1, 0)), 1);
 	assert_int_equal(count_of(f, stack(f, b, 1, 0)), 2);
@@ -142,7 +154,7 @@ static void probe_limit(void **state)
 	f->t.max_used = ENTRIES;
 	for (i = 0; i < ENTRIES; i++) {
 		fr[0] = i;
-		assert_int_equal(hs_table_add(&f->t, stack(f, fr, 1, 0), 7),
+		assert_int_equal(addh(f, stack(f, fr, 1, 0), 7),
 				 i < HS_MAX_PROBES ? -1 : HOTSTACK_DROP_TABLE_FULL);
 	}
 }
