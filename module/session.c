@@ -93,16 +93,22 @@ static void hs_hdr_end(struct hotstack_mmap_header *h)
 	WRITE_ONCE(h->seq, h->seq + 1);
 }
 
-static void hs_hdr_update(struct hotstack_session *s)
+/* The session's state into the header; between hs_hdr_begin() and _end(). */
+static void hs_hdr_fields(struct hotstack_session *s)
 {
 	struct hotstack_mmap_header *h = s->hdr;
 
-	hs_hdr_begin(h);
 	WRITE_ONCE(h->state, s->state);
 	WRITE_ONCE(h->generation, s->generation);
 	WRITE_ONCE(h->active, s->active);
 	WRITE_ONCE(h->readable, !s->active);
-	hs_hdr_end(h);
+}
+
+static void hs_hdr_update(struct hotstack_session *s)
+{
+	hs_hdr_begin(s->hdr);
+	hs_hdr_fields(s);
+	hs_hdr_end(s->hdr);
 }
 
 static void hs_event_attr(const struct hotstack_config *c, struct perf_event_attr *attr)
@@ -429,6 +435,15 @@ int hotstack_start(struct hotstack_session *s)
 
 	/* Creates the events on every online CPU of the session. */
 	ret = cpuhp_state_add_instance(hotstack_cpuhp_state, &s->cpuhp_node);
+	if (ret) {
+		/* Not added: nothing to remove from the hotplug state. */
+		mutex_lock(&hotstack_running_lock);
+		list_del_rcu(&s->run_node);
+		mutex_unlock(&hotstack_running_lock);
+		synchronize_rcu();
+		hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
+		return ret;
+	}
 	for (i = 0; !ret && i < s->nr_slots; i++)
 		ret = s->slots[i].err;
 	s->run_start_ns = ktime_get_ns();
@@ -476,9 +491,7 @@ void hotstack_swap(struct hotstack_session *s, bool reset)
 	/* Events fire once per generation: arm them again. */
 	WRITE_ONCE(s->ev_raised, 0);
 	s->generation++;
-	WRITE_ONCE(s->hdr->generation, s->generation);
-	WRITE_ONCE(s->hdr->active, new);
-	WRITE_ONCE(s->hdr->readable, old);
+	hs_hdr_fields(s);
 	hs_hdr_end(s->hdr);
 }
 
