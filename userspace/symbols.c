@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack tool: kernel symbols from /proc/kallsyms.
+ *
+ * The module's read() prints sprint_symbol_no_offset() of each frame:
+ * "func" for the core kernel, "func [module]" for a module, the first of
+ * several names at one address, and "[unknown]" where kallsyms knows
+ * nothing. This file gives the same text from /proc/kallsyms: its text
+ * symbols sorted by address (the first listed wins among aliases), and
+ * "unknown" ranges after the end of the kernel's text (_etext,
+ * _einittext), after each module (from /proc/modules) and over the
+ * kernel's own trampolines ("[__builtin__*]", which sprint_symbol() does
+ * not know either). BPF programs print without their "[bpf]", as in the
+ * kernel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+const char hs_kptr_restrict_hint[] =
+	"kernel addresses are hidden (kernel.kptr_restrict): /proc/kallsyms shows only "
+	"zeros. Run as root (or with CAP_SYSLOG), or allow them with 'sysctl "
+	"kernel.kptr_restrict=0'; the module's read() text (symbolized in the kernel) "
+	"works meanwhile";
+
+/* One symbol (or unknown range) while loading. */
+struct hs_ksym_tmp {
+	uint64_t addr;
+	uint32_t seq;		/* order in the file: the first alias wins */
+	uint32_t marker;	/* 1: an unknown range (sorts after a symbol there) */
+	uint32_t name;
+	uint16_t len;
+};
+
+struct hs_ksym_build {
+	struct hs_ksym_tmp *t;
+	size_t nr, cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+/* The whole of a /proc file (their size is 0 until read): malloc'd, NUL-ended. */
+static char *hs_slurp(const char *path, size_t *lenp)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf, *grown;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		if (cap - len < 65536) {
+			grown = realloc(buf, cap *= 2);
+			if (!grown)
+				break;
+			buf = grown;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (!n) {
+			close(fd);
+			buf[len] = '\0';
+			*lenp = len;
+			return buf;
+		}
+		len += n;
+	}
+	n = errno;
+	free(buf);
+	close(fd);
+	errno = n ? n : ENOMEM;
+	return NULL;
+}
+
+static int hs_build_add(struct hs_ksym_build *b, uint64_t addr, int marker, const char *name,
+			size_t name_len, const char *mod, size_t mod_len)
+{
+	size_t need = name_len + (mod ? mod_len + 3 : 0) + 1;
+	struct hs_ksym_tmp *t;
+
+	if (b->nr == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 65536;
+		t = realloc(b->t, b->cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		b->t = t;
+	}
+	t = &b->t[b->nr];
+	t->addr = addr;
+	t->seq = b->nr;
+	t->marker = marker;
+	t->name = HS_KSYM_NONE;
+	t->len = 0;
+	b->nr++;
+	if (marker)
+		return 0;
+	if (need > UINT16_MAX)
+		need = UINT16_MAX;
+	if (b->names_len + need > b->names_cap) {
+		char *grown;
+
+		b->names_cap = b->names_cap ? b->names_cap * 2 : 1 << 20;
+		while (b->names_len + need > b->names_cap)
+			b->names_cap *= 2;
+		grown = realloc(b->names, b->names_cap);
+		if (!grown)
+			return -ENOMEM;
+		b->names = grown;
+	}
+	t->name = b->names_len;
+	if (mod)
+		t->len = snprintf(b->names + b->names_len, need, "%.*s [%.*s]", (int)name_len, name,
+				  (int)mod_len, mod);
+	else
+		t->len = snprintf(b->names + b->names_len, need, "%.*s", (int)name_len, name);
+	if (t->len >= need)
+		t->len = need - 1;
+	b->names_len += t->len + 1;
+	return 0;
+}
+
+static int hs_tmp_cmp(const void *pa, const void *pb)
+{
+	const struct hs_ksym_tmp *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->marker != b->marker)
+		return a->marker < b->marker ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Parse /proc/kallsyms text; *nonzero counts addresses that are not 0. */
+static int hs_parse_kallsyms(struct hs_ksym_build *b, char *text, size_t *nonzero)
+{
+	char *line, *end, *p, *name, *mod;
+	size_t name_len, mod_len;
+	uint64_t addr;
+	char type;
+	int ret;
+
+	for (line = text; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		addr = strtoull(line, &p, 16);
+		if (p == line || p[0] != ' ' || !p[1] || p[2] != ' ')
+			continue;
+		type = p[1];
+		if (addr)
+			(*nonzero)++;
+		name = p + 3;
+		for (p = name; p < end && *p != '\t' && *p != ' '; p++)
+			;
+		name_len = p - name;
+		mod = NULL;
+		mod_len = 0;
+		while (p < end && (*p == '\t' || *p == ' '))
+			p++;
+		if (p < end && *p == '[') {
+			mod = p + 1;
+			for (p = mod; p < end && *p != ']'; p++)
+				;
+			mod_len = p - mod;
+		}
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (!name_len || !addr)
+			continue;
+		/* sprint_symbol() knows neither the kernel's trampolines ... */
+		if (mod && mod_len > 11 && !strncmp(mod, "__builtin__", 11)) {
+			ret = hs_build_add(b, addr, 1, NULL, 0, NULL, 0);
+		} else if (!mod && ((name_len == 6 && !strncmp(name, "_etext", 6)) ||
+				    (name_len == 10 && !strncmp(name, "_einittext", 10)))) {
+			/* ... nor what follows the end of the kernel's text. */
+			ret = hs_build_add(b, addr, 1, NULL, 0, NULL, 0);
+		} else {
+			/* ... and names BPF programs without their "[bpf]". */
+			if (mod && mod_len == 3 && !strncmp(mod, "bpf", 3))
+				mod = NULL;
+			ret = hs_build_add(b, addr, 0, name, name_len, mod, mod_len);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* /proc/modules: "name size refcount deps state address ..." -> end markers. */
+static int hs_parse_modules(struct hs_ksym_build *b, char *text)
+{
+	char *line, *end, *p;
+	uint64_t size, addr;
+	int field, ret;
+
+	for (line = text; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		p = line;
+		size = addr = 0;
+		for (field = 0; field < 6 && p < end; field++) {
+			while (p < end && *p == ' ')
+				p++;
+			if (field == 1)
+				size = strtoull(p, NULL, 10);
+			else if (field == 5)
+				addr = strtoull(p, NULL, 16);
+			while (p < end && *p != ' ')
+				p++;
+		}
+		if (!addr || !size)
+			continue;
+		ret = hs_build_add(b, addr + size, 1, NULL, 0, NULL, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int hs_ksyms_load(struct hs_ksyms *k, const char *kallsyms, const char *modules, char *err,
+		  size_t errlen)
+{
+	struct hs_ksym_build b = { 0 };
+	size_t len, nonzero = 0, i, out;
+	char *text;
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	if (!kallsyms)
+		kallsyms = "/proc/kallsyms";
+	text = hs_slurp(kallsyms, &len);
+	if (!text) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read %s: %s", kallsyms, strerror(-ret));
+		return ret;
+	}
+	ret = hs_parse_kallsyms(&b, text, &nonzero);
+	free(text);
+	if (ret)
+		goto out_nomem;
+	if (!nonzero && len) {
+		snprintf(err, errlen, "%s", hs_kptr_restrict_hint);
+		ret = -EPERM;
+		goto out_free;
+	}
+	if (!b.nr) {
+		snprintf(err, errlen, "%s lists no kernel text symbol", kallsyms);
+		ret = -ENOENT;
+		goto out_free;
+	}
+	text = modules ? hs_slurp(modules, &len) : NULL;
+	if (text) {
+		ret = hs_parse_modules(&b, text);
+		free(text);
+		if (ret)
+			goto out_nomem;
+	}
+
+	qsort(b.t, b.nr, sizeof(*b.t), hs_tmp_cmp);
+	k->addr = malloc(b.nr * sizeof(*k->addr));
+	k->name = malloc(b.nr * sizeof(*k->name));
+	k->len = malloc(b.nr * sizeof(*k->len));
+	if (!k->addr || !k->name || !k->len)
+		goto out_nomem;
+	/* One range per address: the first symbol listed there. */
+	for (i = 0, out = 0; i < b.nr; i++) {
+		if (out && k->addr[out - 1] == b.t[i].addr)
+			continue;
+		k->addr[out] = b.t[i].addr;
+		k->name[out] = b.t[i].name;
+		k->len[out] = b.t[i].len;
+		out++;
+	}
+	k->nr = out;
+	k->names = b.names;
+	k->names_len = b.names_len;
+	free(b.t);
+	return 0;
+
+out_nomem:
+	ret = -ENOMEM;
+	snprintf(err, errlen, "out of memory loading %s", kallsyms);
+out_free:
+	free(b.t);
+	free(b.names);
+	hs_ksyms_free(k);
+	return ret;
+}
+
+void hs_ksyms_free(struct hs_ksyms *k)
+{
+	free(k->addr);
+	free(k->name);
+	free(k->len);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+const char *hs_ksyms_lookup(const struct hs_ksyms *k, uint64_t addr, size_t *len)
+{
+	size_t lo = 0, hi = k->nr, mid;
+
+	/* The last range starting at or below @addr. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (k->addr[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || k->name[lo - 1] == HS_KSYM_NONE) {
+		if (len)
+			*len = sizeof(HS_UNKNOWN_FRAME) - 1;
+		return HS_UNKNOWN_FRAME;
+	}
+	if (len)
+		*len = k->len[lo - 1];
+	return k->names + k->name[lo - 1];
+}
