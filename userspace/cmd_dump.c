@@ -14,6 +14,7 @@
 #include "device.h"
 #include "profile.h"
 #include "record.h"
+#include "table.h"
 
 /* The folded text of @fd until EOF, or NULL. */
 char *hs_read_folded(int fd)
@@ -69,6 +70,18 @@ int cmd_dump(int argc, char **argv)
 	fd = hs_device_open();
 	if (fd < 0)
 		return 1;
+	/*
+	 * Symbolized here from the mmap when the session can be mapped; the
+	 * module maps only a configured session, not the persistent one that
+	 * a fresh open reads, so this is read()'s text for now.
+	 */
+	if (!hs_session_profile(fd, NULL, HS_GEN_ACTIVE, NULL, 0, &p, 0)) {
+		close(fd);
+		ret = hs_write_profile(out, format, &p);
+		hs_profile_free(&p);
+		return ret ? 1 : 0;
+	}
+	hs_profile_free(&p);
 	text = hs_read_folded(fd);
 	close(fd);
 	if (!text) {

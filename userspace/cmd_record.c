@@ -25,6 +25,7 @@
 #include "netlink.h"
 #include "profile.h"
 #include "record.h"
+#include "table.h"
 
 static const char hs_record_usage[] =
 	"usage: hotstack record [-e EVENT[:p|:pp|:ppp|:k|:u]] [-F HZ | -c PERIOD]\n"
@@ -363,27 +364,41 @@ static int hs_configure(int fd, struct hs_record_opts *o)
 	return -1;
 }
 
+/* Free the lines of @q only (its other fields belong to the recording). */
+static void hs_drop_lines(struct hs_profile *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nr; i++)
+		free(q->lines[i].stack);
+	free(q->lines);
+}
+
 /*
- * Read the folded text of the stopped session, and add the samples lost
- * (not those filtered out: other processes were not asked for) to it.
+ * The stopped session's profile, with the samples lost (not those
+ * filtered out: other processes were not asked for): from the mmap,
+ * symbolized here, when this process may map the table and read
+ * /proc/kallsyms; else the module's folded text (read()).
  */
 static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile *p)
 {
-	char *text = hs_read_folded(fd), name[64];
+	struct hs_profile q = *p;	/* the recording's facts, no lines yet */
 	size_t bad = 0;
-	int i, ret;
+	char *text;
+	int ret;
 
+	if (!hs_session_profile(fd, NULL, HS_GEN_ACTIVE, NULL, 0, &q, 0)) {
+		*p = q;
+		return 0;
+	}
+	hs_drop_lines(&q);
+	text = hs_read_folded(fd);
 	if (!text)
 		return -errno;
 	ret = hs_profile_parse(p, text, &bad);
 	free(text);
-	p->filtered = st->total.drops[HOTSTACK_DROP_FILTERED];
-	for (i = 0; !ret && i < HOTSTACK_DROP_MAX; i++) {
-		if (!st->total.drops[i] || i == HOTSTACK_DROP_FILTERED)
-			continue;
-		snprintf(name, sizeof(name), HS_DROPPED_FRAME ";[%s]", hs_drop_name(i));
-		ret = hs_profile_add(p, name, strlen(name), st->total.drops[i]);
-	}
+	if (!ret)
+		ret = hs_profile_add_drops(p, st->total.drops);
 	return ret;
 }
 

@@ -20,10 +20,11 @@ struct hs_profile {
 	uint64_t truncated;	/* samples of stacks marked [truncated] */
 	uint64_t collapsed;	/* samples of stacks marked [collapsed N] */
 	uint64_t filtered;	/* samples of other processes or idle (not lost: not asked for) */
-	/* What recorded it, when known (record fills these; a file does not). */
+	/* What recorded it, when known (record fills these; a pprof file keeps them). */
 	const char *event;
 	char rate[32];
 	double seconds;
+	char event_buf[32];	/* the event's name when read from a file */
 };
 
 /* The pseudo-stack of the drops of one reason: "[dropped];[REASON]". */
@@ -43,5 +44,21 @@ int hs_write_folded(FILE *f, const struct hs_profile *p);
 int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top);
 int hs_write_json(FILE *f, const struct hs_profile *p);
 int hs_write_svg(FILE *f, const struct hs_profile *p);	/* fmt_svg.c */
+int hs_write_pprof(FILE *f, const struct hs_profile *p);	/* fmt_pprof.c, gzipped */
+
+/*
+ * Decode a pprof profile (protobuf, already gunzipped) into @p: stacks
+ * outermost first, the first "count" value; samples it cannot use are
+ * counted in *bad (may be NULL). 0, -EBADMSG (not a profile) or -ENOMEM.
+ */
+int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad);
+
+/*
+ * Load a saved profile from @path ("-": standard input): folded text or
+ * pprof, gzipped or not. Returns 0, or -errno with the reason, the file
+ * named, in @err.
+ */
+int hs_profile_load(struct hs_profile *p, const char *path, size_t *bad, char *err,
+		    size_t errlen);
 
 #endif

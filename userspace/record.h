@@ -9,7 +9,7 @@
 
 #define HS_MAX_CPU_WORDS	16	/* -C: CPUs 0-1023 */
 
-enum hs_format { HS_FMT_FOLDED, HS_FMT_REPORT, HS_FMT_JSON, HS_FMT_SVG };
+enum hs_format { HS_FMT_FOLDED, HS_FMT_REPORT, HS_FMT_JSON, HS_FMT_SVG, HS_FMT_PPROF };
 
 struct hs_record_opts {
 	const char *event;		/* as given (or the fallback) */
@@ -35,7 +35,7 @@ struct hs_record_opts {
  */
 int hs_record_parse(int argc, char **argv, struct hs_record_opts *o);
 
-/* The format a file name asks for (.folded .txt .json .svg), or -1. */
+/* The format a file name asks for (.folded .txt .json .svg .pb.gz), or -1. */
 int hs_format_of_name(const char *name);
 
 struct hs_profile;

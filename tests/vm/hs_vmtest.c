@@ -52,6 +52,8 @@
 
 #include "events.h"
 #include "netlink.h"
+#include "profile.h"
+#include "table.h"
 
 static int failures;
 
@@ -1353,6 +1355,52 @@ static void test_churn(unsigned int n)
 	tap(ok == n, "%u sessions started, stopped and closed (%u ok)", n, ok);
 }
 
+/* ---- the tool's symbolization against read()'s ------------------------- */
+
+/* Write @p folded to @path; a TAP line. */
+static void write_folded(const char *path, const struct hs_profile *p, const char *what)
+{
+	FILE *f = fopen(path, "w");
+
+	tap(f && !hs_write_folded(f, p) && !fclose(f), "symbols: write %s (%zu lines)", what,
+	    p->nr);
+}
+
+/*
+ * One stopped session profiled (kernel and user stacks, every key,
+ * recursion collapsed, @max_depth), then its profile written twice: from
+ * read() (the module's symbols, plus the drop lines) to @out_read, and
+ * from the mmap with the tool's kallsyms symbols to @out_mmap. The shell
+ * test compares them.
+ */
+static void test_symbols(unsigned int max_depth, const char *out_read, const char *out_mmap)
+{
+	struct hs_profile pr = { 0 }, pm = { 0 };
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	int fd = open_dev(), ret;
+	char *text;
+
+	default_config(&c);
+	c.flags |= HOTSTACK_CFG_COLLAPSE;
+	c.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+	c.keys = HOTSTACK_KEY_ALL;
+	c.max_depth = max_depth;
+	profile_workload(fd, &c, "symbols", 6, 4, 500);
+	get_stats(fd, &st, 0);
+	text = read_all(fd);
+	tap(text && !hs_profile_parse(&pr, text, NULL) &&
+	    !hs_profile_add_drops(&pr, st.total.drops), "symbols: read() text parsed");
+	free(text);
+	ret = hs_session_profile(fd, NULL, HS_GEN_ACTIVE, NULL, 0, &pm, 0);
+	tap(!ret, "symbols: profile from the mmap and /proc/kallsyms (%s)", strerror(-ret));
+	write_folded(out_read, &pr, out_read);
+	write_folded(out_mmap, &pm, out_mmap);
+	hs_profile_free(&pr);
+	hs_profile_free(&pm);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
@@ -1390,6 +1438,8 @@ int main(int argc, char **argv)
 		test_context();
 	else if (argc == 2 && !strcmp(argv[1], "delegated"))
 		test_delegated();
+	else if (argc == 5 && !strcmp(argv[1], "symbols"))
+		test_symbols(atoi(argv[2]), argv[3], argv[4]);
 	else if (argc >= 2 && !strcmp(argv[1], "runas"))
 		return runas(argc - 2, argv + 2);
 	else {

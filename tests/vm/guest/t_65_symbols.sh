@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# The tool's own symbolization (mmap + /proc/kallsyms) against read()'s text.
+. /tests/lib.sh
+
+check "insmod hotstack.ko" reload
+check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
+
+# One stopped session, written from read() and from the mmap: equal.
+for depth in 64 4; do
+	tap "hs_vmtest symbols $depth" hs_vmtest symbols $depth /tmp/s-read.folded /tmp/s-mmap.folded
+	sort /tmp/s-read.folded >/tmp/s-read.sorted
+	sort /tmp/s-mmap.folded >/tmp/s-mmap.sorted
+	check "max_depth $depth: the tool's symbols give read()'s profile, line for line" \
+		diff -u /tmp/s-read.sorted /tmp/s-mmap.sorted
+	check "max_depth $depth: neither is empty" [ -s /tmp/s-mmap.sorted ]
+	cp /tmp/s-mmap.folded /tmp/s-mmap-$depth.folded
+done
+check_output "the workload's functions are symbolized by the tool" \
+	'hs_vmtest;\[pid [0-9]+\];\[task\];.*hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	cat /tmp/s-mmap-64.folded
+check_output "recursion collapsed by the module shows as read() shows it" \
+	'\[collapsed [0-9]+\];.*hs_rec_a \[hs_workload\];hs_leaf' cat /tmp/s-mmap-64.folded
+check_output "stacks cut at max_depth 4 are marked" '^hs_vmtest;\[pid [0-9]+\];\[task\];\[truncated\];' \
+	cat /tmp/s-mmap-4.folded
+
+# record symbolizes with /proc/kallsyms, silently.
+hotstack record -F 1000 -o /tmp/k.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
+	>/tmp/k.out 2>&1
+check "record as root" [ $? -eq 0 ]
+check_output "record says nothing about kernel symbols" '^0$' \
+	sh -c 'grep -c kptr_restrict /tmp/k.out'
+check_output "its profile has the workload's frames" \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	cat /tmp/k.folded
+
+# kptr_restrict=2 hides addresses even from root: record says so and uses read().
+old=$(cat /proc/sys/kernel/kptr_restrict)
+echo 2 >/proc/sys/kernel/kptr_restrict
+check "kptr_restrict=2 hides /proc/kallsyms' addresses" \
+	sh -c '! grep -qv "^0000000000000000 " /proc/kallsyms'
+hotstack record -F 1000 -o /tmp/r.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
+	>/tmp/r.out 2>&1
+check "record with kptr_restrict=2 succeeds" [ $? -eq 0 ]
+check_output "and says why it does not symbolize, and what to do" \
+	'kernel addresses are hidden \(kernel.kptr_restrict\).*CAP_SYSLOG.*sysctl kernel.kptr_restrict=0' \
+	cat /tmp/r.out
+check_output "its profile comes from read(), symbolized by the module" \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	cat /tmp/r.folded
+echo "$old" >/proc/sys/kernel/kptr_restrict
+
+check "rmmod hs_workload" rmmod hs_workload
+check "rmmod hotstack" rmmod hotstack

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack tool: pprof profiles (github.com/google/pprof proto/profile.proto,
+ * gzipped), written and read with protobuf-c and zlib.
+ *
+ * Written: one Function and one Location (same id) per distinct frame text,
+ * kernel frames in the mapping [kernel.kallsyms], hex user frames in [user]
+ * (with their address), hotstack's markers ([dropped], [truncated], ...) in
+ * none. One Sample per folded line, in the same order, locations innermost
+ * first as pprof wants. The totals go in comments "hotstack KEY: VALUE".
+ * Read: any profile.proto; stacks are rebuilt outermost first from the
+ * locations' lines (inlined functions included), so folded -> pprof ->
+ * folded gives the same text.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.h"
+#include "profile.pb-c.h"
+
+/* Mapping ids of the profiles hotstack writes. */
+#define HS_PPROF_KERNEL	1
+#define HS_PPROF_USER	2
+
+/* The string table, and the frames among its strings, found by hashing. */
+struct hs_strtab {
+	char **str;
+	uint64_t *fn;		/* per string: its function id, 0 if not a frame */
+	size_t nr, cap;
+	size_t *slot;		/* string index + 1; 0 is empty */
+	size_t nslots;		/* a power of two, at least twice nr */
+	size_t nr_fn;
+};
+
+static size_t hs_hash(const char *s, size_t len)
+{
+	size_t h = 5381;
+
+	while (len--)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static int hs_strtab_grow(struct hs_strtab *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 1024, i, j;
+	size_t *slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < t->nr; i++) {
+		j = hs_hash(t->str[i], strlen(t->str[i])) & (n - 1);
+		while (slot[j])
+			j = (j + 1) & (n - 1);
+		slot[j] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslots = n;
+	return 0;
+}
+
+/* The index of @s[0..len) in the table, added if new; -1 without memory. */
+static int64_t hs_strtab_index(struct hs_strtab *t, const char *s, size_t len)
+{
+	size_t j;
+
+	if ((t->nr + 1) * 2 > t->nslots && hs_strtab_grow(t))
+		return -1;
+	for (j = hs_hash(s, len) & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1)) {
+		const char *o = t->str[t->slot[j] - 1];
+
+		if (!strncmp(o, s, len) && !o[len])
+			return t->slot[j] - 1;
+	}
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		char **str = realloc(t->str, cap * sizeof(*str));
+		uint64_t *fn;
+
+		if (!str)
+			return -1;
+		t->str = str;
+		fn = realloc(t->fn, cap * sizeof(*fn));
+		if (!fn)
+			return -1;
+		t->fn = fn;
+		t->cap = cap;
+	}
+	t->str[t->nr] = strndup(s, len);
+	if (!t->str[t->nr])
+		return -1;
+	t->fn[t->nr] = 0;
+	t->slot[j] = t->nr + 1;
+	return t->nr++;
+}
+
+static int64_t hs_strtab_add(struct hs_strtab *t, const char *s)
+{
+	return hs_strtab_index(t, s, strlen(s));
+}
+
+static void hs_strtab_free(struct hs_strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free(t->str[i]);
+	free(t->str);
+	free(t->fn);
+	free(t->slot);
+}
+
+/* A user frame is a hex address: "0x7f12...". */
+static int hs_frame_address(const char *name, uint64_t *addr)
+{
+	char *end;
+
+	if (strncmp(name, "0x", 2) || !name[2])
+		return 0;
+	*addr = strtoull(name + 2, &end, 16);
+	return !*end;
+}
+
+/* The mapping a frame belongs to: markers none, hex addresses user, else kernel. */
+static uint64_t hs_frame_mapping(const char *name, uint64_t *addr)
+{
+	*addr = 0;
+	if (name[0] == '[')
+		return 0;
+	if (hs_frame_address(name, addr))
+		return HS_PPROF_USER;
+	return HS_PPROF_KERNEL;
+}
+
+/* All the protobuf-c structs of one written profile, freed together. */
+struct hs_pprof_out {
+	Perftools__Profiles__Profile prof;
+	Perftools__Profiles__ValueType types[2], period_type;
+	Perftools__Profiles__ValueType *type_ptrs[2];
+	Perftools__Profiles__Mapping maps[2], *map_ptrs[2];
+	Perftools__Profiles__Sample *samples, **sample_ptrs;
+	Perftools__Profiles__Location *locs, **loc_ptrs;
+	Perftools__Profiles__Function *fns, **fn_ptrs;
+	Perftools__Profiles__Line *lines, **line_ptrs;
+	uint64_t *ids;		/* every sample's location ids, one array */
+	int64_t *values;	/* every sample's values, one array */
+	int64_t comments[8];
+	struct hs_strtab strs;
+};
+
+static void hs_pprof_out_free(struct hs_pprof_out *o)
+{
+	free(o->samples);
+	free(o->sample_ptrs);
+	free(o->locs);
+	free(o->loc_ptrs);
+	free(o->fns);
+	free(o->fn_ptrs);
+	free(o->lines);
+	free(o->line_ptrs);
+	free(o->ids);
+	free(o->values);
+	hs_strtab_free(&o->strs);
+}
+
+static int hs_value_type(struct hs_strtab *t, Perftools__Profiles__ValueType *vt,
+			 const char *type, const char *unit)
+{
+	int64_t ty = hs_strtab_add(t, type), un = hs_strtab_add(t, unit);
+
+	perftools__profiles__value_type__init(vt);
+	vt->type = ty;
+	vt->unit = un;
+	return ty < 0 || un < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * Sample types from the event: cpu-clock and task-clock count nanoseconds
+ * (period 10^9 / HZ at a frequency, or the period itself), other events at
+ * a fixed period count events; at a frequency only the samples are known.
+ * Returns the period (0: only samples/count).
+ */
+static int64_t hs_pprof_period(const struct hs_profile *p, int *clock)
+{
+	unsigned long long v;
+	char c;
+
+	*clock = p->event && (!strcmp(p->event, "cpu-clock") || !strcmp(p->event, "task-clock"));
+	if (!p->event)
+		return 0;
+	if (sscanf(p->rate, "%llu Hz%c", &v, &c) == 1 && v && *clock)
+		return (int64_t)((1000000000ULL + v / 2) / v);
+	if (sscanf(p->rate, "period %llu%c", &v, &c) == 1 && v && v <= INT64_MAX)
+		return (int64_t)v;
+	return 0;
+}
+
+static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, int64_t period,
+			   int clock)
+{
+	Perftools__Profiles__Profile *prof = &o->prof;
+	struct hs_strtab *t = &o->strs;
+	char buf[128];
+	int ret, i;
+
+	ret = hs_value_type(t, &o->types[0], "samples", "count");
+	o->type_ptrs[0] = &o->types[0];
+	o->type_ptrs[1] = &o->types[1];
+	prof->sample_type = o->type_ptrs;
+	prof->n_sample_type = 1;
+	prof->default_sample_type = o->types[0].type;
+	if (period) {
+		ret = ret ?: hs_value_type(t, &o->types[1], clock ? "cpu" : p->event,
+					   clock ? "nanoseconds" : "count");
+		prof->n_sample_type = 2;
+		o->period_type = o->types[1];
+		prof->period = period;
+	} else {
+		ret = ret ?: hs_value_type(t, &o->period_type, p->event ?: "samples", "count");
+		prof->period = p->event ? 0 : 1;
+	}
+	prof->period_type = &o->period_type;
+	prof->duration_nanos = (int64_t)(p->seconds * 1e9);
+
+	for (i = 0; i < 2; i++) {
+		perftools__profiles__mapping__init(&o->maps[i]);
+		o->maps[i].id = i + 1;
+		o->maps[i].filename = hs_strtab_add(t, i ? "[user]" : "[kernel.kallsyms]");
+		o->maps[i].has_functions = 1;
+		o->map_ptrs[i] = &o->maps[i];
+		if (o->maps[i].filename < 0)
+			ret = -ENOMEM;
+	}
+	prof->mapping = o->map_ptrs;
+	prof->n_mapping = 2;
+
+	/* The lossy facts, and what recorded it; hs_read_pprof() reads them back. */
+	prof->comment = o->comments;
+#define HS_COMMENT(...) do {							\
+		snprintf(buf, sizeof(buf), "hotstack " __VA_ARGS__);		\
+		o->comments[prof->n_comment] = hs_strtab_add(t, buf);		\
+		if (o->comments[prof->n_comment++] < 0)				\
+			ret = -ENOMEM;						\
+	} while (0)
+	if (p->event) {
+		HS_COMMENT("event: %s", p->event);
+		HS_COMMENT("rate: %s", p->rate);
+		HS_COMMENT("seconds: %.3f", p->seconds);
+	}
+	HS_COMMENT("samples: %" PRIu64, p->total);
+	HS_COMMENT("dropped: %" PRIu64, p->dropped);
+	HS_COMMENT("filtered: %" PRIu64, p->filtered);
+	HS_COMMENT("truncated: %" PRIu64, p->truncated);
+	HS_COMMENT("collapsed: %" PRIu64, p->collapsed);
+#undef HS_COMMENT
+	return ret;
+}
+
+/* Functions and locations: one each per distinct frame, ids from 1 in order of appearance. */
+static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *nr_ids)
+{
+	struct hs_strtab *t = &o->strs;
+	size_t i, n = 0, cap = 0, k;
+
+	*nr_ids = 0;
+	for (i = 0; i < p->nr; i++) {
+		const char *s = p->lines[i].stack, *e;
+
+		for (;; s = e + 1) {
+			int64_t idx;
+
+			e = strchrnul(s, ';');
+			idx = hs_strtab_index(t, s, e - s);
+			if (idx < 0)
+				return -ENOMEM;
+			if (!t->fn[idx])
+				t->fn[idx] = ++n;
+			(*nr_ids)++;
+			if (!*e)
+				break;
+		}
+	}
+	cap = n ? n : 1;
+	o->fns = calloc(cap, sizeof(*o->fns));
+	o->fn_ptrs = calloc(cap, sizeof(*o->fn_ptrs));
+	o->locs = calloc(cap, sizeof(*o->locs));
+	o->loc_ptrs = calloc(cap, sizeof(*o->loc_ptrs));
+	o->lines = calloc(cap, sizeof(*o->lines));
+	o->line_ptrs = calloc(cap, sizeof(*o->line_ptrs));
+	if (!o->fns || !o->fn_ptrs || !o->locs || !o->loc_ptrs || !o->lines || !o->line_ptrs)
+		return -ENOMEM;
+	for (k = 0; k < t->nr; k++) {
+		Perftools__Profiles__Function *fn;
+		Perftools__Profiles__Location *loc;
+		uint64_t id = t->fn[k];
+
+		if (!id)
+			continue;
+		fn = &o->fns[id - 1];
+		perftools__profiles__function__init(fn);
+		fn->id = id;
+		fn->name = fn->system_name = k;
+		o->fn_ptrs[id - 1] = fn;
+		perftools__profiles__line__init(&o->lines[id - 1]);
+		o->lines[id - 1].function_id = id;
+		o->line_ptrs[id - 1] = &o->lines[id - 1];
+		loc = &o->locs[id - 1];
+		perftools__profiles__location__init(loc);
+		loc->id = id;
+		loc->mapping_id = hs_frame_mapping(t->str[k], &loc->address);
+		loc->line = &o->line_ptrs[id - 1];
+		loc->n_line = 1;
+		o->loc_ptrs[id - 1] = loc;
+	}
+	o->prof.function = o->fn_ptrs;
+	o->prof.n_function = n;
+	o->prof.location = o->loc_ptrs;
+	o->prof.n_location = n;
+	return 0;
+}
+
+/* One sample per folded line: locations innermost first, values count (and count x period). */
+static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p, size_t nr_ids,
+			    int64_t period)
+{
+	size_t i, used = 0, nv = period ? 2 : 1;
+
+	o->samples = calloc(p->nr ? p->nr : 1, sizeof(*o->samples));
+	o->sample_ptrs = calloc(p->nr ? p->nr : 1, sizeof(*o->sample_ptrs));
+	o->ids = calloc(nr_ids ? nr_ids : 1, sizeof(*o->ids));
+	o->values = calloc(p->nr ? p->nr * nv : 1, sizeof(*o->values));
+	if (!o->samples || !o->sample_ptrs || !o->ids || !o->values)
+		return -ENOMEM;
+	for (i = 0; i < p->nr; i++) {
+		Perftools__Profiles__Sample *s = &o->samples[i];
+		const char *f = p->lines[i].stack, *e;
+		size_t frames = 1, k;
+
+		for (e = f; *e; e++)
+			frames += *e == ';';
+		perftools__profiles__sample__init(s);
+		s->location_id = o->ids + used;
+		s->n_location_id = frames;
+		for (k = frames; k > 0; f = e + 1) {
+			int64_t idx;
+
+			e = strchrnul(f, ';');
+			idx = hs_strtab_index(&o->strs, f, e - f);
+			if (idx < 0)
+				return -ENOMEM;
+			s->location_id[--k] = o->strs.fn[idx];
+		}
+		used += frames;
+		s->value = o->values + i * nv;
+		s->n_value = nv;
+		s->value[0] = (int64_t)p->lines[i].count;
+		if (period)
+			s->value[1] = (int64_t)(p->lines[i].count * (uint64_t)period);
+		o->sample_ptrs[i] = s;
+	}
+	o->prof.sample = o->sample_ptrs;
+	o->prof.n_sample = p->nr;
+	return 0;
+}
+
+/* gzip @len bytes of @buf to @f. */
+static int hs_gzip_write(FILE *f, const uint8_t *buf, size_t len)
+{
+	unsigned char out[65536];
+	z_stream z = { 0 };
+	int zret, ret = 0;
+
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)buf;
+	do {
+		size_t chunk = len > (1U << 30) ? 1U << 30 : len;
+
+		if (!z.avail_in) {
+			z.avail_in = chunk;
+			len -= chunk;
+		}
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		zret = deflate(&z, len || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+		if (zret == Z_STREAM_ERROR) {
+			ret = -EIO;
+			break;
+		}
+		if (fwrite(out, 1, sizeof(out) - z.avail_out, f) != sizeof(out) - z.avail_out) {
+			ret = -EIO;
+			break;
+		}
+	} while (zret != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret;
+}
+
+int hs_write_pprof(FILE *f, const struct hs_profile *p)
+{
+	struct hs_pprof_out o = { 0 };
+	size_t nr_ids, len;
+	int64_t period;
+	uint8_t *buf = NULL;
+	int clock, ret;
+
+	perftools__profiles__profile__init(&o.prof);
+	/* String 0 is "", as the format wants. */
+	ret = hs_strtab_add(&o.strs, "") ? -ENOMEM : 0;
+	period = hs_pprof_period(p, &clock);
+	ret = ret ?: hs_pprof_header(&o, p, period, clock);
+	ret = ret ?: hs_pprof_frames(&o, p, &nr_ids);
+	ret = ret ?: hs_pprof_samples(&o, p, nr_ids, period);
+	if (!ret) {
+		o.prof.string_table = o.strs.str;
+		o.prof.n_string_table = o.strs.nr;
+		len = perftools__profiles__profile__get_packed_size(&o.prof);
+		buf = malloc(len ? len : 1);
+		if (!buf)
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		perftools__profiles__profile__pack(&o.prof, buf);
+		ret = hs_gzip_write(f, buf, len);
+	}
+	free(buf);
+	hs_pprof_out_free(&o);
+	if (!ret && ferror(f))
+		ret = -EIO;
+	return ret;
+}
+
+/* String @i of @prof, or "" when out of range (a malformed profile). */
+static const char *hs_pprof_str(const Perftools__Profiles__Profile *prof, int64_t i)
+{
+	return i >= 0 && (uint64_t)i < prof->n_string_table ? prof->string_table[i] : "";
+}
+
+/* Restore what hs_pprof_header() wrote in comments; unknown comments are left alone. */
+static void hs_pprof_comments(struct hs_profile *p, const Perftools__Profiles__Profile *prof)
+{
+	size_t i;
+
+	for (i = 0; i < prof->n_comment; i++) {
+		const char *c = hs_pprof_str(prof, prof->comment[i]);
+		unsigned long long v;
+
+		if (!strncmp(c, "hotstack event: ", 16)) {
+			snprintf(p->event_buf, sizeof(p->event_buf), "%s", c + 16);
+			p->event = p->event_buf;
+		} else if (!strncmp(c, "hotstack rate: ", 15)) {
+			snprintf(p->rate, sizeof(p->rate), "%s", c + 15);
+		} else if (sscanf(c, "hotstack seconds: %lf", &p->seconds) == 1) {
+			continue;
+		} else if (sscanf(c, "hotstack filtered: %llu", &v) == 1) {
+			p->filtered = v;
+		}
+	}
+}
+
+/* Find by id: ids are usually 1..n in order (direct), else a search. */
+#define HS_PPROF_FIND(arr, n, want) ({						\
+	size_t __i = (want) - 1, __n = (n);					\
+	if ((want) == 0 || __i >= __n || (arr)[__i]->id != (want))		\
+		for (__i = 0; __i < __n && (arr)[__i]->id != (want); __i++)	\
+			;							\
+	__i < __n ? (arr)[__i] : NULL;						\
+})
+
+/* Append @s and a ';' (not before the first frame) to the growing buffer. */
+static int hs_append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (*len + n + 1 > *cap) {
+		size_t c = (*len + n + 1) * 2;
+		char *b = realloc(*buf, c);
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = c;
+	}
+	if (*len)
+		(*buf)[(*len)++] = ';';
+	memcpy(*buf + *len, s, n);
+	*len += n - 1;
+	return 0;
+}
+
+/* The frames of one location, outermost first (the last line is the caller). */
+static int hs_pprof_location(const Perftools__Profiles__Profile *prof,
+			     const Perftools__Profiles__Location *loc, char **buf, size_t *len,
+			     size_t *cap)
+{
+	char addr[32];
+	size_t j;
+	int ret = 0;
+
+	if (!loc->n_line) {
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, loc->address);
+		return hs_append(buf, len, cap, addr);
+	}
+	for (j = loc->n_line; j > 0 && !ret; j--) {
+		const Perftools__Profiles__Function *fn;
+		const char *name = "[unknown]";
+
+		fn = HS_PPROF_FIND(prof->function, prof->n_function, loc->line[j - 1]->function_id);
+		if (fn) {
+			name = hs_pprof_str(prof, fn->name);
+			if (!name[0] && fn->system_name)
+				name = hs_pprof_str(prof, fn->system_name);
+		}
+		ret = hs_append(buf, len, cap, name);
+	}
+	return ret;
+}
+
+/* The value that counts samples: the first "count" sample type, else the first. */
+static size_t hs_pprof_count_index(const Perftools__Profiles__Profile *prof)
+{
+	size_t i;
+
+	for (i = 0; i < prof->n_sample_type; i++)
+		if (!strcmp(hs_pprof_str(prof, prof->sample_type[i]->unit), "count"))
+			return i;
+	return 0;
+}
+
+int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad)
+{
+	Perftools__Profiles__Profile *prof;
+	size_t i, k, vi, cap = 0, n;
+	char *buf = NULL;
+	int ret = 0;
+
+	prof = perftools__profiles__profile__unpack(NULL, len, data);
+	if (!prof)
+		return -EBADMSG;
+	if (!prof->n_string_table || prof->string_table[0][0]) {
+		perftools__profiles__profile__free_unpacked(prof, NULL);
+		return -EBADMSG;
+	}
+	vi = hs_pprof_count_index(prof);
+	p->seconds = prof->duration_nanos / 1e9;
+	hs_pprof_comments(p, prof);
+	for (i = 0; i < prof->n_sample && !ret; i++) {
+		const Perftools__Profiles__Sample *s = prof->sample[i];
+
+		if (vi >= s->n_value || s->value[vi] < 0) {
+			if (bad)
+				(*bad)++;
+			continue;
+		}
+		n = 0;
+		for (k = s->n_location_id; k > 0 && !ret; k--) {
+			const Perftools__Profiles__Location *loc;
+
+			loc = HS_PPROF_FIND(prof->location, prof->n_location, s->location_id[k - 1]);
+			if (loc)
+				ret = hs_pprof_location(prof, loc, &buf, &n, &cap);
+			else
+				ret = hs_append(&buf, &n, &cap, "[unknown]");
+		}
+		if (!ret && !n)
+			ret = hs_append(&buf, &n, &cap, "[unknown]");
+		if (!ret)
+			ret = hs_profile_add(p, buf, n, s->value[vi]);
+	}
+	free(buf);
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	return ret;
+}

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack tool: the session's tables through mmap, to a profile.
+ *
+ * The header is read under its sequence counter (see the uapi header);
+ * the generation is copied slot by slot, and the copy is kept only if the
+ * generation did not change meanwhile. Equal stacks of different CPUs are
+ * merged as read() merges them (every field and frame compared, so two
+ * call sites of one callee stay two lines), then formatted exactly as
+ * module/folded.c formats them, with the tool's symbols.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "events.h"
+#include "profile.h"
+#include "symbols.h"
+#include "table.h"
+
+int hs_table_map(int fd, struct hs_table_map *m)
+{
+	struct hotstack_stats st = { .size = sizeof(st) };
+	void *p;
+
+	memset(m, 0, sizeof(*m));
+	if (ioctl(fd, HOTSTACK_IOC_GET_STATS, &st))
+		return -errno;
+	if (!st.mmap_size)
+		return -EINVAL;		/* not configured (or the persistent session's) */
+	p = mmap(NULL, st.mmap_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	m->base = p;
+	m->size = st.mmap_size;
+	m->mapped = 1;
+	return 0;
+}
+
+void hs_table_unmap(struct hs_table_map *m)
+{
+	if (m->mapped && m->base)
+		munmap(m->base, m->size);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The header's fields this reader needs, read under the sequence counter. */
+struct hs_hdr_view {
+	uint32_t seq, state, gen_index, nr_slots, table_entries, entry_size, cpu_stats_size;
+	uint32_t keys, stacks;
+	uint64_t generation, arena_frames, slot_size, gen_offset;
+};
+
+static int hs_read_header(const struct hs_table_map *m, enum hs_table_gen which,
+			  struct hs_hdr_view *v)
+{
+	const struct hotstack_mmap_header *h = m->base;
+	unsigned int tries;
+	uint32_t seq;
+
+	if (m->size < sizeof(*h) || h->version != HOTSTACK_MMAP_VERSION ||
+	    h->entry_size != sizeof(struct hotstack_entry))
+		return -EINVAL;
+	for (tries = 0; tries < 1000000; tries++) {
+		seq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+		if (seq & 1)
+			continue;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* smp_rmb: seq, then the fields */
+		v->seq = seq;
+		v->state = __atomic_load_n(&h->state, __ATOMIC_RELAXED);
+		v->generation = __atomic_load_n(&h->generation, __ATOMIC_RELAXED);
+		v->gen_index = which == HS_GEN_ACTIVE ? __atomic_load_n(&h->active, __ATOMIC_RELAXED)
+						      : __atomic_load_n(&h->readable, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* smp_rmb: the fields, then seq */
+		if (seq == __atomic_load_n(&h->seq, __ATOMIC_RELAXED))
+			break;
+	}
+	if (tries == 1000000)
+		return -EAGAIN;
+	/* The geometry is fixed while the mapping exists. */
+	v->nr_slots = h->nr_slots;
+	v->table_entries = h->table_entries;
+	v->entry_size = h->entry_size;
+	v->cpu_stats_size = h->cpu_stats_size;
+	v->arena_frames = h->arena_frames;
+	v->slot_size = h->slot_size;
+	v->keys = h->keys;
+	v->stacks = h->stacks;
+	if (v->gen_index > 1)
+		return -EINVAL;
+	v->gen_offset = h->gen_offset[v->gen_index];
+	if (v->gen_offset + (uint64_t)v->nr_slots * v->slot_size > m->size ||
+	    v->cpu_stats_size < sizeof(struct hotstack_cpu_stats) ||
+	    v->cpu_stats_size + (uint64_t)v->table_entries * v->entry_size +
+	    v->arena_frames * sizeof(uint64_t) > v->slot_size)
+		return -EINVAL;
+	return 0;
+}
+
+/* Whether the header still shows the generation copied. */
+static int hs_header_same(const struct hs_table_map *m, const struct hs_hdr_view *v)
+{
+	const struct hotstack_mmap_header *h = m->base;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* the copy, then seq */
+	return __atomic_load_n(&h->seq, __ATOMIC_RELAXED) == v->seq;
+}
+
+/* read()'s equality: every field but the count, then every frame. */
+static int hs_item_equal(const struct hs_table_copy *c, const struct hotstack_entry *a,
+			 const struct hotstack_entry *b)
+{
+	return a->hash == b->hash && a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
+	       a->flags == b->flags && a->context == b->context && a->depth == b->depth &&
+	       a->tgid == b->tgid && !memcmp(a->comm, b->comm, sizeof(a->comm)) &&
+	       !memcmp(c->frames + a->frames, c->frames + b->frames,
+		       (a->nr_kernel + a->nr_user) * sizeof(uint64_t));
+}
+
+/* Merge equal stacks of different CPUs (an open-addressing set on the hash). */
+static int hs_merge(struct hs_table_copy *c)
+{
+	size_t size = 16, mask, i, out = 0, slot;
+	uint32_t *set;
+
+	while (size < c->nr * 2)
+		size *= 2;
+	mask = size - 1;
+	set = malloc(size * sizeof(*set));
+	if (!set)
+		return -ENOMEM;
+	memset(set, 0xff, size * sizeof(*set));
+	for (i = 0; i < c->nr; i++) {
+		struct hotstack_entry *e = &c->items[i];
+
+		for (slot = (e->hash ^ e->hash >> 29) & mask; set[slot] != UINT32_MAX;
+		     slot = (slot + 1) & mask)
+			if (hs_item_equal(c, &c->items[set[slot]], e))
+				break;
+		if (set[slot] != UINT32_MAX) {
+			c->items[set[slot]].count += e->count;
+			continue;
+		}
+		set[slot] = out;
+		c->items[out++] = *e;
+	}
+	free(set);
+	c->nr = out;
+	return 0;
+}
+
+static int hs_copy_once(const struct hs_table_map *m, const struct hs_hdr_view *v,
+			struct hs_table_copy *c)
+{
+	size_t cap_items = 0, cap_frames = 0;
+	unsigned int slot, i;
+
+	memset(&c->total, 0, sizeof(c->total));
+	c->nr = 0;
+	c->nr_frames = 0;
+	/* Room for what the counters say is there; grown if more was published. */
+	for (slot = 0; slot < v->nr_slots; slot++) {
+		const struct hotstack_cpu_stats *st = (const void *)((const char *)m->base +
+			v->gen_offset + slot * v->slot_size);
+
+		cap_items += __atomic_load_n(&st->entries, __ATOMIC_RELAXED);
+		cap_frames += __atomic_load_n(&st->arena_used, __ATOMIC_RELAXED);
+	}
+	cap_items += 64;
+	cap_frames += 1024;
+	free(c->items);
+	free(c->frames);
+	c->items = malloc(cap_items * sizeof(*c->items));
+	c->frames = malloc(cap_frames * sizeof(*c->frames));
+	if (!c->items || !c->frames)
+		return -ENOMEM;
+
+	for (slot = 0; slot < v->nr_slots; slot++) {
+		const char *base = (const char *)m->base + v->gen_offset + slot * v->slot_size;
+		const struct hotstack_cpu_stats *st = (const void *)base;
+		const struct hotstack_entry *e = (const void *)(base + v->cpu_stats_size);
+		const uint64_t *arena = (const void *)(base + v->cpu_stats_size +
+						       (size_t)v->table_entries * v->entry_size);
+		const uint64_t *src = (const uint64_t *)st;
+		uint64_t *dst = (uint64_t *)&c->total;
+
+		/* Every field of the counters is a __u64 that adds up. */
+		for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+			dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		for (i = 0; i < v->table_entries; i++) {
+			struct hotstack_entry *out;
+			unsigned int n;
+
+			/* Pairs with the release of the hash in the kernel. */
+			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
+				continue;
+			if (c->nr == cap_items) {
+				void *grown = realloc(c->items, (cap_items *= 2) * sizeof(*c->items));
+
+				if (!grown)
+					return -ENOMEM;
+				c->items = grown;
+			}
+			out = &c->items[c->nr];
+			*out = e[i];
+			n = out->nr_kernel + out->nr_user;
+			if (out->frames + (uint64_t)n > v->arena_frames)
+				continue;	/* torn: the generation check below retries */
+			while (c->nr_frames + n > cap_frames) {
+				void *grown = realloc(c->frames, (cap_frames *= 2) * sizeof(*c->frames));
+
+				if (!grown)
+					return -ENOMEM;
+				c->frames = grown;
+			}
+			memcpy(c->frames + c->nr_frames, arena + out->frames, n * sizeof(uint64_t));
+			out->frames = c->nr_frames;
+			c->nr_frames += n;
+			c->nr++;
+		}
+	}
+	return 0;
+}
+
+int hs_table_copy(const struct hs_table_map *m, enum hs_table_gen which,
+		  struct hs_table_copy *c)
+{
+	struct hs_hdr_view v = { 0 };
+	unsigned int tries;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	for (tries = 0; tries < 100; tries++) {
+		ret = hs_read_header(m, which, &v);
+		if (ret)
+			return ret;
+		ret = hs_copy_once(m, &v, c);
+		if (ret)
+			goto out_free;
+		if (hs_header_same(m, &v))
+			break;
+	}
+	if (tries == 100) {
+		ret = -EAGAIN;
+		goto out_free;
+	}
+	c->generation = v.generation;
+	c->state = v.state;
+	c->keys = v.keys;
+	c->stacks = v.stacks;
+	ret = hs_merge(c);
+	if (ret)
+		goto out_free;
+	return 0;
+
+out_free:
+	hs_table_copy_free(c);
+	return ret;
+}
+
+void hs_table_copy_free(struct hs_table_copy *c)
+{
+	free(c->items);
+	free(c->frames);
+	memset(c, 0, sizeof(*c));
+}
+
+int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops)
+{
+	char name[64];
+	int i, ret = 0;
+
+	p->filtered = drops[HOTSTACK_DROP_FILTERED];
+	for (i = 0; !ret && i < HOTSTACK_DROP_MAX; i++) {
+		if (!drops[i] || i == HOTSTACK_DROP_FILTERED)
+			continue;
+		snprintf(name, sizeof(name), HS_DROPPED_FRAME ";[%s]", hs_drop_name(i));
+		ret = hs_profile_add(p, name, strlen(name), drops[i]);
+	}
+	return ret;
+}
+
+static const char *const hs_context_names[] = {
+	[HOTSTACK_CTX_TASK] = "[task]",
+	[HOTSTACK_CTX_SOFTIRQ] = "[softirq]",
+	[HOTSTACK_CTX_HARDIRQ] = "[hardirq]",
+	[HOTSTACK_CTX_IDLE] = "[idle]",
+};
+
+/* Symbols looked up already: one stack's frames recur in many stacks. */
+#define HS_SYMCACHE_BITS 16
+
+struct hs_symcache {
+	uint64_t addr;		/* the address looked up, + 1 (0: empty) */
+	const char *name;
+	size_t len;
+};
+
+static inline const char *hs_ksym_cached(struct hs_symcache *cache, const struct hs_ksyms *k,
+					 uint64_t addr, size_t *len)
+{
+	struct hs_symcache *e = &cache[(addr ^ addr >> 17) & ((1 << HS_SYMCACHE_BITS) - 1)];
+
+	if (e->addr != addr + 1) {
+		e->name = hs_ksyms_lookup(k, addr, &e->len);
+		e->addr = addr + 1;
+	}
+	*len = e->len;
+	return e->name;
+}
+
+/* Longest line: every frame a long symbol, plus the leading markers. */
+#define HS_LINE_MAX ((HOTSTACK_MAX_DEPTH * 2 + 8) * 1024)
+
+static char *hs_put(char *p, const char *s, size_t len)
+{
+	memcpy(p, s, len);
+	p[len] = ';';
+	return p + len + 1;
+}
+
+int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
+		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p)
+{
+	struct hs_symcache *cache = calloc(1 << HS_SYMCACHE_BITS, sizeof(*cache));
+	char *line = malloc(HS_LINE_MAX), *q, *end;
+	size_t n, len;
+	int i, ret = -ENOMEM;
+	const char *s;
+
+	if (!cache || !line)
+		goto out;
+	end = line + HS_LINE_MAX - 64;
+	for (n = 0; n < c->nr; n++) {
+		const struct hotstack_entry *e = &c->items[n];
+		const uint64_t *f = c->frames + e->frames;
+
+		q = line;
+		if (e->comm[0]) {
+			for (i = 0; i < (int)sizeof(e->comm) && e->comm[i]; i++)
+				*q++ = e->comm[i] == ';' ? ':' : e->comm[i] == '\n' ? ' ' : e->comm[i];
+			*q++ = ';';
+		}
+		if (e->tgid)
+			q += sprintf(q, "[pid %u];", e->tgid);
+		if (e->context && e->context < sizeof(hs_context_names) / sizeof(hs_context_names[0]) &&
+		    hs_context_names[e->context])
+			q += sprintf(q, "%s;", hs_context_names[e->context]);
+		if (e->flags & HOTSTACK_ENTRY_TRUNCATED)
+			q = hs_put(q, "[truncated]", 11);
+		if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
+			q += sprintf(q, "[collapsed %u];", e->depth);
+		/* User frames, outermost first, then kernel frames. */
+		for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel && q < end; i--) {
+			/* The first user frame is an instruction pointer; the others return. */
+			uint64_t a = i == e->nr_kernel ? f[i] : f[i] - 1;
+
+			s = NULL;
+			(void)u;
+			(void)pid;
+			(void)a;
+			if (s && (size_t)(end - q) > len)
+				q = hs_put(q, s, len);
+			else
+				q += sprintf(q, "0x%llx;", (unsigned long long)f[i]);
+		}
+		if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
+			q = hs_put(q, "[user]", 6);
+		for (i = e->nr_kernel - 1; i >= 0 && q < end; i--) {
+			/* A return address: look up the call (not the innermost frame). */
+			s = hs_ksym_cached(cache, k, i > 0 ? f[i] - 1 : f[i], &len);
+			if ((size_t)(end - q) <= len)
+				break;
+			q = hs_put(q, s, len);
+		}
+		if (q > line)
+			q--;
+		ret = hs_profile_add(p, line, q - line, e->count);
+		if (ret)
+			goto out;
+	}
+	ret = hs_profile_add_drops(p, c->total.drops);
+out:
+	free(cache);
+	free(line);
+	return ret;
+}
+
+int hs_session_profile(int fd, const struct hs_table_map *m, enum hs_table_gen which,
+		       struct hs_usyms *u, uint32_t pid, struct hs_profile *p, int quiet)
+{
+	struct hs_table_map own = { 0 };
+	struct hs_table_copy c;
+	struct hs_ksyms k;
+	char err[512];
+	int ret;
+
+	if (!m || !m->base) {
+		ret = hs_table_map(fd, &own);
+		if (ret)
+			return ret;
+		m = &own;
+	}
+	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, sizeof(err));
+	if (ret) {
+		if (!quiet)
+			fprintf(stderr, "hotstack: %s\n", err);
+		goto out_unmap;
+	}
+	ret = hs_table_copy(m, which, &c);
+	if (!ret) {
+		ret = hs_table_profile(&c, &k, u, pid, p);
+		hs_table_copy_free(&c);
+	}
+	hs_ksyms_free(&k);
+out_unmap:
+	hs_table_unmap(&own);
+	return ret;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hotstack tool: a session's stack table read through its mmap, turned
+ * into a profile symbolized by the tool (kallsyms, and user symbols when
+ * they were captured): the same folded lines as the module's read() text.
+ */
+#ifndef HOTSTACK_TABLE_H
+#define HOTSTACK_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/hotstack.h>
+
+struct hs_ksyms;
+struct hs_usyms;
+struct hs_profile;
+
+/* A mapping of a session's tables (or a buffer laid out the same way). */
+struct hs_table_map {
+	void *base;
+	size_t size;
+	int mapped;		/* 1: munmap() it */
+};
+
+/* mmap() the session @fd (configured); 0 or -errno (EPERM: no CAP_PERFMON/SYSLOG). */
+int hs_table_map(int fd, struct hs_table_map *m);
+void hs_table_unmap(struct hs_table_map *m);
+
+/* Which generation to copy. */
+enum hs_table_gen {
+	HS_GEN_READABLE,	/* the last SNAPSHOT's: complete and quiet */
+	HS_GEN_ACTIVE,		/* the one being written: quiet once the session is stopped */
+};
+
+/* A private copy of one generation, equal stacks of different CPUs merged. */
+struct hs_table_copy {
+	struct hotstack_entry *items;	/* .frames indexes @frames */
+	size_t nr;
+	uint64_t *frames;
+	size_t nr_frames;
+	struct hotstack_cpu_stats total;	/* that generation's counters, all CPUs */
+	uint64_t generation;
+	uint32_t state, keys, stacks;
+};
+
+/*
+ * Copy generation @which of @m under the header's sequence counter: the
+ * copy is retried when a SNAPSHOT or RESET happened meanwhile. Returns 0,
+ * -ENOMEM, -EINVAL (not a table this tool knows) or -EAGAIN (it kept
+ * changing).
+ */
+int hs_table_copy(const struct hs_table_map *m, enum hs_table_gen which,
+		  struct hs_table_copy *c);
+void hs_table_copy_free(struct hs_table_copy *c);
+
+/*
+ * The folded lines of @c into @p: keys, markers and frames as read()
+ * prints them, kernel frames symbolized with @k, user frames with @u
+ * when not NULL (else in hex, as read() prints them). @pid: the process
+ * of every sample when the session filtered one (user frames without a
+ * tgid key), else 0. Then the drop lines. 0 or -ENOMEM.
+ */
+int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
+		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p);
+
+/*
+ * The samples lost, as "[dropped];[REASON] COUNT" stacks, and the
+ * filtered-out ones in p->filtered (they were not asked for). 0 or -errno.
+ */
+int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops);
+
+/*
+ * The profile of the session @fd from its mmap, symbolized by the tool:
+ * generation @which; @u and @pid as for hs_table_profile(). Returns 0, or
+ * -errno when the caller should use read() instead: -EPERM after printing
+ * why (kptr_restrict) unless @quiet, -EPERM/-EINVAL silently when the
+ * session cannot be mapped (no CAP_PERFMON/CAP_SYSLOG, not configured).
+ */
+int hs_session_profile(int fd, const struct hs_table_map *m, enum hs_table_gen which,
+		       struct hs_usyms *u, uint32_t pid, struct hs_profile *p, int quiet);
+
+#endif
