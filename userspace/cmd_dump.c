@@ -58,12 +58,12 @@ int cmd_dump(int argc, char **argv)
 			format = strcmp(out, "-") ? hs_format_of_name(out) : HS_FMT_FOLDED;
 			if (format < 0) {
 				fprintf(stderr, "hotstack dump: cannot tell the format of '%s': "
-					"use .txt, .folded, .json or .svg\n", out);
+					"use .txt, .folded, .json, .svg or .pb.gz\n", out);
 				return HS_EXIT_USAGE;
 			}
 		} else {
 			fprintf(stderr, "hotstack dump: unexpected argument '%s'\n"
-				"usage: hotstack dump [-o OUT.folded|.txt|.json|.svg]\n", argv[i]);
+				"usage: hotstack dump [-o OUT.folded|.txt|.json|.svg|.pb.gz]\n", argv[i]);
 			return HS_EXIT_USAGE;
 		}
 	}

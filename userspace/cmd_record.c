@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotstack record: configure a session, sample for a while or while a
- * command runs, and write the profile (folded, report, json or svg).
+ * command runs, and write the profile (folded, report, json, svg or pprof).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +33,7 @@ static const char hs_record_usage[] =
 	"                       [--max-depth N] [--keys comm,pid,context] [--collapse]\n"
 	"                       [--table-entries N] [--arena-frames N]\n"
 	"                       [-d SECONDS | -- COMMAND ARGS...] [-o FILE]\n"
-	"                       [--format folded|report|json|svg]\n";
+	"                       [--format folded|report|json|svg|pprof]\n";
 
 static int hs_usage_error(const char *fmt, const char *arg)
 {
@@ -64,6 +64,8 @@ int hs_format_of_name(const char *name)
 		return HS_FMT_JSON;
 	if (n > 4 && !strcmp(name + n - 4, ".svg"))
 		return HS_FMT_SVG;
+	if (n > 6 && !strcmp(name + n - 6, ".pb.gz"))
+		return HS_FMT_PPROF;
 	return -1;
 }
 
@@ -77,6 +79,8 @@ static int hs_format_of_str(const char *s)
 		return HS_FMT_JSON;
 	if (!strcmp(s, "svg"))
 		return HS_FMT_SVG;
+	if (!strcmp(s, "pprof"))
+		return HS_FMT_PPROF;
 	return -1;
 }
 
@@ -205,8 +209,8 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 		case O_FORMAT:
 			format = hs_format_of_str(optarg);
 			if (format < 0)
-				return hs_usage_error("--format wants folded, report, json or svg, "
-						      "not '%s' (pprof is not written yet)", optarg);
+				return hs_usage_error("--format wants folded, report, json, svg or "
+						      "pprof, not '%s'", optarg);
 			break;
 		case O_TABLE:
 			if (hs_parse_u64(optarg, HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES, &v) ||
@@ -241,12 +245,8 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 	o->all_cpus_with_cmd = have_a;
 	if (o->cmd && o->pid)
 		return hs_usage_error("%s", "-p and a command do not go together");
-	if (format < 0 && strcmp(o->output, "-")) {
+	if (format < 0 && strcmp(o->output, "-"))
 		format = hs_format_of_name(o->output);
-		if (format < 0 && strstr(o->output, ".pb"))
-			return hs_usage_error("cannot write '%s': pprof is not written yet; "
-					      "use .folded, .txt, .json or .svg", o->output);
-	}
 	o->format = format < 0 ? HS_FMT_FOLDED : format;
 	return 0;
 }
@@ -420,6 +420,9 @@ int hs_write_profile(const char *path, int format, const struct hs_profile *p)
 		break;
 	case HS_FMT_SVG:
 		ret = hs_write_svg(f, p);
+		break;
+	case HS_FMT_PPROF:
+		ret = hs_write_pprof(f, p);
 		break;
 	default:
 		ret = hs_write_folded(f, p);
