@@ -561,8 +561,9 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 		n = 0;
 		for (k = s->n_location_id; k > 0 && !ret; k--) {
 			const Perftools__Profiles__Location *loc;
+			uint64_t id = s->location_id[k - 1];
 
-			loc = HS_PPROF_FIND(prof->location, prof->n_location, s->location_id[k - 1]);
+			loc = HS_PPROF_FIND(prof->location, prof->n_location, id);
 			if (loc)
 				ret = hs_pprof_location(prof, loc, &buf, &n, &cap);
 			else

@@ -117,7 +117,8 @@ static void roundtrip_is_exact(void **state)
 	assert_int_equal(run_tool("hotstack", "report", scratch("cli.pb.gz"), NULL), 0);
 	assert_non_null(strstr(tool_out, "# samples: 31, counted: 25, dropped: 6\n"));
 	assert_non_null(strstr(tool_out, "#   dropped, [table full]: 5\n"));
-	assert_non_null(strstr(tool_out, "# truncated stacks (deeper than --max-depth): 2 samples"));
+	assert_non_null(strstr(tool_out, "# truncated stacks (deeper than --max-depth): "
+				  "2 samples"));
 	hs_profile_free(&p);
 }
 
