@@ -25,6 +25,7 @@ int cmd_status(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* The folded text read() gives on @fd, until EOF; NULL (errno) on error. */
 char *hs_read_folded(int fd);

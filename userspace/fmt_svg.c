@@ -3,7 +3,10 @@
  * hotstack tool: an interactive SVG flame graph, self-contained (no network):
  * hover for details, click to zoom, Ctrl-F or "Search" to highlight.
  * Kernel frames in warm colours, user frames in blue-green, hotstack's
- * markers ([dropped], [truncated], ...) in grey.
+ * markers ([dropped], [truncated], ...) in grey. The same renderer draws
+ * the differential flame graph of hotstack diff: the shape of profile B,
+ * coloured by how each frame's share of the samples changed from A (red
+ * grew, blue shrank, white the same), as flamegraph.pl draws difffolded.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,8 +22,17 @@
 
 struct hs_node {
 	char *name;
-	uint64_t count;
+	uint64_t count;		/* samples (of B in a differential graph) */
+	uint64_t count_a;	/* samples of A (differential graph only) */
 	struct hs_node *child, *next;
+};
+
+/* What every frame of one graph is drawn against. */
+struct hs_svg {
+	uint64_t total, total_a;
+	int diff;		/* a differential graph */
+	double max_delta;	/* the largest change of share, for the colour scale */
+	int height;
 };
 
 static struct hs_node *hs_node_child(struct hs_node *parent, const char *name, size_t len)
@@ -61,6 +73,8 @@ static int hs_node_depth(const struct hs_node *n)
 	int d = 0, cd;
 
 	for (c = n->child; c; c = c->next) {
+		if (!c->count)
+			continue;	/* only in A: not drawn */
 		cd = hs_node_depth(c);
 		if (cd > d)
 			d = cd;
@@ -120,29 +134,77 @@ static void hs_color(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 35, 80 + h % 120, 40 + h % 40);
 }
 
-static void hs_svg_node(FILE *f, const struct hs_node *n, uint64_t total, double x,
-			int level, int height)
+/* B's share minus A's share of a frame, as a fraction. */
+static double hs_delta(const struct hs_svg *g, const struct hs_node *n)
 {
-	double w = (double)n->count * HS_SVG_WIDTH / total, cx = x;
-	int y = height - (level + 1) * HS_SVG_FRAME;
+	double d = (double)n->count / g->total;
+
+	if (g->total_a)
+		d -= (double)n->count_a / g->total_a;
+	return d < 1e-12 && d > -1e-12 ? 0 : d;
+}
+
+static double hs_max_delta(const struct hs_svg *g, const struct hs_node *n)
+{
+	double m = hs_delta(g, n), cm;
+	const struct hs_node *c;
+
+	m = m < 0 ? -m : m;
+	for (c = n->child; c; c = c->next) {
+		if (!c->count)
+			continue;
+		cm = hs_max_delta(g, c);
+		if (cm > m)
+			m = cm;
+	}
+	return m;
+}
+
+/* flamegraph.pl's scale: red for growth, blue for shrinking, white for none. */
+static void hs_diff_color(double delta, double max, char *buf, size_t len)
+{
+	unsigned int r = 255, gr = 255, b = 255;
+
+	if (delta > 0)
+		gr = b = (unsigned int)(210 * (max - delta) / max);
+	else if (delta < 0)
+		r = gr = (unsigned int)(210 * (max + delta) / max);
+	snprintf(buf, len, "rgb(%u,%u,%u)", r, gr, b);
+}
+
+static void hs_svg_node(FILE *f, const struct hs_svg *g, const struct hs_node *n, double x,
+			int level)
+{
+	double w = (double)n->count * HS_SVG_WIDTH / g->total, cx = x, delta = 0;
+	int y = g->height - (level + 1) * HS_SVG_FRAME;
 	const struct hs_node *c;
 	char color[32];
 
 	if (w < HS_SVG_MIN_PX)
 		return;
-	hs_color(n->name, color, sizeof(color));
+	if (g->diff)
+		hs_diff_color(delta = hs_delta(g, n), g->max_delta, color, sizeof(color));
+	else
+		hs_color(n->name, color, sizeof(color));
 	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-l=\"%d\"><title>", x, w,
 		level);
 	hs_xml(f, n->name);
-	fprintf(f, " (%llu samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
-		"height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
-		(unsigned long long)n->count, 100.0 * n->count / total, x, y, w, HS_SVG_FRAME - 1,
+	if (g->diff)
+		fprintf(f, " (B: %llu samples, %.2f%%; A: %llu samples, %.2f%%; %+.2f pp)",
+			(unsigned long long)n->count, 100.0 * n->count / g->total,
+			(unsigned long long)n->count_a,
+			g->total_a ? 100.0 * n->count_a / g->total_a : 0.0, 100 * delta);
+	else
+		fprintf(f, " (%llu samples, %.2f%%)", (unsigned long long)n->count,
+			100.0 * n->count / g->total);
+	fprintf(f, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+		"fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">", x, y, w, HS_SVG_FRAME - 1,
 		color, x + 3, y + HS_SVG_FRAME - 4);
 	hs_label(f, n->name, w);
 	fprintf(f, "</text></g>\n");
 	for (c = n->child; c; c = c->next) {
-		hs_svg_node(f, c, total, cx, level + 1, height);
-		cx += (double)c->count * HS_SVG_WIDTH / total;
+		hs_svg_node(f, g, c, cx, level + 1);
+		cx += (double)c->count * HS_SVG_WIDTH / g->total;
 	}
 }
 
@@ -212,35 +274,59 @@ static const char hs_svg_script[] =
 	"fit();\n"
 	"]]></script>\n";
 
-int hs_write_svg(FILE *f, const struct hs_profile *p)
+/* Add @p's stacks to the tree, to each node's count (or count_a, for A). */
+static int hs_tree_add(struct hs_node *root, const struct hs_profile *p, int is_a)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		const char *s = p->lines[i].stack, *e;
+		struct hs_node *n = root;
+
+		for (;; s = e + 1) {
+			*(is_a ? &n->count_a : &n->count) += p->lines[i].count;
+			e = strchrnul(s, ';');
+			n = hs_node_child(n, s, e - s);
+			if (!n)
+				return -ENOMEM;
+			if (!*e)
+				break;
+		}
+		*(is_a ? &n->count_a : &n->count) += p->lines[i].count;
+	}
+	return 0;
+}
+
+/* The header's facts: what recorded it and what was lost. */
+static void hs_svg_facts(FILE *f, const struct hs_profile *p)
+{
+	if (p->event) {
+		hs_xml(f, p->event);
+		fprintf(f, ", ");
+		hs_xml(f, p->rate);
+		fprintf(f, ", %.1f s, ", p->seconds);
+	}
+	fprintf(f, "%llu samples, %llu dropped, %llu in truncated stacks, %llu collapsed",
+		(unsigned long long)p->total, (unsigned long long)p->dropped,
+		(unsigned long long)p->truncated, (unsigned long long)p->collapsed);
+}
+
+/* The flame graph of @p; with @a, the differential one of @p against @a. */
+static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_profile *a)
 {
 	struct hs_node *root = calloc(1, sizeof(*root));
-	int depth, height, ret = 0;
-	size_t i;
+	struct hs_svg g = { .diff = !!a };
+	int depth, height, ret;
 
 	if (!root)
 		return -ENOMEM;
 	root->name = strdup("all");
-	for (i = 0; i < p->nr && !ret; i++) {
-		const char *s = p->lines[i].stack, *e;
-		struct hs_node *n = root;
-
-		root->count += p->lines[i].count;
-		for (; n; s = e + 1) {
-			e = strchrnul(s, ';');
-			n = hs_node_child(n, s, e - s);
-			if (!n) {
-				ret = -ENOMEM;
-				break;
-			}
-			n->count += p->lines[i].count;
-			if (!*e)
-				break;
-		}
-	}
-	if (ret || !root->name) {
+	ret = root->name ? hs_tree_add(root, p, 0) : -ENOMEM;
+	if (!ret && a)
+		ret = hs_tree_add(root, a, 1);
+	if (ret) {
 		hs_node_free(root);
-		return -ENOMEM;
+		return ret;
 	}
 	depth = hs_node_depth(root);
 	height = HS_SVG_TOP + depth * HS_SVG_FRAME + 10;
@@ -253,26 +339,41 @@ int hs_write_svg(FILE *f, const struct hs_profile *p)
 		".c { cursor: pointer; fill: rgb(0,0,160); }</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
 		"<text x=\"%d\" y=\"20\" style=\"font-size: 15px\" text-anchor=\"middle\">"
-		"hotstack flame graph</text>\n<text x=\"10\" y=\"40\">",
-		HS_SVG_WIDTH, height, HS_SVG_WIDTH, height, HS_SVG_WIDTH / 2);
-	if (p->event) {
-		hs_xml(f, p->event);
-		fprintf(f, ", ");
-		hs_xml(f, p->rate);
-		fprintf(f, ", %.1f s, ", p->seconds);
+		"hotstack %s</text>\n<text x=\"10\" y=\"40\">",
+		HS_SVG_WIDTH, height, HS_SVG_WIDTH, height, HS_SVG_WIDTH / 2,
+		a ? "differential flame graph: shape of B; red: share grew from A, "
+		    "blue: shrank" : "flame graph");
+	if (a)
+		fprintf(f, "B: ");
+	hs_svg_facts(f, p);
+	if (a) {
+		fprintf(f, "</text>\n<text x=\"10\" y=\"55\">A: ");
+		hs_svg_facts(f, a);
 	}
-	fprintf(f, "%llu samples, %llu dropped, %llu in truncated stacks, %llu collapsed"
-		"</text>\n<text x=\"%d\" y=\"40\" class=\"c\" onclick=\"reset()\">Reset zoom</text>\n"
-		"<text x=\"%d\" y=\"40\" class=\"c\" onclick=\"search()\">Search</text>\n"
+	fprintf(f, "</text>\n<text x=\"%d\" y=\"40\" class=\"c\" onclick=\"reset()\">Reset zoom"
+		"</text>\n<text x=\"%d\" y=\"40\" class=\"c\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"55\"></text>\n",
-		(unsigned long long)p->total, (unsigned long long)p->dropped,
-		(unsigned long long)p->truncated, (unsigned long long)p->collapsed,
 		HS_SVG_WIDTH - 170, HS_SVG_WIDTH - 70, HS_SVG_WIDTH - 170);
-	if (root->count)
-		hs_svg_node(f, root, root->count, 0, 0, height - 10);
+	g.total = root->count;
+	g.total_a = root->count_a;
+	g.height = height - 10;
+	if (g.total) {
+		g.max_delta = a ? hs_max_delta(&g, root) : 0;
+		hs_svg_node(f, &g, root, 0, 0);
+	}
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\nvar W = %d;\n", HS_SVG_WIDTH);
 	fputs(hs_svg_script, f);
 	fprintf(f, "</svg>\n");
 	hs_node_free(root);
 	return ferror(f) ? -EIO : 0;
+}
+
+int hs_write_svg(FILE *f, const struct hs_profile *p)
+{
+	return hs_svg_render(f, p, NULL);
+}
+
+int hs_write_svg_diff(FILE *f, const struct hs_profile *a, const struct hs_profile *b)
+{
+	return hs_svg_render(f, b, a);
 }

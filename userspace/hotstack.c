@@ -13,6 +13,8 @@ static const struct hs_command hs_commands[] = {
 	{ "record", "sample kernel (and user) stacks into a profile", cmd_record },
 	{ "report", "top functions of a profile (a .folded file, or - for stdin)", cmd_report },
 	{ "dump", "the persistent session's profile, while it samples", cmd_dump },
+	{ "diff", "profile B against profile A: changes of share, or a differential flame graph",
+	  cmd_diff },
 	{ "info", "show what the loaded module offers", cmd_info },
 	{ "status", "one line per session: state, counters, cost [--json]", cmd_status },
 	{ "watch", "print the module's events as they come (Ctrl-C ends)", cmd_watch },

@@ -86,12 +86,6 @@ int hs_write_folded(FILE *f, const struct hs_profile *p)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* A function's share: self (it is the leaf) and total (it is on the stack). */
-struct hs_fn {
-	char *name;
-	uint64_t self, total;
-};
-
 static int hs_fn_cmp_self(const void *a, const void *b)
 {
 	const struct hs_fn *x = a, *y = b;
@@ -125,7 +119,7 @@ static int hs_is_function(const char *frame)
  * Every function of the profile with its self and total counts. Frames are
  * split on ';'; a function recurring in one stack counts once in total.
  */
-static struct hs_fn *hs_functions(const struct hs_profile *p, size_t *nr)
+struct hs_fn *hs_functions(const struct hs_profile *p, size_t *nr)
 {
 	struct hs_fn *all = NULL, *fns;
 	size_t n = 0, cap = 0, i, out;
@@ -175,6 +169,10 @@ static struct hs_fn *hs_functions(const struct hs_profile *p, size_t *nr)
 				}
 		free(copy);
 	}
+	if (!n) {
+		*nr = 0;
+		return calloc(1, sizeof(*all));	/* none: not NULL, which means no memory */
+	}
 	qsort(all, n, sizeof(*all), hs_fn_cmp_name);
 	fns = all;
 	for (i = 0, out = 0; i < n; i++) {
@@ -194,6 +192,15 @@ out_nomem:
 		free(all[i].name);
 	free(all);
 	return NULL;
+}
+
+void hs_fns_free(struct hs_fn *fns, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(fns[i].name);
+	free(fns);
 }
 
 static void hs_print_top(FILE *f, struct hs_fn *fns, size_t nr, uint64_t total,
@@ -247,9 +254,7 @@ int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top)
 		return -ENOMEM;
 	hs_print_top(f, fns, nr, counted, top, 1);
 	hs_print_top(f, fns, nr, counted, top, 0);
-	for (i = 0; i < nr; i++)
-		free(fns[i].name);
-	free(fns);
+	hs_fns_free(fns, nr);
 	return ferror(f) ? -EIO : 0;
 }
 

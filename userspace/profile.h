@@ -61,4 +61,20 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 int hs_profile_load(struct hs_profile *p, const char *path, size_t *bad, char *err,
 		    size_t errlen);
 
+/* Differential views of B against A (diff.c, fmt_svg.c). */
+int hs_write_diff_report(FILE *f, const char *name_a, const struct hs_profile *a,
+			 const char *name_b, const struct hs_profile *b, unsigned int top);
+int hs_write_diff_folded(FILE *f, const struct hs_profile *a, const struct hs_profile *b);
+int hs_write_svg_diff(FILE *f, const struct hs_profile *a, const struct hs_profile *b);
+
+/* A function's samples: self (it is the leaf) and total (it is on the stack). */
+struct hs_fn {
+	char *name;
+	uint64_t self, total;
+};
+
+/* Every function of @p, sorted by name; NULL without memory. Free with hs_fns_free(). */
+struct hs_fn *hs_functions(const struct hs_profile *p, size_t *nr);
+void hs_fns_free(struct hs_fn *fns, size_t nr);
+
 #endif

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack tool: profile B against profile A. The report ranks functions by
+ * how much their share of the samples changed (percentage points of each
+ * profile's counted samples, drops left out, as in the report), self and
+ * total; folded is Brendan Gregg's difffolded format, "stack countA countB".
+ * The differential flame graph is in fmt_svg.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+/* Changes smaller than this (percentage points) are rounding, not change. */
+#define HS_DIFF_EPSILON	1e-9
+
+static double hs_abs(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+static int hs_is_drop(const char *stack)
+{
+	return !strncmp(stack, HS_DROPPED_FRAME ";", strlen(HS_DROPPED_FRAME) + 1);
+}
+
+/* The lossy facts of one profile, so a change is not read without them. */
+static void hs_diff_facts(FILE *f, const char *tag, const char *name, const struct hs_profile *p)
+{
+	size_t i;
+
+	fprintf(f, "# %s: %s\n", tag, name);
+	if (p->event)
+		fprintf(f, "#   event: %s, %s, %.1f s\n", p->event, p->rate, p->seconds);
+	fprintf(f, "#   samples: %llu, counted: %llu, dropped: %llu\n",
+		(unsigned long long)p->total, (unsigned long long)(p->total - p->dropped),
+		(unsigned long long)p->dropped);
+	for (i = 0; i < p->nr; i++)
+		if (hs_is_drop(p->lines[i].stack))
+			fprintf(f, "#     dropped, %s: %llu\n",
+				p->lines[i].stack + strlen(HS_DROPPED_FRAME) + 1,
+				(unsigned long long)p->lines[i].count);
+	fprintf(f, "#   filtered out: %llu, truncated: %llu samples, collapsed: %llu samples, "
+		"distinct stacks: %zu\n", (unsigned long long)p->filtered,
+		(unsigned long long)p->truncated, (unsigned long long)p->collapsed, p->nr);
+}
+
+struct hs_delta {
+	const char *name;
+	uint64_t a, b;
+	double pa, pb;		/* shares, % */
+};
+
+static int hs_delta_cmp(const void *x, const void *y)
+{
+	const struct hs_delta *a = x, *b = y;
+	double da = hs_abs(a->pb - a->pa), db = hs_abs(b->pb - b->pa);
+
+	if (hs_abs(da - db) > HS_DIFF_EPSILON)
+		return da < db ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+/* Merge the two name-sorted function lists and print the @top largest changes. */
+static int hs_diff_top(FILE *f, const struct hs_fn *fa, size_t na, uint64_t ta,
+		       const struct hs_fn *fb, size_t nb, uint64_t tb, unsigned int top,
+		       int by_self)
+{
+	struct hs_delta *d = calloc(na + nb + 1, sizeof(*d));
+	size_t i = 0, j = 0, n = 0, k, shown = 0;
+
+	if (!d)
+		return -ENOMEM;
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 : strcmp(fa[i].name, fb[j].name);
+
+		d[n].name = c <= 0 ? fa[i].name : fb[j].name;
+		if (c <= 0) {
+			d[n].a = by_self ? fa[i].self : fa[i].total;
+			i++;
+		}
+		if (c >= 0) {
+			d[n].b = by_self ? fb[j].self : fb[j].total;
+			j++;
+		}
+		d[n].pa = ta ? 100.0 * d[n].a / ta : 0;
+		d[n].pb = tb ? 100.0 * d[n].b / tb : 0;
+		n++;
+	}
+	qsort(d, n, sizeof(*d), hs_delta_cmp);
+	fprintf(f, "\n# %s: largest changes of share first\n"
+		"#   change(pp)  share A  share B    samples A    samples B  function\n",
+		by_self ? "by self (the function was running)" :
+			  "by total (the function was on the stack)");
+	for (k = 0; k < n && shown < top; k++) {
+		if (hs_abs(d[k].pb - d[k].pa) <= HS_DIFF_EPSILON)
+			continue;
+		fprintf(f, "  %+11.2f %7.2f%% %7.2f%% %12llu %12llu  %s\n", d[k].pb - d[k].pa,
+			d[k].pa, d[k].pb, (unsigned long long)d[k].a, (unsigned long long)d[k].b,
+			d[k].name);
+		shown++;
+	}
+	if (!shown)
+		fprintf(f, "  (no change)\n");
+	free(d);
+	return 0;
+}
+
+int hs_write_diff_report(FILE *f, const char *name_a, const struct hs_profile *a,
+			 const char *name_b, const struct hs_profile *b, unsigned int top)
+{
+	struct hs_fn *fa, *fb;
+	size_t na = 0, nb = 0;
+	int ret = -ENOMEM;
+
+	fprintf(f, "# hotstack diff: B against A; change = B's share - A's share, in percentage "
+		"points of each profile's counted samples\n");
+	hs_diff_facts(f, "A", name_a, a);
+	hs_diff_facts(f, "B", name_b, b);
+	fa = hs_functions(a, &na);
+	fb = hs_functions(b, &nb);
+	if (fa && fb) {
+		ret = hs_diff_top(f, fa, na, a->total - a->dropped, fb, nb, b->total - b->dropped,
+				  top, 1);
+		ret = ret ?: hs_diff_top(f, fa, na, a->total - a->dropped, fb, nb,
+					 b->total - b->dropped, top, 0);
+	}
+	if (fa)
+		hs_fns_free(fa, na);
+	if (fb)
+		hs_fns_free(fb, nb);
+	return ret ?: ferror(f) ? -EIO : 0;
+}
+
+struct hs_diff_line {
+	const char *stack;
+	uint64_t a, b;
+};
+
+static int hs_diff_line_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct hs_diff_line *)x)->stack,
+		      ((const struct hs_diff_line *)y)->stack);
+}
+
+int hs_write_diff_folded(FILE *f, const struct hs_profile *a, const struct hs_profile *b)
+{
+	struct hs_diff_line *l = calloc(a->nr + b->nr + 1, sizeof(*l));
+	size_t i, n = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (i = 0; i < a->nr; i++)
+		l[n++] = (struct hs_diff_line){ a->lines[i].stack, a->lines[i].count, 0 };
+	for (i = 0; i < b->nr; i++)
+		l[n++] = (struct hs_diff_line){ b->lines[i].stack, 0, b->lines[i].count };
+	qsort(l, n, sizeof(*l), hs_diff_line_cmp);
+	/* One line per stack: the same text twice (two call sites) is added up. */
+	for (i = 0; i < n; i++) {
+		uint64_t ca = l[i].a, cb = l[i].b;
+
+		while (i + 1 < n && !strcmp(l[i].stack, l[i + 1].stack)) {
+			i++;
+			ca += l[i].a;
+			cb += l[i].b;
+		}
+		fprintf(f, "%s %llu %llu\n", l[i].stack, (unsigned long long)ca,
+			(unsigned long long)cb);
+	}
+	free(l);
+	return ferror(f) ? -EIO : 0;
+}
