@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "record.h"
 #include "table.h"
+#include "usyms.h"
 
 static const char hs_record_usage[] =
 	"usage: hotstack record [-e EVENT[:p|:pp|:ppp|:k|:u]] [-F HZ | -c PERIOD]\n"
@@ -380,14 +381,15 @@ static void hs_drop_lines(struct hs_profile *q)
  * symbolized here, when this process may map the table and read
  * /proc/kallsyms; else the module's folded text (read()).
  */
-static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile *p)
+static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile *p,
+		      const struct hs_table_map *m, struct hs_usyms *u, uint32_t pid)
 {
 	struct hs_profile q = *p;	/* the recording's facts, no lines yet */
 	size_t bad = 0;
 	char *text;
 	int ret;
 
-	if (!hs_session_profile(fd, NULL, HS_GEN_ACTIVE, NULL, 0, &q, 0)) {
+	if (!hs_session_profile(fd, m, HS_GEN_ACTIVE, u, pid, &q, 0)) {
 		*p = q;
 		return 0;
 	}
@@ -462,6 +464,39 @@ static pid_t hs_spawn(char **cmd, int *go)
 	return pid;
 }
 
+/* Whether @pid still runs this program (forked, not yet exec'd its command). */
+static int hs_not_execd(pid_t pid)
+{
+	char path[64], exe[4096], self[4096];
+	ssize_t a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	a = readlink(path, exe, sizeof(exe));
+	b = readlink("/proc/self/exe", self, sizeof(self));
+	return a > 0 && a == b && !memcmp(exe, self, a);
+}
+
+/*
+ * Capture the mappings of the processes in the table, and of @pid (the
+ * only one with a pid filter), for their user symbols: at each refresh
+ * and once at the end, so that those that exit keep the last capture.
+ */
+static void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid,
+			    pid_t child)
+{
+	static uint32_t pids[4096];
+	size_t n, i;
+
+	if (!u)
+		return;
+	if (pid && !(child && hs_not_execd(child)))
+		hs_usyms_capture(u, pid);
+	n = m->base ? hs_table_pids(m, pids, sizeof(pids) / sizeof(pids[0])) : 0;
+	for (i = 0; i < n; i++)
+		if (pids[i] != pid && pids[i] != (uint32_t)getpid())
+			hs_usyms_capture(u, pids[i]);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = hs_record_signal };
@@ -469,6 +504,8 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile p = { 0 };
 	struct hs_record_opts o;
 	struct hotstack_stats st;
+	struct hs_table_map m = { 0 };
+	struct hs_usyms *u = NULL;
 	struct hs_genl g;
 	int fd, go = -1, status = 0, have_genl, ret = 1;
 	double start, now;
@@ -493,6 +530,15 @@ int cmd_record(int argc, char **argv)
 	}
 	if (hs_configure(fd, &o))
 		goto out_child;
+	/* The table, to symbolize it here (and see the processes in it). */
+	hs_table_map(fd, &m);
+	if (o.stacks & HOTSTACK_STACK_USER) {
+		if ((o.keys & HOTSTACK_KEY_TGID) || o.pid)
+			u = hs_usyms_new();
+		else
+			fprintf(stderr, "hotstack record: note: user frames stay addresses without "
+				"a process to look them up in: add --keys pid, -p PID or a command\n");
+	}
 
 	re.tty = isatty(2);
 	hs_stats(fd, &st);
@@ -525,11 +571,13 @@ int cmd_record(int argc, char **argv)
 		}
 		if (re.tty)
 			hs_status_line(fd, now - start, &o);
+		hs_capture_maps(u, &m, o.pid, child);
 		if (poll(&pfd, 1, 250) > 0 && have_genl)
 			hs_genl_read_events(&g, hs_record_event, &re);
 	}
 	now = hs_now();
 	ioctl(fd, HOTSTACK_IOC_STOP, 0);
+	hs_capture_maps(u, &m, o.pid, child);
 	if (re.tty)
 		fprintf(stderr, "\r\033[K");
 	if (have_genl)
@@ -539,7 +587,7 @@ int cmd_record(int argc, char **argv)
 	p.event = o.event;
 	hs_rate_str(o.freq ? HOTSTACK_CFG_FREQ : 0, o.sample, p.rate, sizeof(p.rate));
 	p.seconds = now - start;
-	if (hs_collect(fd, &st, &p)) {
+	if (hs_collect(fd, &st, &p, &m, u, o.pid)) {
 		fprintf(stderr, "hotstack record: cannot read the profile: %s\n", strerror(errno));
 		goto out_genl;
 	}
@@ -566,6 +614,8 @@ out_child:
 		waitpid(child, &status, 0);
 	}
 out_close:
+	hs_usyms_free(u);
+	hs_table_unmap(&m);
 	close(fd);
 	if (!ret && o.cmd && WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		ret = 1;

@@ -225,6 +225,31 @@ static int hs_parse_modules(struct hs_ksym_build *b, char *text)
 	return 0;
 }
 
+/* Pages of the address span, when it is at most this many (4 bytes each). */
+#define HS_KSYM_MAX_PAGES (1UL << 22)
+
+static void hs_ksyms_index(struct hs_ksyms *k)
+{
+	size_t pg, sym = 0;
+	uint64_t span;
+
+	span = k->sym[k->nr - 1].addr - k->sym[0].addr;
+	if ((span >> HS_KSYM_PAGE_SHIFT) + 2 > HS_KSYM_MAX_PAGES)
+		return;
+	k->base = k->sym[0].addr;
+	k->nr_pages = (span >> HS_KSYM_PAGE_SHIFT) + 2;
+	k->page = malloc(k->nr_pages * sizeof(*k->page));
+	if (!k->page)
+		return;
+	for (pg = 0; pg < k->nr_pages; pg++) {
+		uint64_t start = k->base + ((uint64_t)pg << HS_KSYM_PAGE_SHIFT);
+
+		while (sym + 1 < k->nr && k->sym[sym + 1].addr <= start)
+			sym++;
+		k->page[pg] = sym;
+	}
+}
+
 int hs_ksyms_load(struct hs_ksyms *k, const char *kallsyms, const char *modules, char *err,
 		  size_t errlen)
 {
@@ -265,21 +290,20 @@ int hs_ksyms_load(struct hs_ksyms *k, const char *kallsyms, const char *modules,
 	}
 
 	qsort(b.t, b.nr, sizeof(*b.t), hs_tmp_cmp);
-	k->addr = malloc(b.nr * sizeof(*k->addr));
-	k->name = malloc(b.nr * sizeof(*k->name));
-	k->len = malloc(b.nr * sizeof(*k->len));
-	if (!k->addr || !k->name || !k->len)
+	k->sym = malloc(b.nr * sizeof(*k->sym));
+	if (!k->sym)
 		goto out_nomem;
 	/* One range per address: the first symbol listed there. */
 	for (i = 0, out = 0; i < b.nr; i++) {
-		if (out && k->addr[out - 1] == b.t[i].addr)
+		if (out && k->sym[out - 1].addr == b.t[i].addr)
 			continue;
-		k->addr[out] = b.t[i].addr;
-		k->name[out] = b.t[i].name;
-		k->len[out] = b.t[i].len;
+		k->sym[out].addr = b.t[i].addr;
+		k->sym[out].name = b.t[i].name;
+		k->sym[out].len = b.t[i].len;
 		out++;
 	}
 	k->nr = out;
+	hs_ksyms_index(k);
 	k->names = b.names;
 	k->names_len = b.names_len;
 	free(b.t);
@@ -297,31 +321,45 @@ out_free:
 
 void hs_ksyms_free(struct hs_ksyms *k)
 {
-	free(k->addr);
-	free(k->name);
-	free(k->len);
+	free(k->sym);
 	free(k->names);
+	free(k->page);
 	memset(k, 0, sizeof(*k));
+}
+
+size_t hs_ksyms_find(const struct hs_ksyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->nr, n, half;
+
+	/* Within one page's ranges: from the last one starting before the page. */
+	if (k->page && addr >= k->base) {
+		size_t pg = (addr - k->base) >> HS_KSYM_PAGE_SHIFT;
+
+		if (pg + 1 < k->nr_pages) {
+			lo = k->page[pg];
+			hi = k->page[pg + 1] + 1;
+		}
+	}
+	/* The last range starting at or below @addr (branch-free: cmov). */
+	for (n = hi - lo; n > 1; n -= half) {
+		half = n / 2;
+		lo = k->sym[lo + half].addr <= addr ? lo + half : lo;
+	}
+	if (lo < k->nr && k->sym[lo].addr <= addr)
+		return lo;
+	return lo ? lo - 1 : k->nr;
 }
 
 const char *hs_ksyms_lookup(const struct hs_ksyms *k, uint64_t addr, size_t *len)
 {
-	size_t lo = 0, hi = k->nr, mid;
+	size_t i = hs_ksyms_find(k, addr);
 
-	/* The last range starting at or below @addr. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (k->addr[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || k->name[lo - 1] == HS_KSYM_NONE) {
+	if (i == k->nr || k->sym[i].name == HS_KSYM_NONE) {
 		if (len)
 			*len = sizeof(HS_UNKNOWN_FRAME) - 1;
 		return HS_UNKNOWN_FRAME;
 	}
 	if (len)
-		*len = k->len[lo - 1];
-	return k->names + k->name[lo - 1];
+		*len = k->sym[i].len;
+	return k->names + k->sym[i].name;
 }

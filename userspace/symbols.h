@@ -13,15 +13,30 @@
 /* What an address no text symbol covers prints as (as in read()). */
 #define HS_UNKNOWN_FRAME "[unknown]"
 
+/* One address range: a symbol's, or an unknown one. */
+struct hs_ksym {
+	uint64_t addr;		/* start of the range */
+	uint32_t name;		/* offset of its text in names; HS_KSYM_NONE: unknown */
+	uint32_t len;		/* length of that text */
+};
+
 /* The kernel symbol table, sorted by address. */
 struct hs_ksyms {
-	uint64_t *addr;		/* start of each range, increasing */
-	uint32_t *name;		/* offset of its text in @names; HS_KSYM_NONE: unknown */
-	uint16_t *len;		/* length of that text */
+	struct hs_ksym *sym;	/* increasing addresses */
 	size_t nr;
 	char *names;		/* "func" or "func [module]", NUL-terminated */
 	size_t names_len;
+	/*
+	 * Lookup index: page[i] is the last range starting at or below
+	 * base + (i << HS_KSYM_PAGE_SHIFT), so a lookup searches only the
+	 * few ranges of one page (NULL when the addresses span too much).
+	 */
+	uint32_t *page;
+	uint64_t base;
+	size_t nr_pages;
 };
+
+#define HS_KSYM_PAGE_SHIFT 12
 
 #define HS_KSYM_NONE UINT32_MAX
 
@@ -41,6 +56,16 @@ void hs_ksyms_free(struct hs_ksyms *k);
  * *len (may be NULL). Exact address: use addr - 1 for a return address.
  */
 const char *hs_ksyms_lookup(const struct hs_ksyms *k, uint64_t addr, size_t *len);
+
+/* The range of @addr: an index into k->sym, or k->nr when below them all. */
+size_t hs_ksyms_find(const struct hs_ksyms *k, uint64_t addr);
+
+/* Prefetch what hs_ksyms_find(@addr) reads first (many lookups at once). */
+static inline void hs_ksyms_prefetch(const struct hs_ksyms *k, uint64_t addr)
+{
+	if (k->page && addr - k->base < (uint64_t)k->nr_pages << HS_KSYM_PAGE_SHIFT)
+		__builtin_prefetch(&k->page[(addr - k->base) >> HS_KSYM_PAGE_SHIFT]);
+}
 
 /* The sentence printed when kptr_restrict hides kernel addresses. */
 extern const char hs_kptr_restrict_hint[];

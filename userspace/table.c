@@ -21,6 +21,7 @@
 #include "profile.h"
 #include "symbols.h"
 #include "table.h"
+#include "usyms.h"
 
 int hs_table_map(int fd, struct hs_table_map *m)
 {
@@ -122,11 +123,14 @@ static int hs_item_equal(const struct hs_table_copy *c, const struct hotstack_en
 }
 
 /* Merge equal stacks of different CPUs (an open-addressing set on the hash). */
-static int hs_merge(struct hs_table_copy *c)
+static int hs_merge(struct hs_table_copy *c, unsigned int nr_slots)
 {
 	size_t size = 16, mask, i, out = 0, slot;
-	uint32_t *set;
+	struct { uint32_t idx, hash; } *set;
 
+	/* One CPU's table never holds a stack twice. */
+	if (nr_slots < 2)
+		return 0;
 	while (size < c->nr * 2)
 		size *= 2;
 	mask = size - 1;
@@ -136,16 +140,19 @@ static int hs_merge(struct hs_table_copy *c)
 	memset(set, 0xff, size * sizeof(*set));
 	for (i = 0; i < c->nr; i++) {
 		struct hotstack_entry *e = &c->items[i];
+		uint32_t h = e->hash >> 32;
 
-		for (slot = (e->hash ^ e->hash >> 29) & mask; set[slot] != UINT32_MAX;
+		/* The hash's high half first: items are read only when it matches. */
+		for (slot = (e->hash ^ e->hash >> 29) & mask; set[slot].idx != UINT32_MAX;
 		     slot = (slot + 1) & mask)
-			if (hs_item_equal(c, &c->items[set[slot]], e))
+			if (set[slot].hash == h && hs_item_equal(c, &c->items[set[slot].idx], e))
 				break;
-		if (set[slot] != UINT32_MAX) {
-			c->items[set[slot]].count += e->count;
+		if (set[slot].idx != UINT32_MAX) {
+			c->items[set[slot].idx].count += e->count;
 			continue;
 		}
-		set[slot] = out;
+		set[slot].idx = out;
+		set[slot].hash = h;
 		c->items[out++] = *e;
 	}
 	free(set);
@@ -252,7 +259,7 @@ int hs_table_copy(const struct hs_table_map *m, enum hs_table_gen which,
 	c->state = v.state;
 	c->keys = v.keys;
 	c->stacks = v.stacks;
-	ret = hs_merge(c);
+	ret = hs_merge(c, v.nr_slots);
 	if (ret)
 		goto out_free;
 	return 0;
@@ -267,6 +274,35 @@ void hs_table_copy_free(struct hs_table_copy *c)
 	free(c->items);
 	free(c->frames);
 	memset(c, 0, sizeof(*c));
+}
+
+size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
+{
+	struct hs_hdr_view v;
+	size_t nr = 0, k;
+	unsigned int slot, i;
+
+	if (hs_read_header(m, HS_GEN_ACTIVE, &v))
+		return 0;
+	for (slot = 0; slot < v.nr_slots; slot++) {
+		const struct hotstack_entry *e = (const void *)((const char *)m->base + v.gen_offset +
+			slot * v.slot_size + v.cpu_stats_size);
+
+		for (i = 0; i < v.table_entries; i++) {
+			uint32_t tgid;
+
+			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
+				continue;
+			tgid = e[i].tgid;
+			if (!tgid || (nr && pids[nr - 1] == tgid))
+				continue;
+			for (k = 0; k < nr && pids[k] != tgid; k++)
+				;
+			if (k == nr && nr < max)
+				pids[nr++] = tgid;
+		}
+	}
+	return nr;
 }
 
 int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops)
@@ -291,28 +327,6 @@ static const char *const hs_context_names[] = {
 	[HOTSTACK_CTX_IDLE] = "[idle]",
 };
 
-/* Symbols looked up already: one stack's frames recur in many stacks. */
-#define HS_SYMCACHE_BITS 16
-
-struct hs_symcache {
-	uint64_t addr;		/* the address looked up, + 1 (0: empty) */
-	const char *name;
-	size_t len;
-};
-
-static inline const char *hs_ksym_cached(struct hs_symcache *cache, const struct hs_ksyms *k,
-					 uint64_t addr, size_t *len)
-{
-	struct hs_symcache *e = &cache[(addr ^ addr >> 17) & ((1 << HS_SYMCACHE_BITS) - 1)];
-
-	if (e->addr != addr + 1) {
-		e->name = hs_ksyms_lookup(k, addr, &e->len);
-		e->addr = addr + 1;
-	}
-	*len = e->len;
-	return e->name;
-}
-
 /* Longest line: every frame a long symbol, plus the leading markers. */
 #define HS_LINE_MAX ((HOTSTACK_MAX_DEPTH * 2 + 8) * 1024)
 
@@ -323,21 +337,74 @@ static char *hs_put(char *p, const char *s, size_t len)
 	return p + len + 1;
 }
 
+/*
+ * hs_profile_add() for a line whose markers are known from its entry's
+ * flags: it need not search the text for them (10^6 lines add up).
+ */
+static int hs_profile_push(struct hs_profile *p, const char *stack, size_t len, uint64_t count,
+			   const struct hotstack_entry *e)
+{
+	struct hs_stack_line *l;
+	char *copy;
+
+	if (p->nr == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+
+		l = realloc(p->lines, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		p->lines = l;
+		p->cap = cap;
+	}
+	copy = malloc(len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, stack, len);
+	copy[len] = '\0';
+	l = &p->lines[p->nr++];
+	l->stack = copy;
+	l->count = count;
+	p->total += count;
+	if (e->flags & HOTSTACK_ENTRY_TRUNCATED)
+		p->truncated += count;
+	if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
+		p->collapsed += count;
+	return 0;
+}
+
 int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p)
 {
-	struct hs_symcache *cache = calloc(1 << HS_SYMCACHE_BITS, sizeof(*cache));
 	char *line = malloc(HS_LINE_MAX), *q, *end;
-	size_t n, len;
+	uint32_t sym[HOTSTACK_MAX_DEPTH + 1];
 	int i, ret = -ENOMEM;
 	const char *s;
+	size_t n, len;
 
-	if (!cache || !line)
-		goto out;
+	if (!line)
+		return -ENOMEM;
 	end = line + HS_LINE_MAX - 64;
 	for (n = 0; n < c->nr; n++) {
 		const struct hotstack_entry *e = &c->items[n];
 		const uint64_t *f = c->frames + e->frames;
+		int nk = e->nr_kernel < HOTSTACK_MAX_DEPTH ? e->nr_kernel : HOTSTACK_MAX_DEPTH;
+
+		/*
+		 * The kernel frames' ranges first, all of them: the lookups miss
+		 * the cache and are independent, so they overlap (prefetched).
+		 * A return address is looked up as the call (address - 1),
+		 * the innermost frame as it is.
+		 */
+		for (i = 0; i < nk; i++)
+			hs_ksyms_prefetch(k, f[i] - (i > 0));
+		for (i = 0; i < nk; i++) {
+			sym[i] = hs_ksyms_find(k, f[i] - (i > 0));
+			__builtin_prefetch(&k->sym[sym[i] < k->nr ? sym[i] : 0]);
+		}
+		for (i = 0; i < nk; i++) {
+			if (sym[i] < k->nr && k->sym[sym[i]].name != HS_KSYM_NONE)
+				__builtin_prefetch(k->names + k->sym[sym[i]].name);
+		}
 
 		q = line;
 		if (e->comm[0]) {
@@ -359,10 +426,7 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 			/* The first user frame is an instruction pointer; the others return. */
 			uint64_t a = i == e->nr_kernel ? f[i] : f[i] - 1;
 
-			s = NULL;
-			(void)u;
-			(void)pid;
-			(void)a;
+			s = u ? hs_usyms_lookup(u, e->tgid ? e->tgid : pid, a, &len) : NULL;
 			if (s && (size_t)(end - q) > len)
 				q = hs_put(q, s, len);
 			else
@@ -370,22 +434,26 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		}
 		if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
 			q = hs_put(q, "[user]", 6);
-		for (i = e->nr_kernel - 1; i >= 0 && q < end; i--) {
-			/* A return address: look up the call (not the innermost frame). */
-			s = hs_ksym_cached(cache, k, i > 0 ? f[i] - 1 : f[i], &len);
+		for (i = nk - 1; i >= 0 && q < end; i--) {
+			if (sym[i] == k->nr || k->sym[sym[i]].name == HS_KSYM_NONE) {
+				s = HS_UNKNOWN_FRAME;
+				len = sizeof(HS_UNKNOWN_FRAME) - 1;
+			} else {
+				s = k->names + k->sym[sym[i]].name;
+				len = k->sym[sym[i]].len;
+			}
 			if ((size_t)(end - q) <= len)
 				break;
 			q = hs_put(q, s, len);
 		}
 		if (q > line)
 			q--;
-		ret = hs_profile_add(p, line, q - line, e->count);
+		ret = hs_profile_push(p, line, q - line, e->count, e);
 		if (ret)
 			goto out;
 	}
 	ret = hs_profile_add_drops(p, c->total.drops);
 out:
-	free(cache);
 	free(line);
 	return ret;
 }

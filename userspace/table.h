@@ -64,6 +64,12 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p);
 
 /*
+ * The distinct processes (tgid key) in the active generation now, at
+ * most @max of them (a live view: no consistency needed). Returns how many.
+ */
+size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max);
+
+/*
  * The samples lost, as "[dropped];[REASON] COUNT" stacks, and the
  * filtered-out ones in p->filtered (they were not asked for). 0 or -errno.
  */

@@ -110,7 +110,7 @@ static void kptr_restrict_is_explained(void **state)
 	assert_non_null(strstr(err, "CAP_SYSLOG"));
 	assert_non_null(strstr(err, "sysctl kernel.kptr_restrict=0"));
 	assert_non_null(strstr(err, "read()"));
-	assert_null(k.addr);
+	assert_null(k.sym);
 	unlink(f);
 }
 

@@ -1005,6 +1005,24 @@ __attribute__((noinline)) static void u_top(void)
 	ustack_sink += 3;
 }
 
+static void *uspin_timer(void *arg)
+{
+	msleep((unsigned long)arg);
+	ustack_stop = 1;
+	return NULL;
+}
+
+/* Spin in u_top <- u_mid <- u_leaf (user mode, frame pointers) for @ms. */
+static void uspin(unsigned int ms)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, uspin_timer, (void *)(unsigned long)ms))
+		return;
+	u_top();
+	pthread_join(t, NULL);
+}
+
 /* Whether hex frame @f is an address in [fn, fn + 512). */
 static bool frame_in(const char *f, void (*fn)(void))
 {
@@ -1438,6 +1456,8 @@ int main(int argc, char **argv)
 		test_context();
 	else if (argc == 2 && !strcmp(argv[1], "delegated"))
 		test_delegated();
+	else if (argc == 3 && !strcmp(argv[1], "uspin"))
+		uspin(atoi(argv[2]));
 	else if (argc == 5 && !strcmp(argv[1], "symbols"))
 		test_symbols(atoi(argv[2]), argv[3], argv[4]);
 	else if (argc >= 2 && !strcmp(argv[1], "runas"))

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User symbols (libdwfl) from captured /proc/PID/maps: this test program's
+ * own functions, and those of a program compiled here that exits before
+ * its addresses are looked up.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "usyms.h"
+
+volatile int usyms_sink;
+
+__attribute__((noinline)) void usyms_probe_fn(void)
+{
+	usyms_sink++;
+}
+
+static void own_functions(void **state)
+{
+	struct hs_usyms *u = hs_usyms_new();
+	uint64_t a = (uintptr_t)usyms_probe_fn;
+	const char *s;
+	size_t len;
+
+	(void)state;
+	assert_non_null(u);
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid()), 1);
+	s = hs_usyms_lookup(u, getpid(), a + 1, &len);
+	assert_non_null(s);
+	assert_string_equal(s, "usyms_probe_fn");
+	assert_int_equal(len, strlen("usyms_probe_fn"));
+	/* From the cache, the same. */
+	assert_string_equal(hs_usyms_lookup(u, getpid(), a + 1, &len), "usyms_probe_fn");
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)own_functions + 4, &len);
+	assert_non_null(s);
+	assert_string_equal(s, "own_functions");
+	/* A shared library's function, by its address in this process. */
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)getppid + 1, &len);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "getppid"));
+	/* Nothing mapped there; a process never captured. */
+	assert_null(hs_usyms_lookup(u, getpid(), 0x10, &len));
+	assert_null(hs_usyms_lookup(u, 1u << 30, a, &len));
+	/* The same mappings again: kept as they were. */
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid()), 2);
+	assert_string_equal(hs_usyms_lookup(u, getpid(), a + 1, &len), "usyms_probe_fn");
+	hs_usyms_free(u);
+}
+
+static const char program[] =
+	"#include <stdio.h>\n"
+	"#include <unistd.h>\n"
+	"__attribute__((noinline)) int hs_target_fn(int x) { return x * 3 + 1; }\n"
+	"int main(void) {\n"
+	"	char b;\n"
+	"	printf(\"%p %p\\n\", (void *)hs_target_fn, (void *)main);\n"
+	"	fflush(stdout);\n"
+	"	return read(0, &b, 1) + hs_target_fn(1) - 4;\n"
+	"}\n";
+
+static void exited_process(void **state)
+{
+	char dir[] = "/tmp/hs-usyms-XXXXXX", src[64], bin[64], cmd[256], line[128];
+	int to_child[2], from_child[2], status;
+	unsigned long long fn, mainfn;
+	struct hs_usyms *u;
+	const char *s;
+	size_t len;
+	FILE *f;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/t.c", dir);
+	snprintf(bin, sizeof(bin), "%s/t", dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs(program, f);
+	fclose(f);
+	/* A position-independent executable: its addresses depend on the mapping. */
+	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIE -pie -o %s %s", bin, src);
+	assert_int_equal(system(cmd), 0);
+
+	assert_int_equal(pipe(to_child), 0);
+	assert_int_equal(pipe(from_child), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(to_child[0], 0);
+		dup2(from_child[1], 1);
+		close(to_child[1]);
+		close(from_child[0]);
+		execl(bin, bin, (char *)NULL);
+		_exit(127);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	f = fdopen(from_child[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(sscanf(line, "%llx %llx", &fn, &mainfn), 2);
+
+	u = hs_usyms_new();
+	assert_int_equal(hs_usyms_capture(u, pid), 0);
+	/* Let it exit, and reap it: its /proc entry is gone. */
+	close(to_child[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(hs_usyms_capture(u, pid), -ENOENT);
+	assert_int_equal(hs_usyms_captured(u, pid), 1);
+	/* Even the binary removed from disk: the capture opened it. */
+	unlink(bin);
+	s = hs_usyms_lookup(u, pid, fn + 2, &len);
+	assert_non_null(s);
+	assert_string_equal(s, "hs_target_fn");
+	s = hs_usyms_lookup(u, pid, mainfn + 1, &len);
+	assert_non_null(s);
+	assert_string_equal(s, "main");
+	hs_usyms_free(u);
+	fclose(f);
+	unlink(src);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(own_functions),
+		cmocka_unit_test(exited_process),
+	};
+
+	return cmocka_run_group_tests_name("usyms", tests, NULL, NULL);
+}

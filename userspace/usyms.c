@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack tool: user-space symbols with elfutils' libdwfl.
+ *
+ * Each process gets one Dwfl session built from its /proc/PID/maps text
+ * (dwfl_linux_proc_maps_report) at capture time; every module's ELF is
+ * opened then (dwfl_module_getelf), so the symbols stay after the process
+ * has exited, and a binary replaced on disk meanwhile is not read by
+ * mistake. Lookups are cached per (pid, address).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+
+#include "usyms.h"
+
+struct hs_uproc {
+	uint32_t pid;
+	unsigned int captures;
+	char *maps;		/* the /proc/PID/maps text this Dwfl was built from */
+	Dwfl *dwfl;
+};
+
+struct hs_ucache {
+	uint64_t addr;
+	uint32_t pid;		/* 0: empty slot */
+	uint32_t len;
+	char *name;		/* NULL: unknown */
+};
+
+struct hs_usyms {
+	struct hs_uproc *procs;
+	size_t nr, cap;
+	struct hs_ucache *cache;
+	size_t cache_nr, cache_mask;
+	struct hs_uproc *last;	/* the last one looked up: stacks come by process */
+};
+
+static char *hs_debuginfo_path;
+
+static const Dwfl_Callbacks hs_dwfl_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &hs_debuginfo_path,
+};
+
+struct hs_usyms *hs_usyms_new(void)
+{
+	struct hs_usyms *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->cache_mask = 4095;
+	u->cache = calloc(u->cache_mask + 1, sizeof(*u->cache));
+	if (!u->cache) {
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+static void hs_cache_clear(struct hs_usyms *u, uint32_t pid)
+{
+	size_t i;
+
+	/* Rare (a process's mappings changed): rebuild without its entries. */
+	for (i = 0; i <= u->cache_mask; i++)
+		if (u->cache[i].pid == pid) {
+			free(u->cache[i].name);
+			u->cache[i].name = NULL;
+			u->cache[i].len = 0;
+			/* Left as a tombstone: unknown, until looked up again. */
+			u->cache[i].addr = ~0ULL;
+		}
+}
+
+void hs_usyms_free(struct hs_usyms *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nr; i++) {
+		free(u->procs[i].maps);
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
+	}
+	for (i = 0; i <= u->cache_mask; i++)
+		free(u->cache[i].name);
+	free(u->cache);
+	free(u->procs);
+	free(u);
+}
+
+static struct hs_uproc *hs_uproc_find(struct hs_usyms *u, uint32_t pid)
+{
+	size_t i;
+
+	if (u->last && u->last->pid == pid)
+		return u->last;
+	for (i = 0; i < u->nr; i++)
+		if (u->procs[i].pid == pid)
+			return u->last = &u->procs[i];
+	return NULL;
+}
+
+unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr; i++)
+		if (u->procs[i].pid == pid)
+			return u->procs[i].captures;
+	return 0;
+}
+
+static char *hs_read_maps(uint32_t pid)
+{
+	size_t cap = 16384, len = 0;
+	char path[64], *buf = NULL, *grown;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		grown = realloc(buf, cap);
+		if (!grown)
+			break;
+		buf = grown;
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				break;
+			close(fd);
+			buf[len] = '\0';
+			if (!len) {	/* a zombie: its memory is gone */
+				free(buf);
+				errno = ENOENT;
+				return NULL;
+			}
+			return buf;
+		}
+		len += n;
+		if (cap - len < 4096)
+			cap *= 2;
+	}
+	n = errno;
+	free(buf);
+	close(fd);
+	errno = n;
+	return NULL;
+}
+
+/* Open every module's ELF now, while the process (and its vDSO) is there. */
+static int hs_open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	GElf_Addr bias;
+
+	(void)userdata;
+	(void)name;
+	(void)start;
+	(void)arg;
+	dwfl_module_getelf(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+static Dwfl *hs_dwfl_build(const char *maps, uint32_t pid)
+{
+	Dwfl *dwfl = dwfl_begin(&hs_dwfl_callbacks);
+	FILE *f;
+	int ret;
+
+	if (!dwfl)
+		return NULL;
+	f = fmemopen((void *)maps, strlen(maps), "r");
+	if (!f) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	dwfl_report_begin(dwfl);
+	ret = dwfl_linux_proc_maps_report(dwfl, f);
+	fclose(f);
+	if (ret || dwfl_report_end(dwfl, NULL, NULL)) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	(void)pid;
+	dwfl_getmodules(dwfl, hs_open_module, NULL, 0);
+	return dwfl;
+}
+
+int hs_usyms_capture(struct hs_usyms *u, uint32_t pid)
+{
+	struct hs_uproc *p = hs_uproc_find(u, pid);
+	char *maps = hs_read_maps(pid);
+	Dwfl *dwfl;
+
+	if (!maps)
+		return -errno;
+	if (p && p->maps && !strcmp(p->maps, maps)) {
+		free(maps);
+		p->captures++;
+		return 0;
+	}
+	dwfl = hs_dwfl_build(maps, pid);
+	if (!dwfl) {
+		free(maps);
+		return -EINVAL;
+	}
+	if (!p) {
+		if (u->nr == u->cap) {
+			size_t cap = u->cap ? u->cap * 2 : 64;
+			struct hs_uproc *grown = realloc(u->procs, cap * sizeof(*grown));
+
+			if (!grown) {
+				dwfl_end(dwfl);
+				free(maps);
+				return -ENOMEM;
+			}
+			u->procs = grown;
+			u->cap = cap;
+		}
+		p = &u->procs[u->nr++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+	} else {
+		dwfl_end(p->dwfl);
+		free(p->maps);
+		hs_cache_clear(u, pid);
+	}
+	u->last = NULL;
+	p->maps = maps;
+	p->dwfl = dwfl;
+	p->captures++;
+	return 0;
+}
+
+static void hs_cache_grow(struct hs_usyms *u)
+{
+	size_t mask = u->cache_mask * 2 + 1, i, j;
+	struct hs_ucache *c = calloc(mask + 1, sizeof(*c));
+
+	if (!c)
+		return;
+	for (i = 0; i <= u->cache_mask; i++) {
+		struct hs_ucache *e = &u->cache[i];
+
+		if (!e->pid)
+			continue;
+		for (j = (e->addr * 0x9e3779b97f4a7c15ULL ^ e->pid) & mask; c[j].pid; j = (j + 1) & mask)
+			;
+		c[j] = *e;
+	}
+	free(u->cache);
+	u->cache = c;
+	u->cache_mask = mask;
+}
+
+const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, size_t *len)
+{
+	struct hs_uproc *p;
+	struct hs_ucache *e;
+	Dwfl_Module *mod;
+	const char *name = NULL;
+	size_t i;
+
+	if (!pid)
+		return NULL;
+	for (i = (addr * 0x9e3779b97f4a7c15ULL ^ pid) & u->cache_mask; u->cache[i].pid;
+	     i = (i + 1) & u->cache_mask)
+		if (u->cache[i].pid == pid && u->cache[i].addr == addr)
+			goto out;
+	p = hs_uproc_find(u, pid);
+	if (!p)
+		return NULL;
+	mod = dwfl_addrmodule(p->dwfl, addr);
+	if (mod)
+		name = dwfl_module_addrname(mod, addr);
+	e = &u->cache[i];
+	e->pid = pid;
+	e->addr = addr;
+	e->name = name ? strdup(name) : NULL;
+	e->len = e->name ? strlen(e->name) : 0;
+	if (++u->cache_nr * 2 > u->cache_mask) {
+		hs_cache_grow(u);
+		return hs_usyms_lookup(u, pid, addr, len);
+	}
+out:
+	e = &u->cache[i];
+	*len = e->len;
+	return e->name;
+}

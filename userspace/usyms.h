@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hotstack tool: user-space symbols (elfutils' libdwfl) of the processes
+ * seen while recording, from their /proc/PID/maps captured while they
+ * ran, so that a process that exits before the end keeps its symbols.
+ */
+#ifndef HOTSTACK_USYMS_H
+#define HOTSTACK_USYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hs_usyms;
+
+struct hs_usyms *hs_usyms_new(void);
+void hs_usyms_free(struct hs_usyms *u);
+
+/*
+ * Capture process @pid's mappings now (again: only when they changed),
+ * opening its ELF files so that they stay readable after it exits.
+ * Returns 0 or -errno (ENOENT: the process is gone; the last capture stays).
+ */
+int hs_usyms_capture(struct hs_usyms *u, uint32_t pid);
+
+/* Captures of @pid so far that succeeded (0: none). */
+unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid);
+
+/*
+ * The function containing @addr in @pid (for a return address pass
+ * addr - 1), its length in *len; NULL when unknown. Valid until
+ * hs_usyms_free().
+ */
+const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, size_t *len);
+
+#endif
