@@ -9,6 +9,7 @@
 #   make unit          host unit tests only
 #   make check-vm KERNEL=generic|rt|debug   one VM suite
 #   make bench         sampling overhead against its floors (icount VM)
+#   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)
 #   make dkms-install  register, build and install with DKMS
 #
 # KDIR: the kernel build tree. Default: the running kernel's, else the
@@ -47,6 +48,10 @@ run:
 bench:
 	tests/bench/run.sh
 
+# The tool's dump path on 10^6 stacks (host; prints its time).
+bench-dump:
+	$(MAKE) -C tests/bench dump
+
 dkms-install:
 	dkms add $(CURDIR)
 	dkms install hotstack/$(VERSION)
@@ -55,5 +60,6 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C tests/bench clean
 
-.PHONY: all module tool deps lint unit check-vm check run bench dkms-install clean
+.PHONY: all module tool deps lint unit check-vm check run bench bench-dump dkms-install clean
