@@ -46,6 +46,43 @@ check_output "the flame graph is an SVG with the workload's frames" \
 check "report converts a folded file to SVG" hotstack report /tmp/w.folded -o /tmp/w.svg
 check_output "the converted flame graph has the frames" '<title>hs_workload_write' cat /tmp/w.svg
 
+check "record --format pprof" hotstack record -F 1000 --format pprof -o /tmp/w.pb.gz -- \
+	sh -c 'echo "4 2 50" >/proc/hs_workload'
+check_output "report of the pprof file shows the workload's functions by self" \
+	'^ +[0-9.]+% +[0-9.]+% +[0-9]+  hs_leaf \[hs_workload\]$' hotstack report /tmp/w.pb.gz
+check_output "the pprof file keeps the event and the rate" \
+	'^# event: [a-z-]+, ([0-9]+ Hz|period [0-9]+), [0-9.]+ s$' hotstack report /tmp/w.pb.gz
+check_output "report converts pprof back to the workload's folded stacks" \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	sh -c 'hotstack report /tmp/w.pb.gz -o /tmp/wp.folded && cat /tmp/wp.folded'
+check "record -o FILE.pb.gz" hotstack record -F 1000 -o /tmp/w2.pb.gz -- \
+	sh -c 'echo "6 4 50" >/proc/hs_workload'
+check "a .pb.gz name writes gzip data" gzip -t /tmp/w2.pb.gz
+check_output "gunzipped, it is a pprof protobuf with the workload's stacks" \
+	'  hs_leaf \[hs_workload\]$' sh -c 'gzip -dc /tmp/w2.pb.gz | hotstack report -'
+check "folded -> pprof -> folded is exact" sh -c '
+	hotstack report /tmp/w.folded -o /tmp/wc.pb.gz &&
+	hotstack report /tmp/wc.pb.gz -o /tmp/wc.folded &&
+	[ "$(cat /tmp/w.folded)" = "$(cat /tmp/wc.folded)" ]'
+
+check "diff of two recordings (folded and pprof)" \
+	hotstack diff /tmp/w.folded /tmp/w.pb.gz -o /tmp/d.txt
+check_output "the diff shows B's facts" '^#   samples: [0-9]+, counted: [0-9]+, dropped: 0$' \
+	sh -c 'sed -n "/^# B: \/tmp\/w.pb.gz$/,/^$/p" /tmp/d.txt'
+check_output "the diff ranks the workload's functions by change of share" \
+	'^ +[-+][0-9.]+ +[0-9.]+% +[0-9.]+% +[0-9]+ +[0-9]+  hs_(leaf|rec_[ab]|workload_write) ' \
+	cat /tmp/d.txt
+check_output "diff --format folded gives both counts" 'hs_leaf \[hs_workload\] [0-9]+ [0-9]+$' \
+	hotstack diff --format folded /tmp/w.folded /tmp/w.pb.gz
+check "diff -o FILE.svg" hotstack diff /tmp/w.folded /tmp/w.pb.gz -o /tmp/d.svg
+check_output "the differential flame graph has the workload's frames with both shares" \
+	'<title>hs_leaf \[hs_workload\] \(B: [0-9]+ samples, [0-9.]+%; A: [0-9]+ samples' \
+	cat /tmp/d.svg
+check_output "diff of a missing file says which and why" \
+	'cannot open /nope.pb.gz: No such file or directory' hotstack diff /tmp/w.folded /nope.pb.gz
+check_output "diff with one profile is a usage error (status 2)" '^2$' \
+	sh -c 'hotstack diff /tmp/w.folded 2>/dev/null; echo $?'
+
 hotstack record -F 1000 --table-entries 16 -o /tmp/d.folded -- \
 	sh -c 'echo "6 32 20" >/proc/hs_workload' >/tmp/d.out 2>&1
 check "record with a 16-entry table" [ $? -eq 0 ]
@@ -80,6 +117,9 @@ echo "4 2 50" >/proc/hs_workload
 check_output "dump prints the persistent session's folded stacks" \
 	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.* [0-9]+$' hotstack dump
 check "dump -o FILE.svg" hotstack dump -o /tmp/p.svg
+check "dump -o FILE.pb.gz" hotstack dump -o /tmp/p.pb.gz
+check_output "the dump's pprof has the workload" '  hs_leaf \[hs_workload\]$' \
+	hotstack report /tmp/p.pb.gz
 check_output "the dump's flame graph has the workload" '<title>hs_leaf \[hs_workload\]' \
 	cat /tmp/p.svg
 check_output "dump | report - gives the live report" '^# by self' \
