@@ -7,7 +7,7 @@
 #   make check         every test: lint, host unit tests, VM suites
 #   make lint          checkpatch --strict and sparse on module/ and uapi/
 #   make unit          host unit tests only
-#   make check-vm KERNEL=generic|rt|debug   one VM suite
+#   make check-vm KERNEL=generic|rt|debug|arm64|arm64-debug   one VM suite
 #   make bench         sampling overhead against its floors (icount VM)
 #   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)
 #   make dkms-install  register, build and install with DKMS

@@ -61,6 +61,7 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 {
 	struct hs_user_frame frame;
 	unsigned long fp, prev = 0;
+	unsigned int steps = 0;
 
 	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
@@ -75,6 +76,10 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 	 * the range and nmi_uaccess_okay() and never sleeps.
 	 */
 	for (fp = regs->bp; fp > prev && !(fp & (sizeof(long) - 1)); fp = frame.next_fp) {
+		if (++steps > HS_MAX_STEPS) {
+			w->truncated = true;
+			return;
+		}
 		if (copy_from_user_nofault(&frame, (const void __user *)fp, sizeof(frame))) {
 			w->fault = true;
 			return;

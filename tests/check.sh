@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, build, lint, host unit tests, the
-# VM suite on Debian's generic and PREEMPT_RT kernels and on the debug
-# kernel, and the DKMS build loaded in the VM. Every step prints TAP lines; the last line of output is
-# "N passed, N failed" and the exit status is non-zero on any failure.
+# VM suite on Debian's generic and PREEMPT_RT kernels, on the x86_64 debug
+# kernel and on arm64 (plain and debug, with the PMU's NMIs), and the DKMS
+# build loaded in the VM. Every step prints TAP lines; the last line of
+# output is "N passed, N failed" and the exit status is non-zero on any
+# failure.
 #
-# HOTSTACK_KERNELS overrides the list of VM kernels (default: generic rt debug).
+# HOTSTACK_KERNELS overrides the list of VM kernels (default: generic rt
+# debug arm64 arm64-debug).
 set -uo pipefail
 # Parsed whole before it runs: editing this file mid-run cannot derail it.
 {
@@ -17,7 +20,7 @@ out=${HOTSTACK_OUT:-$repo/out}
 mkdir -p "$out"
 log=$out/check.log
 : >"$log"
-kernels=${HOTSTACK_KERNELS:-generic rt debug}
+kernels=${HOTSTACK_KERNELS:-generic rt debug arm64 arm64-debug}
 
 # step NAME CMD...: run CMD, show and log its output; a non-zero exit with
 # no failed TAP line of its own is recorded as one failure.

@@ -20,6 +20,12 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	# the README's DKMS install, built and loaded by make check
 	dkms openssl
+	# arm64: cross compiler, emulator, the tool's libraries for arm64
+	# and genl's (busybox-static:arm64 and iproute2:arm64 are unpacked by
+	# tests/vm/kernel.sh)
+	gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64 libmnl-dev:arm64
+	libprotobuf-c-dev:arm64 zlib1g-dev:arm64 libdw-dev:arm64 libncurses-dev:arm64
+	libbsd0:arm64 libcap2:arm64
 	"$@"
 )
 
@@ -38,5 +44,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+fi
 apt-get update -q >&2
 apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

@@ -26,26 +26,38 @@ for f in $files; do
 	fi
 done
 
-# Sparse and W=1 on a copy, so the tree's own build is left alone.
-cp -r "$repo/Kbuild" "$repo/module" "$repo/uapi" "$out/"
-if make -s -C "$kdir" M="$out" W=1 C=2 KCFLAGS=-Werror modules >"$out/sparse.log" 2>&1 &&
-	! grep -E -q 'warning|error' "$out/sparse.log"; then
-	echo "ok - sparse (C=2) and W=1 -Werror on module/"
+# Sparse and W=1 on a copy, so the tree's own build is left alone; for
+# x86_64 against the host's headers and for arm64 against the arm64 guest
+# kernel (cross-built; tests/vm/kernel.sh), so both unwind_<arch>.c are seen.
+# sparse ARCH KDIR CROSS_COMPILE
+sparse() {
+	local arch=$1 kdir=$2 cross=$3 dir=$out/$1 m mdir name log
+	mkdir -p "$dir"
+	cp -r "$repo/Kbuild" "$repo/module" "$repo/uapi" "$dir/"
+	[ -e "$repo/tests/kmod/Kbuild" ] && cp -r "$repo/tests/kmod" "$dir/kmod"
+	for m in module kmod; do
+		[ -d "$dir/$m" ] || continue
+		mdir=$dir name=module
+		[ $m = kmod ] && mdir=$dir/kmod name=tests/kmod
+		log=$dir/sparse-$m.log
+		if make -s -C "$kdir" ARCH="$arch" CROSS_COMPILE="$cross" W=1 C=2 \
+			KCFLAGS=-Werror M="$mdir" \
+			KBUILD_EXTRA_SYMBOLS="$dir/Module.symvers" modules >"$log" 2>&1 &&
+			! grep -E -q 'warning|error' "$log"; then
+			echo "ok - sparse (C=2) and W=1 -Werror on $name/ ($arch)"
+		else
+			echo "not ok - sparse (C=2) and W=1 -Werror on $name/ ($arch)"
+			sed 's/^/# /' "$log"
+			rc=1
+		fi
+	done
+}
+sparse x86_64 "$kdir" ""
+if arm64=$("$repo/tests/vm/kernel.sh" arm64); then
+	eval "$arm64"
+	sparse arm64 "$KDIR" "$CROSS_COMPILE"
 else
-	echo "not ok - sparse (C=2) and W=1 -Werror on module/"
-	sed 's/^/# /' "$out/sparse.log"
+	echo "not ok - lint: the arm64 kernel tree (tests/vm/kernel.sh arm64)"
 	rc=1
-fi
-if [ -e "$repo/tests/kmod/Kbuild" ]; then
-	cp -r "$repo/tests/kmod" "$out/kmod"
-	if make -s -C "$kdir" M="$out/kmod" W=1 C=2 KCFLAGS=-Werror \
-		KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" modules \
-		>"$out/sparse-kmod.log" 2>&1 && ! grep -E -q 'warning|error' "$out/sparse-kmod.log"; then
-		echo "ok - sparse (C=2) and W=1 -Werror on tests/kmod/"
-	else
-		echo "not ok - sparse (C=2) and W=1 -Werror on tests/kmod/"
-		sed 's/^/# /' "$out/sparse-kmod.log"
-		rc=1
-	fi
 fi
 exit $rc

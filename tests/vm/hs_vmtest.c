@@ -26,6 +26,12 @@
  *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
  *                                  while sessions come and go, snapshots,
  *                                  resets, mmap readers and CPU hotplug
+ *   hs_vmtest stress-pmu SECONDS   the same for SECONDS, with the PMU's
+ *                                  overflow NMIs driving the sample path
+ *
+ * The sessions sample $HS_EVENT (perf's spelling; default cpu-clock). With
+ * a hardware event every sample must have been taken in NMI context; with
+ * a software one (an hrtimer interrupt) none.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -278,14 +284,37 @@ static int runas(int argc, char **argv)
 
 /* ---- the engine ------------------------------------------------------ */
 
+/* The event the sessions sample: $HS_EVENT, parsed as the tool does. */
+static struct hs_event_spec test_event = {
+	.type = PERF_TYPE_SOFTWARE,
+	.config = PERF_COUNT_SW_CPU_CLOCK,
+};
+
+static bool hw_event(void)
+{
+	return test_event.type != PERF_TYPE_SOFTWARE;
+}
+
+/* Whether the session on each descriptor samples a hardware event. */
+static bool fd_hw_event[1024];
+
 static void default_config(struct hotstack_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->size = sizeof(*c);
 	c->flags = HOTSTACK_CFG_FREQ;
-	c->event_type = PERF_TYPE_SOFTWARE;
-	c->event_config = PERF_COUNT_SW_CPU_CLOCK;
+	c->event_type = test_event.type;
+	c->event_config = test_event.config;
 	c->sample = 1000;
+	/*
+	 * A hardware event's frequency mode starts at period 1 and converges
+	 * over tens of ticks (perf throttles it meanwhile): a fixed period
+	 * keeps short tests exact. 10^6 cycles: 1 ms at QEMU's 1 GHz.
+	 */
+	if (hw_event()) {
+		c->flags = 0;
+		c->sample = 1000000;
+	}
 	c->stacks = HOTSTACK_STACK_KERNEL;
 	c->max_depth = 64;
 	c->table_entries = 1024;
@@ -383,6 +412,10 @@ static void check_invariant(int fd, const char *what)
 	    "%s: samples %llu == counted %llu + drops %llu", what,
 	    (unsigned long long)st.total.samples, (unsigned long long)st.total.counted,
 	    (unsigned long long)hs_sum_drops(st.total.drops));
+	tap(st.total.nmi_samples == (fd_hw_event[fd] ? st.total.samples : 0),
+	    "%s: %llu of %llu samples taken in NMI context (%s event)", what,
+	    (unsigned long long)st.total.nmi_samples, (unsigned long long)st.total.samples,
+	    fd_hw_event[fd] ? "hardware: all" : "software: none");
 	if (map_session(fd, &m)) {
 		tap(false, "%s: mmap the tables", what);
 		return;
@@ -410,6 +443,9 @@ static void expect_cfg(int fd, const struct hotstack_config *c, int want, const 
 {
 	int got = xioctl(fd, HOTSTACK_IOC_CONFIGURE, (void *)c);
 
+	if (!got && fd >= 0 && fd < 1024)
+		fd_hw_event[fd] = c->event_type != PERF_TYPE_SOFTWARE;
+
 	tap(got == want, "CONFIGURE %s: %s (got %s)", what,
 	    want ? strerrorname_np(want) : "success", got ? strerrorname_np(got) : "success");
 }
@@ -424,12 +460,17 @@ static void expect_ioc(int fd, unsigned long cmd, void *arg, int want, const cha
 
 static void test_config_errors(void)
 {
+	struct hs_event_spec event = test_event;
 	struct hotstack_config c;
 	struct hotstack_stats st;
 	__u64 cpus[2];
 	int fd = open_dev();
 	void *p;
 	int i;
+
+	/* The field checks on cpu-clock: a PMU has rules of its own. */
+	test_event.type = PERF_TYPE_SOFTWARE;
+	test_event.config = PERF_COUNT_SW_CPU_CLOCK;
 
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, EINVAL, "START before CONFIGURE");
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, EINVAL, "STOP before CONFIGURE");
@@ -494,15 +535,27 @@ static void test_config_errors(void)
 	expect_cfg(fd, &c, EINVAL, "CPU 64 (not possible here)");
 	c.cpus_ptr = 8;
 	expect_cfg(fd, &c, EFAULT, "CPU mask at a bad address");
-	default_config(&c);
-	c.event_type = PERF_TYPE_HARDWARE;
-	c.event_config = PERF_COUNT_HW_CPU_CYCLES;
-	expect_cfg(fd, &c, ENOENT, "cycles on a machine without a PMU");
-	default_config(&c);
-	c.event_type = PERF_TYPE_RAW;
-	c.event_config = 0x3c;
-	c.precise = 2;
-	expect_cfg(fd, &c, ENOENT, "raw event 0x3c:pp on a machine without a PMU");
+	test_event = event;
+	if (!hw_event()) {
+		default_config(&c);
+		c.event_type = PERF_TYPE_HARDWARE;
+		c.event_config = PERF_COUNT_HW_CPU_CYCLES;
+		expect_cfg(fd, &c, ENOENT, "cycles on a machine without a PMU");
+		default_config(&c);
+		c.event_type = PERF_TYPE_RAW;
+		c.event_config = 0x3c;
+		c.precise = 2;
+		expect_cfg(fd, &c, ENOENT, "raw event 0x3c:pp on a machine without a PMU");
+	} else {
+		/* A PMU: cycles configures (on another session). */
+		int hw = open_dev();
+
+		default_config(&c);
+		c.event_type = PERF_TYPE_HARDWARE;
+		c.event_config = PERF_COUNT_HW_CPU_CYCLES;
+		expect_cfg(hw, &c, 0, "cycles on a machine with a PMU");
+		close(hw);
+	}
 	tap(get_stats(fd, &st, 0) == 0 && st.state == HOTSTACK_STATE_NEW,
 	    "a refused CONFIGURE leaves the session NEW");
 
@@ -825,7 +878,7 @@ static void test_tablefull(void)
 
 static volatile int stress_stop;
 static unsigned long stress_bad, stress_snapshots, stress_sessions, stress_hotplugs;
-static unsigned long long stress_nmi_samples;
+static unsigned long long stress_nmi_samples, stress_samples;
 
 static void *stress_churn(void *arg)
 {
@@ -877,6 +930,7 @@ static void *stress_snap(void *arg)
 		/* The readable generation is quiet: the invariant is exact. */
 		get_stats(fd, &st, HOTSTACK_STATS_READABLE);
 		stress_nmi_samples += st.total.nmi_samples;
+		stress_samples += st.total.samples;
 		map_sums(&m, m.h->readable, &counts, &entries);
 		if (st.total.samples != st.total.counted + hs_sum_drops(st.total.drops) ||
 		    counts != st.total.counted || entries != st.total.entries) {
@@ -917,6 +971,32 @@ static void *stress_hotplug(void *arg)
 	}
 	set_online(1, 1);
 	return NULL;
+}
+
+/* The stress threads for @seconds, the PMU's overflow NMIs sampling. */
+static void test_stress_pmu(unsigned int seconds)
+{
+	pthread_t churn, snap, hotplug;
+	time_t end = time(NULL) + seconds;
+	volatile unsigned long spin = 0;
+
+	pthread_create(&churn, NULL, stress_churn, NULL);
+	pthread_create(&snap, NULL, stress_snap, NULL);
+	pthread_create(&hotplug, NULL, stress_hotplug, NULL);
+	while (time(NULL) < end)
+		spin++;
+	stress_stop = 1;
+	pthread_join(churn, NULL);
+	pthread_join(snap, NULL);
+	pthread_join(hotplug, NULL);
+	tap(stress_snapshots > 10 && stress_sessions > 10 && stress_hotplugs > 2,
+	    "stress-pmu: %lu snapshots, %lu sessions, %lu hotplug cycles", stress_snapshots,
+	    stress_sessions, stress_hotplugs);
+	tap(stress_bad == 0, "stress-pmu: the invariant held in every snapshot (%lu failures)",
+	    stress_bad);
+	tap(stress_samples > 1000 && stress_nmi_samples == stress_samples,
+	    "stress-pmu: the snapshots counted %llu samples, %llu of them in NMI context",
+	    stress_samples, stress_nmi_samples);
 }
 
 static void test_stress(unsigned long rounds)
@@ -1102,6 +1182,15 @@ static void test_userstack(void)
 	close(fd);
 }
 
+/* The outermost frames of a system call and of a secondary CPU's idle task. */
+#ifdef __aarch64__
+#define SYSCALL_ENTRY	"el0t_64_sync"
+#define IDLE_ENTRY	"__secondary_switched"
+#else
+#define SYSCALL_ENTRY	"entry_SYSCALL_64"
+#define IDLE_ENTRY	"secondary_startup_64"
+#endif
+
 static void test_context(void)
 {
 	struct hotstack_config c;
@@ -1113,9 +1202,9 @@ static void test_context(void)
 	c.keys = HOTSTACK_KEY_CONTEXT;
 	profile_workload(fd, &c, "context key", 4, 2, 100);
 	text = read_all(fd);
-	tap(strstr(text, "[task];entry_SYSCALL_64") != NULL, "context: system calls under [task]");
+	tap(strstr(text, "[task];" SYSCALL_ENTRY) != NULL, "context: system calls under [task]");
 	tap(strstr(text, "[idle];") != NULL, "context: the idle loop under [idle]");
-	tap(!strstr(text, "[task];secondary_startup_64") && !strstr(text, "[idle];entry_SYSCALL"),
+	tap(!strstr(text, "[task];" IDLE_ENTRY) && !strstr(text, "[idle];" SYSCALL_ENTRY),
 	    "context: idle and task stacks not mixed up");
 	free(text);
 
@@ -1181,6 +1270,7 @@ static void test_events(void)
 		snprintf(what, sizeof(what), "event %s", ev[i].name);
 		default_config(&c);
 		c.flags = 0;
+		c.event_type = PERF_TYPE_SOFTWARE;
 		c.event_config = ev[i].config;
 		c.sample = ev[i].period;
 		c.keys = HOTSTACK_KEY_CONTEXT;
@@ -1365,6 +1455,9 @@ static void test_churn(unsigned int n)
 
 		default_config(&c);
 		c.table_entries = 16;	/* small: fast to set up */
+		c.flags = HOTSTACK_CFG_FREQ;
+		c.event_type = PERF_TYPE_SOFTWARE;
+		c.event_config = PERF_COUNT_SW_CPU_CLOCK;
 		c.sample = 1;		/* 1 Hz: no sample, no event but the session's */
 		ok += !xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) &&
 		      !xioctl(fd, HOTSTACK_IOC_START, NULL) && !xioctl(fd, HOTSTACK_IOC_STOP, NULL);
@@ -1421,6 +1514,13 @@ static void test_symbols(unsigned int max_depth, const char *out_read, const cha
 
 int main(int argc, char **argv)
 {
+	const char *event = getenv("HS_EVENT");
+	char err[128];
+
+	if (event && hs_parse_event(event, &test_event, err, sizeof(err))) {
+		fprintf(stderr, "hs_vmtest: HS_EVENT=%s: %s\n", event, err);
+		return 2;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "getinfo"))
 		test_getinfo();
 	else if (argc == 3 && !strcmp(argv[1], "sessions"))
@@ -1438,6 +1538,8 @@ int main(int argc, char **argv)
 		test_tablefull();
 	else if (argc == 3 && !strcmp(argv[1], "stress"))
 		test_stress(strtoul(argv[2], NULL, 10));
+	else if (argc == 3 && !strcmp(argv[1], "stress-pmu"))
+		test_stress_pmu(strtoul(argv[2], NULL, 10));
 	else if (argc == 2 && !strcmp(argv[1], "userstack"))
 		test_userstack();
 	else if (argc == 2 && !strcmp(argv[1], "events"))

@@ -3,17 +3,23 @@
 #
 # Provide a guest kernel for the VM tests, cached outside the repository.
 #
-#   tests/vm/kernel.sh generic|rt|debug
+#   tests/vm/kernel.sh generic|rt|debug|arm64|arm64-debug
 #
-# Prints two shell assignments on stdout:
+# Prints shell assignments on stdout:
 #   KIMAGE=<kernel image to boot>   KDIR=<tree to build modules against>
+#   KARCH=x86_64|arm64              CROSS_COMPILE=<prefix, empty if native>
+#   BUSYBOX=<busybox for the guest> (arm64 kinds only)
 #
-# generic: Debian's linux-image-6.1.0-N-amd64 matching the installed
-#          linux-headers-amd64 (apt-get download + dpkg-deb -x).
-# rt:      the same for Debian's PREEMPT_RT flavour (linux-image-rt-amd64).
-# debug:   built from Debian's linux-source-6.1: tinyconfig plus
-#          debug-x86_64.config (lockdep, KASAN, kmemleak, frame pointers),
-#          cached by the hash of that fragment and of the source package.
+# generic:     Debian's linux-image-6.1.0-N-amd64 matching the installed
+#              linux-headers-amd64 (apt-get download + dpkg-deb -x).
+# rt:          the same for Debian's PREEMPT_RT flavour (linux-image-rt-amd64).
+# debug:       built from Debian's linux-source-6.1: tinyconfig plus
+#              base.config, x86_64.config and debug.config (lockdep, KASAN,
+#              kmemleak, frame pointers).
+# arm64:       cross-built the same way with base.config and arm64.config
+#              (GICv3 pseudo-NMIs, PMUv3); busybox from busybox-static:arm64.
+# arm64-debug: arm64 plus debug.config.
+# Built kernels are cached by the hash of their fragments and the source.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +58,8 @@ debian_kernel() {
 	fi
 	echo "KIMAGE=$dir/root/boot/vmlinuz-$abi-$flavour"
 	echo "KDIR=/usr/src/linux-headers-$abi-$flavour"
+	echo "KARCH=x86_64"
+	echo "CROSS_COMPILE="
 }
 
 # Extract Debian's linux-source-6.1 once; prints the tree's path.
@@ -68,44 +76,80 @@ kernel_source() {
 	echo "$dir"
 }
 
-debug_kernel() {
-	local src key dir frag=$here/debug-x86_64.config
+# Build a kernel from linux-source-6.1: tinyconfig plus the fragments,
+# cached by their hash and the source version. Incremental: a build cut
+# short resumes where it stopped.
+#   built_kernel NAME ARCH FRAGMENT...
+built_kernel() {
+	local name=$1 arch=$2 src key dir cross= image
+	shift 2
 	src=$(kernel_source)
-	key=$(cat "$frag" <(basename "$src") | sha256sum | cut -c1-16)
-	dir="$cache/linux-debug-$key"
+	key=$(cat "$@" <(basename "$src") | sha256sum | cut -c1-16)
+	dir="$cache/linux-$name-$key"
+	case $arch in
+	x86_64) image=arch/x86/boot/bzImage ;;
+	arm64) image=arch/arm64/boot/Image cross=aarch64-linux-gnu- ;;
+	esac
+	local kmake=(make -s ARCH="$arch" CROSS_COMPILE="$cross")
 	if [ ! -e "$dir/.done" ]; then
-		# Incremental: a build cut short resumes where it stopped.
-		log "building the debug kernel in $dir (about 6 minutes)"
+		log "building the $name kernel in $dir (about 4-6 minutes)"
 		mkdir -p "$dir"
-		make -s -C "$src" O="$dir" tinyconfig >&2
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$dir" \
-			"$dir/.config" "$frag" >/dev/null 2>&1
-		make -s -C "$src" O="$dir" olddefconfig >&2
-		# Every option the fragment asks for must have survived.
+		"${kmake[@]}" -C "$src" O="$dir" tinyconfig >&2
+		ARCH=$arch "$src/scripts/kconfig/merge_config.sh" -m -O "$dir" \
+			"$dir/.config" "$@" >/dev/null 2>&1
+		"${kmake[@]}" -C "$src" O="$dir" olddefconfig >&2
+		# Every option the fragments ask for must have survived.
 		local opt want got
 		while IFS='=' read -r opt want; do
 			case $opt in CONFIG_*) ;; *) continue ;; esac
 			got=$(sed -n "s/^$opt=//p" "$dir/.config")
 			[ "$want" = n ] && [ -z "$got" ] && continue
 			if [ "$want" != "$got" ]; then
-				log "debug config: $opt=$want did not stick (got '$got')"
+				log "$name config: $opt=$want did not stick (got '$got')"
 				exit 1
 			fi
-		done < "$frag"
-		make -s -C "$dir" -j"$(nproc)" bzImage modules >&2
+		done < <(cat "$@")
+		"${kmake[@]}" -C "$dir" -j"$(nproc)" "$(basename "$image")" modules >&2
 		touch "$dir/.done"
 		# Builds of older fragments only take disk space now.
-		find "$cache" -maxdepth 1 -name 'linux-debug-*' ! -name "linux-debug-$key" \
+		find "$cache" -maxdepth 1 -name "linux-$name-*" ! -name "linux-$name-$key" \
 			-exec rm -rf {} +
 	fi
-	echo "KIMAGE=$dir/arch/x86/boot/bzImage"
+	echo "KIMAGE=$dir/$image"
 	echo "KDIR=$dir"
+	echo "KARCH=$arch"
+	echo "CROSS_COMPILE=$cross"
+}
+
+# The guest's programs for arm64 (the host's are x86_64): busybox from
+# busybox-static:arm64, genl from iproute2:arm64 (its libraries are
+# installed as arm64 multiarch packages by tests/deps.sh).
+userland_arm64() {
+	local pkg dir key=
+	for pkg in busybox-static iproute2; do
+		key="$key-$(apt-cache policy "$pkg:arm64" | sed -n 's/^ *Candidate: //p')"
+	done
+	dir="$cache/userland-arm64${key//:/_}"
+	if [ ! -e "$dir/.done" ]; then
+		log "fetching busybox-static:arm64 and iproute2:arm64"
+		rm -rf "$dir" && mkdir -p "$dir/deb"
+		(cd "$dir/deb" && apt-get download -q busybox-static:arm64 iproute2:arm64 >&2)
+		for pkg in "$dir"/deb/*.deb; do
+			dpkg-deb -x "$pkg" "$dir/root"
+		done
+		rm -rf "$dir/deb"
+		touch "$dir/.done"
+	fi
+	echo "BUSYBOX=$dir/root/bin/busybox"
+	echo "GENL=$dir/root/usr/sbin/genl"
 }
 
 case $kind in
 generic) debian_kernel amd64 ;;
 rt) debian_kernel rt-amd64 ;;
-debug) debug_kernel ;;
+debug) built_kernel debug x86_64 "$here"/{base,x86_64,debug}.config ;;
+arm64) built_kernel arm64 arm64 "$here"/{base,arm64}.config && userland_arm64 ;;
+arm64-debug) built_kernel arm64-debug arm64 "$here"/{base,arm64,debug}.config && userland_arm64 ;;
 source) kernel_source ;;
-*) log "unknown kernel '$kind' (generic, rt, debug, source)"; exit 2 ;;
+*) log "unknown kernel '$kind' (generic, rt, debug, arm64, arm64-debug, source)"; exit 2 ;;
 esac

@@ -3,10 +3,11 @@
 #
 # Boot a kernel under QEMU (TCG) with hotstack and run the in-guest suite.
 #
-#   tests/vm/run.sh [generic|rt|debug] [--icount] [--script FILE]
+#   tests/vm/run.sh [generic|rt|debug|arm64|arm64-debug] [--icount] [--script FILE]
 #
-# Builds hotstack.ko (and the test modules) against that kernel, packs a
-# busybox initramfs with the module, the tool, the test programs and their
+# Builds hotstack.ko (and the test modules) against that kernel (cross-built
+# for the arm64 kinds, which boot qemu-system-aarch64 -M virt with a GICv3
+# and pseudo-NMIs, so PMU overflows arrive as NMIs), packs a busybox initramfs with the module, the tool, the test programs and their
 # shared libraries, boots it and brings back:
 #   out/vm-KERNEL/console.log   the serial console (kernel messages)
 #   out/vm-KERNEL/guest.log     what the tests printed (TAP lines)
@@ -30,10 +31,10 @@ icount=0
 script=
 while [ $# -gt 0 ]; do
 	case $1 in
-	generic | rt | debug) kind=$1 ;;
+	generic | rt | debug | arm64 | arm64-debug) kind=$1 ;;
 	--icount) icount=1 ;;
 	--script) script=$2; shift ;;
-	*) echo "usage: $0 [generic|rt|debug] [--icount] [--script FILE]" >&2; exit 2 ;;
+	*) echo "usage: $0 [generic|rt|debug|arm64|arm64-debug] [--icount] [--script FILE]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -55,37 +56,48 @@ eval "$("$repo/tests/vm/kernel.sh" "$kind")"
 [ -r "$KIMAGE" ] || fail_setup "no kernel image $KIMAGE"
 
 # --- build the module and the test modules against this kernel ---------
+# Everything is built from a copy of the sources in $src, for the guest's
+# architecture, apart from the host's own build.
 src=$out/src
-mkdir -p "$src"
-cp -r "$repo/Kbuild" "$repo/module" "$repo/uapi" "$src/"
-make -s -C "$KDIR" M="$src" W=1 KCFLAGS=-Werror modules >"$out/build.log" 2>&1 ||
+mkdir -p "$src/tests"
+cp -r "$repo/Kbuild" "$repo/module" "$repo/uapi" "$repo/userspace" "$src/"
+cp -r "$repo/tests/vm" "$repo/tests/bench" "$src/tests/"
+kmake=(make -s -C "$KDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" W=1 KCFLAGS=-Werror)
+"${kmake[@]}" M="$src" modules >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; fail_setup "hotstack.ko does not build against $KDIR"; }
 if [ -e "$repo/tests/kmod/Kbuild" ]; then
 	cp -r "$repo/tests/kmod" "$src/kmod"
-	make -s -C "$KDIR" M="$src/kmod" W=1 KCFLAGS=-Werror \
-		KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" modules >>"$out/build.log" 2>&1 ||
+	"${kmake[@]}" M="$src/kmod" KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" \
+		modules >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log"; fail_setup "test modules do not build against $KDIR"; }
 fi
 
 # --- userspace: the tool and the in-guest test programs -----------------
-make -s -C "$repo/userspace" >>"$out/build.log" 2>&1 ||
+# Cross builds find the guest architecture's libraries (Debian multiarch).
+triplet=$(${CROSS_COMPILE}gcc -dumpmachine)
+if [ -n "$CROSS_COMPILE" ]; then
+	export PKG_CONFIG_LIBDIR=/usr/lib/$triplet/pkgconfig:/usr/share/pkgconfig
+fi
+umake=(make -s CC="${CROSS_COMPILE}gcc" AR="${CROSS_COMPILE}ar")
+"${umake[@]}" -C "$src/userspace" clean >>"$out/build.log" 2>&1
+"${umake[@]}" -C "$src/userspace" >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; fail_setup "the hotstack tool does not build"; }
-make -s -C "$repo/tests/vm" OUT="$out/bin" >>"$out/build.log" 2>&1 ||
+"${umake[@]}" -C "$src/tests/vm" OUT="$out/bin" >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; fail_setup "the guest test programs do not build"; }
 
 # --- initramfs ------------------------------------------------------------
 root=$out/initramfs
 mkdir -p "$root"/{bin,sbin,lib,lib64,proc,sys,dev,tmp,root,tests,etc}
-cp /bin/busybox "$root/bin/busybox"
+cp "${BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
 cp "$repo/tests/vm/guest/init" "$root/init"
 cp "$repo"/tests/vm/guest/*.sh "$root/tests/"
 cp "$src/hotstack.ko" "$root/tests/"
 [ -d "$src/kmod" ] && find "$src/kmod" -name '*.ko' -exec cp {} "$root/tests/" \;
-cp "$repo/userspace/hotstack" "$root/bin/"
+cp "$src/userspace/hotstack" "$root/bin/"
 cp "$out"/bin/* "$root/bin/"
 # Host programs the tests want (genl from iproute2) or the script does
 # (make bench: perf, bpftrace).
-for bin in $(command -v genl || true) ${HOTSTACK_VM_BINS:-}; do
+for bin in ${GENL:-$(command -v genl || true)} ${HOTSTACK_VM_BINS:-}; do
 	cp -L "$bin" "$root/bin/"
 done
 if [ -n "$script" ]; then
@@ -97,15 +109,33 @@ for pair in ${HOTSTACK_VM_EXTRA:-}; do
 done
 {
 	echo "HOTSTACK_KERNEL=$kind"
+	echo "HOTSTACK_ARCH=$KARCH"
+	# Where the tests write (see the QEMU command line below).
+	echo "HOTSTACK_TAP=$([ "$KARCH" = arm64 ] && echo /dev/hvc0 || echo /dev/ttyS1)"
 	echo "HOTSTACK_MODE=$([ -n "$script" ] && echo script || echo test)"
 } >"$root/tests/env"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 
-# Shared libraries of every dynamic executable, at the same paths.
+# Shared libraries of every dynamic executable, at the same paths: its
+# interpreter and what it needs, recursively, from the guest
+# architecture's library directories (ldd cannot read a foreign binary).
+needed() {
+	local lib dir
+	readelf -l "$1" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p'
+	for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		for dir in /lib/$triplet /usr/lib/$triplet; do
+			if [ -e "$dir/$lib" ]; then
+				echo "$dir/$lib"
+				needed "$dir/$lib"
+				break
+			fi
+		done
+	done
+}
 for bin in "$root"/bin/*; do
 	[ "$bin" = "$root/bin/busybox" ] && continue
-	ldd "$bin" 2>/dev/null | grep -o '/[^ ]*' || true
+	needed "$bin"
 done | sort -u | while read -r lib; do
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"
@@ -114,11 +144,20 @@ done
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.gz"
 
 # --- boot -------------------------------------------------------------------
-append="console=ttyS0 panic=-1 oops=panic loglevel=7"
-qemu=(qemu-system-x86_64 -nodefaults -machine q35 -cpu max -m 2048
-	-kernel "$KIMAGE" -initrd "$out/initramfs.gz" -append "$append"
-	-display none -no-reboot -monitor none
-	-serial "file:$out/console.log" -serial "file:$out/guest.log")
+# Kernel messages on the first serial port, the tests' output apart on a
+# second one (x86) or a virtio console (arm64 virt has one PL011).
+append="panic=-1 oops=panic loglevel=7"
+common=(-nodefaults -m 2048 -kernel "$KIMAGE" -initrd "$out/initramfs.gz"
+	-display none -no-reboot -monitor none -serial "file:$out/console.log")
+if [ "$KARCH" = arm64 ]; then
+	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -cpu max,pauth-impdef=on
+		"${common[@]}" -append "console=ttyAMA0 irqchip.gicv3_pseudo_nmi=1 $append"
+		-device virtio-serial-device -chardev "file,id=tap,path=$out/guest.log"
+		-device virtconsole,chardev=tap)
+else
+	qemu=(qemu-system-x86_64 -machine q35 -cpu max "${common[@]}"
+		-append "console=ttyS0 $append" -serial "file:$out/guest.log")
+fi
 if [ $icount = 1 ]; then
 	qemu+=(-smp 1 -icount shift=0,sleep=off)
 else

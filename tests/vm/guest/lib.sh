@@ -1,6 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the in-guest tests: each check prints one TAP line.
 
+# What the sessions sample: the PMU's cycles where the guest has a PMU
+# (arm64: overflows arrive as pseudo-NMIs), else cpu-clock (hs_vmtest and
+# record's default event).
+#
+# HS_RATE, for records of short commands: a hardware event's frequency mode
+# starts at period 1 and takes tens of ticks to converge (perf throttles
+# it meanwhile, and the samples land where the tick re-enables the PMU),
+# so a fixed period there: 10^6 cycles, 1 ms at QEMU's 1 GHz.
+if [ "$HOTSTACK_ARCH" = arm64 ]; then
+	HS_EVENT=cycles
+	HS_RATE="-c 1000000"
+else
+	HS_EVENT=cpu-clock
+	HS_RATE="-F 1000"
+fi
+export HS_EVENT HS_RATE
+
 ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
 

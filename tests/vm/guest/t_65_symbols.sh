@@ -24,7 +24,7 @@ check_output "stacks cut at max_depth 4 are marked" '^hs_vmtest;\[pid [0-9]+\];\
 	cat /tmp/s-mmap-4.folded
 
 # record symbolizes with /proc/kallsyms, silently.
-hotstack record -F 1000 -o /tmp/k.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
+hotstack record $HS_RATE -o /tmp/k.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
 	>/tmp/k.out 2>&1
 check "record as root" [ $? -eq 0 ]
 check_output "record says nothing about kernel symbols" '^0$' \
@@ -38,7 +38,7 @@ old=$(cat /proc/sys/kernel/kptr_restrict)
 echo 2 >/proc/sys/kernel/kptr_restrict
 check "kptr_restrict=2 hides /proc/kallsyms' addresses" \
 	sh -c '! grep -qv "^0000000000000000 " /proc/kallsyms'
-hotstack record -F 1000 -o /tmp/r.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
+hotstack record $HS_RATE -o /tmp/r.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
 	>/tmp/r.out 2>&1
 check "record with kptr_restrict=2 succeeds" [ $? -eq 0 ]
 check_output "and says why it does not symbolize, and what to do" \
@@ -51,17 +51,17 @@ echo "$old" >/proc/sys/kernel/kptr_restrict
 
 # User frames symbolized by the tool (elfutils) from the maps captured while
 # recording; the process comes from the pid key, or from the pid filter.
-hotstack record -F 1000 --stacks both --keys comm,pid -o /tmp/u.folded -- hs_vmtest uspin 1500 \
+hotstack record $HS_RATE --stacks both --keys comm,pid -o /tmp/u.folded -- hs_vmtest uspin 1500 \
 	>/tmp/u.out 2>&1
 check "record --stacks both --keys comm,pid -- a user program" [ $? -eq 0 ]
 check_output "its user frames are function names" \
 	'^hs_vmtest;\[pid [0-9]+\];.*u_top;u_mid;u_(leaf|call)(;[^;]+)* [0-9]+$' cat /tmp/u.folded
 check_output "and not addresses" '^0$' sh -c 'grep -c "u_top;0x\|0x[0-9a-f]*;u_leaf" /tmp/u.folded'
-hotstack record -F 1000 --stacks user -o /tmp/u2.folded -- hs_vmtest uspin 1500 >/tmp/u2.out 2>&1
+hotstack record $HS_RATE --stacks user -o /tmp/u2.folded -- hs_vmtest uspin 1500 >/tmp/u2.out 2>&1
 check "record --stacks user -- a user program (no pid key)" [ $? -eq 0 ]
 check_output "the command's pid names the process: its frames are names" \
 	'^.*u_top;u_mid;u_(leaf|call) [0-9]+$' cat /tmp/u2.folded
-hotstack record -F 1000 -a --stacks user -d 1 -o /tmp/u3.folded >/tmp/u3.out 2>&1
+hotstack record $HS_RATE -a --stacks user -d 1 -o /tmp/u3.folded >/tmp/u3.out 2>&1
 check_output "without a process to look in, record says user frames stay addresses" \
 	'user frames stay addresses without a process.*--keys pid' cat /tmp/u3.out
 

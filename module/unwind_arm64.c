@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack: stack walks on arm64, by frame records (arm64 kernels always
+ * keep frame pointers). Called from NMI (GICv3 pseudo-NMI for PMU
+ * overflows) or hardirq context: every read is fault-safe and every walk
+ * is bounded.
+ *
+ * The kernel's own unwinder is not exported, so the kernel walk is done
+ * here with the same rules (arch/arm64/kernel/stacktrace.c): a frame
+ * record is { fp, lr }, 8-byte aligned, inside a stack this CPU may be
+ * using; addresses strictly increase within a stack; a walk may leave the
+ * interrupt-time stack for the task stack but never come back; the record
+ * in the task's pt_regs ends the chain.
+ */
+#include <linux/align.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <asm/memory.h>
+#include <asm/pointer_auth.h>
+#include <asm/stack_pointer.h>
+
+#include "hotstack.h"
+
+/* Frame records followed at most, collapsed frames included. */
+#define HS_MAX_STEPS	(4 * HOTSTACK_MAX_DEPTH)
+
+/* AAPCS64 frame record. */
+struct hs_frame_record {
+	unsigned long fp;
+	unsigned long lr;
+};
+
+struct hs_stack_range {
+	unsigned long low, high;	/* [low, high) */
+};
+
+static bool hs_on_stack(const struct hs_stack_range *st, unsigned long fp)
+{
+	return fp >= st->low && fp < st->high &&
+	       st->high - fp >= sizeof(struct hs_frame_record);
+}
+
+void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
+{
+	unsigned long task_low = (unsigned long)task_stack_page(current);
+	struct hs_stack_range task = { task_low, task_low + THREAD_SIZE };
+	unsigned long final = (unsigned long)task_pt_regs(current)->stackframe;
+	unsigned long sp = current_stack_pointer;
+	unsigned long fp = regs->regs[29], prev = 0;
+	struct hs_stack_range irq = { 0, 0 };
+	struct hs_frame_record rec;
+	unsigned int steps = 0;
+	bool on_task = false;
+
+	/*
+	 * Off the task stack, this handler runs on the stack the interrupt
+	 * entry chose: the IRQ stack (or, interrupting code that was already
+	 * on the IRQ, overflow or SDEI stack, that one), above which lie the
+	 * interrupted frames. No stack is larger than IRQ_STACK_SIZE; the
+	 * exact bounds are not exported, so the window is [sp, sp + size).
+	 */
+	if (!hs_on_stack(&task, sp)) {
+		irq.low = sp;
+		irq.high = sp + IRQ_STACK_SIZE;
+	}
+
+	if (!hs_walk_push(w, regs->pc))
+		return;
+	for (; fp != final; fp = rec.fp) {
+		if (++steps > HS_MAX_STEPS) {
+			w->truncated = true;
+			return;
+		}
+		if (!fp || (fp & (sizeof(long) - 1)))
+			return;
+		if (hs_on_stack(&task, fp)) {
+			if (on_task && fp <= prev)
+				return;
+			on_task = true;
+		} else if (on_task || !hs_on_stack(&irq, fp) || fp <= prev) {
+			return;
+		}
+		if (copy_from_kernel_nofault(&rec, (void *)fp, sizeof(rec))) {
+			w->fault = true;
+			return;
+		}
+		rec.lr = ptrauth_strip_insn_pac(rec.lr);
+		if (!rec.lr || !hs_walk_push(w, rec.lr))
+			return;
+		prev = fp;
+	}
+}
+
+void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
+{
+	struct hs_frame_record rec;
+	unsigned long fp, prev = 0;
+	unsigned int steps = 0;
+
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return;
+	if (!user_mode(regs))
+		regs = task_pt_regs(current);
+	if (!hs_walk_push(w, regs->pc) || compat_user_mode(regs))
+		return;
+
+	/*
+	 * Strictly increasing, aligned frame records: the walk ends, and
+	 * cannot loop, on anything else. copy_from_user_nofault() checks
+	 * the range and never sleeps.
+	 */
+	for (fp = regs->regs[29]; fp > prev && !(fp & (sizeof(long) - 1)); fp = rec.fp) {
+		if (++steps > HS_MAX_STEPS) {
+			w->truncated = true;
+			return;
+		}
+		if (copy_from_user_nofault(&rec, (const void __user *)fp, sizeof(rec))) {
+			w->fault = true;
+			return;
+		}
+		rec.lr = ptrauth_strip_insn_pac(rec.lr);
+		if (!rec.lr || !hs_walk_push(w, rec.lr))
+			return;
+		prev = fp;
+	}
+}
