@@ -11,7 +11,7 @@ packages=(
 	make gcc libc6-dev pkg-config linux-headers-amd64 linux-headers-rt-amd64
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils perl
 	# libraries of the tool and of the unit tests
-	libmnl-dev libdw-dev libcmocka-dev python3
+	libmnl-dev libdw-dev libncurses-dev libcmocka-dev python3
 	# pprof: profile.proto, protoc-c, protobuf-c, zlib; go tool pprof reads it in the tests
 	golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go
 	# lint

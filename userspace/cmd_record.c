@@ -36,12 +36,17 @@ static const char hs_record_usage[] =
 	"                       [-d SECONDS | -- COMMAND ARGS...] [-o FILE]\n"
 	"                       [--format folded|report|json|svg|pprof]\n";
 
+int hs_cmd_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "hotstack %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", usage);
+	return HS_EXIT_USAGE;
+}
+
 static int hs_usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "hotstack record: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", hs_record_usage);
-	return HS_EXIT_USAGE;
+	return hs_cmd_usage_error("record", hs_record_usage, fmt, arg);
 }
 
 static int hs_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -85,32 +90,9 @@ static int hs_format_of_str(const char *s)
 	return -1;
 }
 
-int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
+void hs_session_defaults(struct hs_record_opts *o)
 {
-	enum { O_STACKS = 256, O_DEPTH, O_KEYS, O_COLLAPSE, O_FORMAT, O_TABLE, O_ARENA };
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "call-graph", no_argument, NULL, 'g' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "stacks", required_argument, NULL, O_STACKS },
-		{ "max-depth", required_argument, NULL, O_DEPTH },
-		{ "keys", required_argument, NULL, O_KEYS },
-		{ "collapse", no_argument, NULL, O_COLLAPSE },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "table-entries", required_argument, NULL, O_TABLE },
-		{ "arena-frames", required_argument, NULL, O_ARENA },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, have_F = 0, have_c = 0, have_a = 0, format = -1;
-	char err[256], *tok, *save, *copy, *end;
-	uint64_t v;
+	char err[256];
 
 	memset(o, 0, sizeof(*o));
 	o->event = "cycles";
@@ -121,45 +103,148 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 	o->max_depth = 127;
 	o->table_entries = 8192;
 	o->arena_frames = 131072;
+}
+
+static int hs_session_error(const struct hs_session_parse *sp, const char *fmt, const char *arg)
+{
+	return hs_cmd_usage_error(sp->cmd, sp->usage, fmt, arg);
+}
+
+int hs_session_option(struct hs_session_parse *sp, int c, char *arg, struct hs_record_opts *o)
+{
+	char err[256], *tok, *save, *copy;
+	uint64_t v;
+
+	switch (c) {
+	case 'e':
+		if (hs_parse_event(arg, &o->ev, err, sizeof(err)))
+			return hs_session_error(sp, "%s", err);
+		o->event = arg;
+		break;
+	case 'F':
+		if (hs_parse_u64(arg, 1, HOTSTACK_MAX_FREQ, &o->sample))
+			return hs_session_error(sp, "-F wants a frequency from 1 to 100000 Hz, "
+						"not '%s'", arg);
+		o->freq = 1;
+		sp->have_F = 1;
+		break;
+	case 'c':
+		if (hs_parse_u64(arg, 1, INT64_MAX, &o->sample))
+			return hs_session_error(sp, "-c wants a positive period, not '%s'", arg);
+		o->freq = 0;
+		sp->have_c = 1;
+		break;
+	case 'a':
+		sp->have_a = 1;
+		break;
+	case 'C':
+		if (hs_parse_cpus(arg, o->cpus, HS_MAX_CPU_WORDS, &o->cpus_words, err, sizeof(err)))
+			return hs_session_error(sp, "%s", err);
+		break;
+	case 'p':
+		if (hs_parse_u64(arg, 1, 4194304, &v))
+			return hs_session_error(sp, "-p wants a process ID, not '%s'", arg);
+		o->pid = v;
+		break;
+	case 'g':
+		break;	/* perf habit: stacks are always recorded */
+	case HS_OPT_STACKS:
+		if (!strcmp(arg, "kernel"))
+			o->stacks = HOTSTACK_STACK_KERNEL;
+		else if (!strcmp(arg, "user"))
+			o->stacks = HOTSTACK_STACK_USER;
+		else if (!strcmp(arg, "both"))
+			o->stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+		else
+			return hs_session_error(sp, "--stacks wants kernel, user or both, not '%s'",
+						arg);
+		break;
+	case HS_OPT_DEPTH:
+		if (hs_parse_u64(arg, 1, HOTSTACK_MAX_DEPTH, &v))
+			return hs_session_error(sp, "--max-depth wants 1 to 1024, not '%s'", arg);
+		o->max_depth = v;
+		break;
+	case HS_OPT_KEYS:
+		copy = strdup(arg);
+		o->keys = 0;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(tok, "comm"))
+				o->keys |= HOTSTACK_KEY_COMM;
+			else if (!strcmp(tok, "pid"))
+				o->keys |= HOTSTACK_KEY_TGID;
+			else if (!strcmp(tok, "context"))
+				o->keys |= HOTSTACK_KEY_CONTEXT;
+			else {
+				free(copy);
+				return hs_session_error(sp, "--keys takes comm, pid and context, "
+							"not '%s'", arg);
+			}
+		}
+		free(copy);
+		break;
+	case HS_OPT_COLLAPSE:
+		o->collapse = 1;
+		break;
+	case HS_OPT_TABLE:
+		if (hs_parse_u64(arg, HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES, &v) ||
+		    (v & (v - 1)))
+			return hs_session_error(sp, "--table-entries wants a power of two from 16 "
+						"to 16777216, not '%s'", arg);
+		o->table_entries = v;
+		break;
+	case HS_OPT_ARENA:
+		if (hs_parse_u64(arg, HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA, &v))
+			return hs_session_error(sp, "--arena-frames wants 64 to 268435456, not '%s'",
+						arg);
+		o->arena_frames = v;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+int hs_session_check(struct hs_session_parse *sp, struct hs_record_opts *o)
+{
+	if (sp->have_F && sp->have_c)
+		return hs_session_error(sp, "%s",
+					"-F and -c do not go together: a frequency or a period");
+	if (sp->have_a && o->cpus_words)
+		return hs_session_error(sp, "%s", "-a and -C do not go together");
+	if (o->ev.stacks)
+		o->stacks = o->ev.stacks;	/* :k / :u */
+	return 0;
+}
+
+int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
+{
+	enum { O_FORMAT = HS_OPT_NEXT };
+	static const struct option longopts[] = {
+		HS_SESSION_LONGOPTS,
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hs_session_parse sp = { .cmd = "record", .usage = hs_record_usage };
+	int c, ret, format = -1;
+	char *end;
+
+	hs_session_defaults(o);
 	o->output = "hotstack.folded";
 	optind = 1;
 	opterr = 0;
 	/* "+": options end at the first non-option, the command. */
-	while ((c = getopt_long(argc, argv, "+:e:F:c:aC:p:gd:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:" HS_SESSION_SHORTOPTS "d:o:h", longopts,
+				NULL)) != -1) {
+		ret = hs_session_option(&sp, c, optarg, o);
+		if (ret != 1) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (c) {
-		case 'e':
-			if (hs_parse_event(optarg, &o->ev, err, sizeof(err)))
-				return hs_usage_error("%s", err);
-			o->event = optarg;
-			break;
-		case 'F':
-			if (hs_parse_u64(optarg, 1, HOTSTACK_MAX_FREQ, &o->sample))
-				return hs_usage_error("-F wants a frequency from 1 to 100000 Hz, "
-						      "not '%s'", optarg);
-			o->freq = 1;
-			have_F = 1;
-			break;
-		case 'c':
-			if (hs_parse_u64(optarg, 1, INT64_MAX, &o->sample))
-				return hs_usage_error("-c wants a positive period, not '%s'", optarg);
-			o->freq = 0;
-			have_c = 1;
-			break;
-		case 'a':
-			have_a = 1;
-			break;
-		case 'C':
-			if (hs_parse_cpus(optarg, o->cpus, HS_MAX_CPU_WORDS, &o->cpus_words, err,
-					  sizeof(err)))
-				return hs_usage_error("%s", err);
-			break;
-		case 'p':
-			if (hs_parse_u64(optarg, 1, 4194304, &v))
-				return hs_usage_error("-p wants a process ID, not '%s'", optarg);
-			o->pid = v;
-			break;
-		case 'g':
-			break;	/* perf habit: stacks are always recorded */
 		case 'd':
 			errno = 0;
 			o->duration = strtod(optarg, &end);
@@ -170,61 +255,11 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
-		case O_STACKS:
-			if (!strcmp(optarg, "kernel"))
-				o->stacks = HOTSTACK_STACK_KERNEL;
-			else if (!strcmp(optarg, "user"))
-				o->stacks = HOTSTACK_STACK_USER;
-			else if (!strcmp(optarg, "both"))
-				o->stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
-			else
-				return hs_usage_error("--stacks wants kernel, user or both, not '%s'",
-						      optarg);
-			break;
-		case O_DEPTH:
-			if (hs_parse_u64(optarg, 1, HOTSTACK_MAX_DEPTH, &v))
-				return hs_usage_error("--max-depth wants 1 to 1024, not '%s'", optarg);
-			o->max_depth = v;
-			break;
-		case O_KEYS:
-			copy = strdup(optarg);
-			o->keys = 0;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (!strcmp(tok, "comm"))
-					o->keys |= HOTSTACK_KEY_COMM;
-				else if (!strcmp(tok, "pid"))
-					o->keys |= HOTSTACK_KEY_TGID;
-				else if (!strcmp(tok, "context"))
-					o->keys |= HOTSTACK_KEY_CONTEXT;
-				else {
-					free(copy);
-					return hs_usage_error("--keys takes comm, pid and context, "
-							      "not '%s'", optarg);
-				}
-			}
-			free(copy);
-			break;
-		case O_COLLAPSE:
-			o->collapse = 1;
-			break;
 		case O_FORMAT:
 			format = hs_format_of_str(optarg);
 			if (format < 0)
 				return hs_usage_error("--format wants folded, report, json, svg or "
 						      "pprof, not '%s'", optarg);
-			break;
-		case O_TABLE:
-			if (hs_parse_u64(optarg, HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES, &v) ||
-			    (v & (v - 1)))
-				return hs_usage_error("--table-entries wants a power of two from 16 "
-						      "to 16777216, not '%s'", optarg);
-			o->table_entries = v;
-			break;
-		case O_ARENA:
-			if (hs_parse_u64(optarg, HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA, &v))
-				return hs_usage_error("--arena-frames wants 64 to 268435456, not '%s'",
-						      optarg);
-			o->arena_frames = v;
 			break;
 		case 'h':
 			printf("%s", hs_record_usage);
@@ -235,15 +270,12 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 			return hs_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (have_F && have_c)
-		return hs_usage_error("%s", "-F and -c do not go together: a frequency or a period");
-	if (have_a && o->cpus_words)
-		return hs_usage_error("%s", "-a and -C do not go together");
-	if (o->ev.stacks)
-		o->stacks = o->ev.stacks;	/* :k / :u */
+	ret = hs_session_check(&sp, o);
+	if (ret)
+		return ret;
 	if (optind < argc)
 		o->cmd = argv + optind;
-	o->all_cpus_with_cmd = have_a;
+	o->all_cpus_with_cmd = sp.have_a;
 	if (o->cmd && o->pid)
 		return hs_usage_error("%s", "-p and a command do not go together");
 	if (format < 0 && strcmp(o->output, "-"))
@@ -275,23 +307,35 @@ static int hs_stats(int fd, struct hotstack_stats *st)
 	return ioctl(fd, HOTSTACK_IOC_GET_STATS, st) ? -errno : 0;
 }
 
+void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
+		     struct hs_live *l)
+{
+	const struct hotstack_cpu_stats *t = &st->total;
+
+	memset(l, 0, sizeof(*l));
+	/* A table takes stacks up to 3/4 of its entries (the module's probe limit). */
+	l->capacity = (uint64_t)table_entries * 3 / 4 * st->nr_cpus;
+	l->rate = seconds > 0 ? t->samples / seconds : 0;
+	l->fill = l->capacity ? 100.0 * t->entries / l->capacity : 0;
+	l->dropped = hs_sum_drops(t->drops);
+	l->cost_ns = t->timed ? (double)t->handler_ns / t->timed : 0;
+	l->overhead = st->elapsed_ns && st->nr_cpus ?
+		      100.0 * l->cost_ns * t->samples / ((double)st->elapsed_ns * st->nr_cpus) : 0;
+}
+
 /* The one status line on a terminal: \r, then the line, then clear to EOL. */
 static void hs_status_line(int fd, double elapsed, const struct hs_record_opts *o)
 {
 	struct hotstack_stats st;
-	uint64_t cap = (uint64_t)o->table_entries * 3 / 4;
-	double cost;
+	struct hs_live l;
 
 	if (hs_stats(fd, &st) || !st.nr_cpus)
 		return;
-	cost = st.total.timed ? (double)st.total.handler_ns / st.total.timed : 0;
+	hs_live_compute(&st, o->table_entries, elapsed, &l);
 	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu), %llu dropped, "
-		"%.0f ns/sample, %.3f%% CPU\033[K", elapsed,
-		elapsed > 0 ? st.total.samples / elapsed : 0, (unsigned long long)st.total.entries,
-		100.0 * st.total.entries / (cap * st.nr_cpus), (unsigned long long)(cap * st.nr_cpus),
-		(unsigned long long)hs_sum_drops(st.total.drops), cost,
-		st.elapsed_ns ? 100.0 * cost * st.total.samples / ((double)st.elapsed_ns * st.nr_cpus)
-			      : 0.0);
+		"%.0f ns/sample, %.3f%% CPU\033[K", elapsed, l.rate,
+		(unsigned long long)st.total.entries, l.fill, (unsigned long long)l.capacity,
+		(unsigned long long)l.dropped, l.cost_ns, l.overhead);
 }
 
 struct hs_record_events {
@@ -313,8 +357,7 @@ static void hs_record_event(const struct hs_event *ev, void *data)
 		strchr(strchr(line, ' ') + 1, ' ') + 1);
 }
 
-/* CONFIGURE, with perf's fallback from cycles to cpu-clock without a PMU. */
-static int hs_configure(int fd, struct hs_record_opts *o)
+int hs_session_configure(int fd, struct hs_record_opts *o, const char *cmd)
 {
 	struct hotstack_config c = { .size = sizeof(c) };
 	int err;
@@ -344,22 +387,22 @@ static int hs_configure(int fd, struct hs_record_opts *o)
 		o->ev.type = PERF_TYPE_SOFTWARE;
 		o->ev.config = PERF_COUNT_SW_CPU_CLOCK;
 		o->ev.precise = 0;
-		return hs_configure(fd, o);
+		return hs_session_configure(fd, o, cmd);
 	}
 	switch (err) {
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		fprintf(stderr, "hotstack record: event %s is not supported on this machine (%s)\n",
-			o->event, strerror(err));
+		fprintf(stderr, "hotstack %s: event %s is not supported on this machine (%s)\n",
+			cmd, o->event, strerror(err));
 		break;
 	case E2BIG:
-		fprintf(stderr, "hotstack record: the tables would pass the module's memory limit "
+		fprintf(stderr, "hotstack %s: the tables would pass the module's memory limit "
 			"(max_memory_mb): use smaller --table-entries / --arena-frames, fewer CPUs "
-			"(-C), or reload the module with a larger max_memory_mb\n");
+			"(-C), or reload the module with a larger max_memory_mb\n", cmd);
 		break;
 	default:
-		fprintf(stderr, "hotstack record: cannot configure the session: %s\n",
+		fprintf(stderr, "hotstack %s: cannot configure the session: %s\n", cmd,
 			strerror(err));
 	}
 	return -1;
@@ -476,13 +519,7 @@ static int hs_not_execd(pid_t pid)
 	return a > 0 && a == b && !memcmp(exe, self, a);
 }
 
-/*
- * Capture the mappings of the processes in the table, and of @pid (the
- * only one with a pid filter), for their user symbols: at each refresh
- * and once at the end, so that those that exit keep the last capture.
- */
-static void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid,
-			    pid_t child)
+void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid, int child)
 {
 	static uint32_t pids[4096];
 	size_t n, i;
@@ -528,7 +565,7 @@ int cmd_record(int argc, char **argv)
 		if (!o.all_cpus_with_cmd)
 			o.pid = child;
 	}
-	if (hs_configure(fd, &o))
+	if (hs_session_configure(fd, &o, "record"))
 		goto out_child;
 	/* The table, to symbolize it here (and see the processes in it). */
 	hs_table_map(fd, &m);

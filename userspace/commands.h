@@ -26,6 +26,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* The folded text read() gives on @fd, until EOF; NULL (errno) on error. */
 char *hs_read_folded(int fd);

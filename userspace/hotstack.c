@@ -18,6 +18,7 @@ static const struct hs_command hs_commands[] = {
 	{ "info", "show what the loaded module offers", cmd_info },
 	{ "status", "one line per session: state, counters, cost [--json]", cmd_status },
 	{ "watch", "print the module's events as they come (Ctrl-C ends)", cmd_watch },
+	{ "top", "live view of the hottest kernel functions and stacks (-b: text)", cmd_top },
 };
 
 const struct hs_command *hs_find_command(const char *name)

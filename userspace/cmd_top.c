@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack top: a session of its own, like record's, shown live. Every
+ * refresh SNAPSHOTs the session, so each screen is the last interval:
+ * the readable generation copied from the mmap and symbolized here (or
+ * read()'s text when this process may not map it or see the addresses).
+ * Full screen with ncurses, or plain text (-b) for scripts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <curses.h>
+
+#include "commands.h"
+#include "device.h"
+#include "events.h"
+#include "profile.h"
+#include "record.h"
+#include "symbols.h"
+#include "table.h"
+#include "top.h"
+#include "usyms.h"
+
+static const char hs_top_usage[] =
+	"usage: hotstack top [-e EVENT[:p|:pp|:ppp|:k|:u]] [-F HZ | -c PERIOD]\n"
+	"                    [-a | -C CPUS] [-p PID] [-g] [--stacks kernel|user|both]\n"
+	"                    [--max-depth N] [--keys comm,pid,context] [--collapse]\n"
+	"                    [--table-entries N] [--arena-frames N]\n"
+	"                    [-d SECONDS] [-b] [-n ITERATIONS] [--sort self|total]\n"
+	"keys: q quit, s sort by self, t sort by total, space or r refresh now\n";
+
+/* Rows of the text frame in batch mode (a terminal gets what fits). */
+#define HS_TOP_BATCH_FNS	20
+#define HS_TOP_BATCH_STACKS	10
+
+static int hs_top_error(const char *fmt, const char *arg)
+{
+	return hs_cmd_usage_error("top", hs_top_usage, fmt, arg);
+}
+
+int hs_top_parse(int argc, char **argv, struct hs_top_opts *o)
+{
+	enum { O_SORT = HS_OPT_NEXT };
+	static const struct option longopts[] = {
+		HS_SESSION_LONGOPTS,
+		{ "delay", required_argument, NULL, 'd' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, O_SORT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hs_session_parse sp = { .cmd = "top", .usage = hs_top_usage };
+	unsigned long long n;
+	int c, ret;
+	char *end;
+
+	memset(o, 0, sizeof(*o));
+	hs_session_defaults(&o->s);
+	o->delay = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":" HS_SESSION_SHORTOPTS "d:bn:h", longopts,
+				NULL)) != -1) {
+		ret = hs_session_option(&sp, c, optarg, &o->s);
+		if (ret != 1) {
+			if (ret)
+				return ret;
+			continue;
+		}
+		switch (c) {
+		case 'd':
+			errno = 0;
+			o->delay = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->delay >= 0.1 && o->delay <= 3600))
+				return hs_top_error("-d wants the seconds between refreshes, "
+						    "0.1 to 3600, not '%s'", optarg);
+			break;
+		case 'b':
+			o->batch = 1;
+			break;
+		case 'n':
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || !n ||
+			    n > 1000000000)
+				return hs_top_error("-n wants a number of refreshes, 1 or more, "
+						    "not '%s'", optarg);
+			o->iterations = n;
+			break;
+		case O_SORT:
+			if (!strcmp(optarg, "self"))
+				o->by_total = 0;
+			else if (!strcmp(optarg, "total"))
+				o->by_total = 1;
+			else
+				return hs_top_error("--sort wants self or total, not '%s'", optarg);
+			break;
+		case 'h':
+			printf("%s", hs_top_usage);
+			return -1;
+		case ':':
+			return hs_top_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return hs_top_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	ret = hs_session_check(&sp, &o->s);
+	if (ret)
+		return ret;
+	if (optind < argc)
+		return hs_top_error("top takes no command ('%s'): it watches the whole system, "
+				    "or -p PID", argv[optind]);
+	return 0;
+}
+
+/* ---- the text of one refresh ------------------------------------------ */
+
+static int hs_top_fn_cmp(const struct hs_fn *a, const struct hs_fn *b, int by_total)
+{
+	uint64_t ka = by_total ? a->total : a->self, kb = by_total ? b->total : b->self;
+	uint64_t la = by_total ? a->self : a->total, lb = by_total ? b->self : b->total;
+
+	if (ka != kb)
+		return ka < kb ? 1 : -1;
+	if (la != lb)
+		return la < lb ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+static int hs_top_by_self(const void *a, const void *b)
+{
+	return hs_top_fn_cmp(a, b, 0);
+}
+
+static int hs_top_by_total(const void *a, const void *b)
+{
+	return hs_top_fn_cmp(a, b, 1);
+}
+
+static int hs_is_drop_line(const struct hs_stack_line *l)
+{
+	return !strncmp(l->stack, HS_DROPPED_FRAME ";", strlen(HS_DROPPED_FRAME) + 1);
+}
+
+/* Stacks by samples, most first (then by text, so a refresh is stable). */
+static int hs_top_line_cmp(const void *a, const void *b)
+{
+	const struct hs_stack_line *x = *(struct hs_stack_line *const *)a;
+	const struct hs_stack_line *y = *(struct hs_stack_line *const *)b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+/* "frame;...;leaf" as "leaf <- ... <- frame": what ran first, on a narrow screen too. */
+static void hs_top_put_stack(FILE *f, const char *stack)
+{
+	const char *end = stack + strlen(stack), *s;
+
+	for (;;) {
+		for (s = end; s > stack && s[-1] != ';'; s--)
+			;
+		fwrite(s, 1, end - s, f);
+		if (s == stack)
+			break;
+		fputs(" <- ", f);
+		end = s - 1;
+	}
+}
+
+static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
+{
+	const struct hotstack_cpu_stats *t = &fr->st.total;
+	uint64_t filtered = t->drops[HOTSTACK_DROP_FILTERED], lost;
+	struct hs_live l;
+	unsigned int i;
+	int first = 1;
+
+	hs_live_compute(&fr->st, fr->table_entries, fr->interval, &l);
+	lost = l.dropped - filtered;
+	fprintf(f, "hotstack top - %s, %s, %u CPU%s, up %.1f s, sorted by %s\n", fr->event,
+		fr->rate, fr->st.nr_cpus, fr->st.nr_cpus == 1 ? "" : "s", fr->elapsed,
+		fr->by_total ? "total" : "self");
+	if (!fr->p) {
+		fprintf(f, "waiting for the first interval...\n");
+		return;
+	}
+	fprintf(f, "samples: %.0f samples/s (%llu in %.2f s), counted %llu, dropped %llu",
+		l.rate, (unsigned long long)t->samples, fr->interval,
+		(unsigned long long)t->counted, (unsigned long long)lost);
+	for (i = 0; i < HOTSTACK_DROP_MAX; i++) {
+		if (!t->drops[i] || i == HOTSTACK_DROP_FILTERED)
+			continue;
+		fprintf(f, "%s%s %llu", first ? " (" : ", ", hs_drop_name(i),
+			(unsigned long long)t->drops[i]);
+		first = 0;
+	}
+	fprintf(f, "%s, filtered out %llu\n", first ? "" : ")", (unsigned long long)filtered);
+	fprintf(f, "stacks: %llu distinct, table %.0f%% full (%llu of %llu)\n",
+		(unsigned long long)t->entries, l.fill, (unsigned long long)t->entries,
+		(unsigned long long)l.capacity);
+	fprintf(f, "cost: %.0f ns/sample, overhead %.3f%% CPU\n", l.cost_ns, l.overhead);
+	fprintf(f, "stacks from: %s\n", fr->source);
+}
+
+int hs_top_render(FILE *f, const struct hs_top_frame *fr, unsigned int nr_fns,
+		  unsigned int nr_stacks)
+{
+	const struct hs_profile *p = fr->p;
+	const struct hs_stack_line **lines;
+	struct hs_fn *fns;
+	size_t nr = 0, i, n, shown;
+	uint64_t counted;
+
+	hs_top_header(f, fr);
+	if (!p)
+		return ferror(f) ? -EIO : 0;
+	counted = p->total - p->dropped;
+	fns = hs_functions(p, &nr);
+	if (!fns)
+		return -ENOMEM;
+	qsort(fns, nr, sizeof(*fns), fr->by_total ? hs_top_by_total : hs_top_by_self);
+	fprintf(f, "\n   %%SELF  %%TOTAL       SELF      TOTAL  FUNCTION\n");
+	for (i = 0, shown = 0; i < nr && shown < nr_fns; i++) {
+		if (!(fr->by_total ? fns[i].total : fns[i].self))
+			continue;
+		fprintf(f, " %6.2f%% %6.2f%% %10llu %10llu  %s\n",
+			counted ? 100.0 * fns[i].self / counted : 0,
+			counted ? 100.0 * fns[i].total / counted : 0,
+			(unsigned long long)fns[i].self, (unsigned long long)fns[i].total,
+			fns[i].name);
+		shown++;
+	}
+	hs_fns_free(fns, nr);
+	lines = malloc((p->nr + 1) * sizeof(*lines));
+	if (!lines)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < p->nr; i++)
+		if (!hs_is_drop_line(&p->lines[i]))
+			lines[n++] = &p->lines[i];
+	qsort(lines, n, sizeof(*lines), hs_top_line_cmp);
+	fprintf(f, "\n  %%STACK    SAMPLES  STACK (innermost first)\n");
+	for (i = 0; i < n && i < nr_stacks; i++) {
+		fprintf(f, " %6.2f%% %10llu  ", counted ? 100.0 * lines[i]->count / counted : 0,
+			(unsigned long long)lines[i]->count);
+		hs_top_put_stack(f, lines[i]->stack);
+		fputc('\n', f);
+	}
+	free(lines);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- the session ------------------------------------------------------ */
+
+static volatile sig_atomic_t hs_top_stop;
+
+static void hs_top_signal(int sig)
+{
+	(void)sig;
+	hs_top_stop = 1;
+}
+
+static double hs_top_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct hs_top {
+	struct hs_top_opts o;
+	int fd;
+	struct hs_table_map m;		/* mapped: the stacks come from it */
+	struct hs_ksyms k;
+	int have_ksyms;
+	uint64_t modules_sig;		/* /proc/modules when k was loaded */
+	struct hs_usyms *u;
+	const char *source;
+	double start;
+	struct hs_profile p;
+	struct hs_top_frame fr;
+};
+
+/* A hash of /proc/modules: the kernel's symbols change when it does. */
+static uint64_t hs_modules_sig(void)
+{
+	uint64_t h = 14695981039346656037ULL;
+	FILE *f = fopen("/proc/modules", "r");
+	int c;
+
+	if (!f)
+		return 0;
+	while ((c = getc(f)) != EOF)
+		h = (h ^ (unsigned char)c) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
+/* Load (or reload, after a module came or went) the kernel's symbols. */
+static int hs_top_ksyms(struct hs_top *t, int quiet)
+{
+	uint64_t sig = hs_modules_sig();
+	char err[512];
+	int ret;
+
+	if (t->have_ksyms && sig == t->modules_sig)
+		return 0;
+	if (t->have_ksyms)
+		hs_ksyms_free(&t->k);
+	t->have_ksyms = 0;
+	ret = hs_ksyms_load(&t->k, NULL, "/proc/modules", err, sizeof(err));
+	if (ret) {
+		if (!quiet)
+			fprintf(stderr, "hotstack: %s\n", err);
+		return ret;
+	}
+	t->have_ksyms = 1;
+	t->modules_sig = sig;
+	return 0;
+}
+
+/* How the stacks will be read: the mmap with kallsyms when allowed, else read(). */
+static void hs_top_source(struct hs_top *t)
+{
+	int ret = hs_table_map(t->fd, &t->m);
+
+	if (ret) {
+		t->source = "read() text, symbolized in the kernel (no CAP_PERFMON or "
+			    "CAP_SYSLOG to map the table)";
+		return;
+	}
+	ret = hs_top_ksyms(t, 0);
+	if (ret) {
+		hs_table_unmap(&t->m);
+		t->source = ret == -EPERM ?
+			    "read() text, symbolized in the kernel (kernel addresses hidden: "
+			    "kernel.kptr_restrict)" :
+			    "read() text, symbolized in the kernel (no kernel symbols)";
+		return;
+	}
+	t->source = "the mmap, named from /proc/kallsyms";
+	if (t->o.s.stacks & HOTSTACK_STACK_USER) {
+		if ((t->o.s.keys & HOTSTACK_KEY_TGID) || t->o.s.pid)
+			t->u = hs_usyms_new();
+		else
+			fprintf(stderr, "hotstack top: note: user frames stay addresses without "
+				"a process to look them up in: add --keys pid or -p PID\n");
+	}
+}
+
+static int hs_top_stats(int fd, uint32_t flags, struct hotstack_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->flags = flags;
+	return ioctl(fd, HOTSTACK_IOC_GET_STATS, st) ? -errno : 0;
+}
+
+/*
+ * SNAPSHOT and take the generation it closed: its counters and its
+ * profile. read() gives the active generation only, so there the text
+ * and the counters are taken just before the SNAPSHOT. 0 or -errno.
+ */
+static int hs_top_refresh(struct hs_top *t)
+{
+	struct hs_top_frame *fr = &t->fr;
+	struct hs_table_copy c;
+	size_t bad = 0;
+	char *text;
+	int ret;
+
+	hs_profile_free(&t->p);
+	fr->p = NULL;
+	if (t->m.base) {
+		hs_capture_maps(t->u, &t->m, t->o.s.pid, 0);
+		if (ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
+			return -errno;
+		ret = hs_top_stats(t->fd, HOTSTACK_STATS_READABLE, &fr->st);
+		if (!ret)
+			ret = hs_top_ksyms(t, 1);
+		if (!ret)
+			ret = hs_table_copy(&t->m, HS_GEN_READABLE, &c);
+		if (ret)
+			return ret;
+		fr->st.total = c.total;		/* the counters of exactly that copy */
+		ret = hs_table_profile(&c, &t->k, t->u, t->o.s.pid, &t->p);
+		hs_table_copy_free(&c);
+	} else {
+		text = hs_read_folded(t->fd);
+		if (!text)
+			return -errno;
+		ret = hs_top_stats(t->fd, 0, &fr->st);
+		if (!ret && ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
+			ret = -errno;
+		if (!ret)
+			ret = hs_profile_parse(&t->p, text, &bad);
+		free(text);
+		if (!ret)
+			ret = hs_profile_add_drops(&t->p, fr->st.total.drops);
+	}
+	if (ret)
+		return ret;
+	fr->elapsed = hs_top_now() - t->start;
+	fr->interval = fr->st.elapsed_ns / 1e9;
+	fr->p = &t->p;
+	return 0;
+}
+
+/* Wait until @until or a signal, in short steps. */
+static void hs_top_sleep_until(double until)
+{
+	double left;
+
+	while (!hs_top_stop && (left = until - hs_top_now()) > 0)
+		poll(NULL, 0, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+}
+
+static int hs_top_batch(struct hs_top *t)
+{
+	unsigned long i;
+	double next = t->start;
+	int ret;
+
+	for (i = 0; !t->o.iterations || i < t->o.iterations; i++) {
+		next += t->o.delay;
+		hs_top_sleep_until(next);
+		if (hs_top_stop)
+			break;
+		ret = hs_top_refresh(t);
+		if (ret)
+			return ret;
+		if (i)
+			putchar('\n');
+		ret = hs_top_render(stdout, &t->fr, HS_TOP_BATCH_FNS, HS_TOP_BATCH_STACKS);
+		if (!ret && fflush(stdout))
+			ret = -errno;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The frame, cut to the screen; the column titles and the key help reversed. */
+static void hs_top_draw(struct hs_top *t)
+{
+	int rows = LINES, header = 7, avail, nr_fns, nr_stacks, y, x, n, title;
+	char *buf = NULL, *line, *end, help[160];
+	size_t len = 0;
+	FILE *f;
+
+	t->fr.by_total = t->o.by_total;
+	/* Header, blank, title, functions, blank, title, stacks, key help. */
+	avail = rows - header - 4;
+	nr_fns = avail > 0 ? (avail * 3 + 4) / 5 : 0;
+	nr_stacks = avail > 0 ? avail - nr_fns : 0;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	hs_top_render(f, &t->fr, nr_fns, nr_stacks);
+	fclose(f);
+	erase();
+	for (line = buf, y = 0; line && *line && y < rows - 1; line = end ? end + 1 : NULL, y++) {
+		end = strchr(line, '\n');
+		n = end ? end - line : (int)strlen(line);
+		title = !strncmp(line, "   %SELF ", 9) || !strncmp(line, "  %STACK ", 9);
+		if (title)
+			attron(A_REVERSE);
+		mvaddnstr(y, 0, line, n < COLS ? n : COLS);
+		for (x = n; title && x < COLS; x++)
+			addch(' ');
+		if (title)
+			attroff(A_REVERSE);
+	}
+	free(buf);
+	snprintf(help, sizeof(help), " q quit  s sort by self  t sort by total  space/r refresh "
+		 "now  (every %.1f s) ", t->o.delay);
+	attron(A_REVERSE);
+	mvaddnstr(rows - 1, 0, help, COLS - 1);
+	attroff(A_REVERSE);
+	refresh();
+}
+
+static int hs_top_screen(struct hs_top *t)
+{
+	double next = t->start + t->o.delay, left;
+	unsigned long done = 0;
+	int ch, ret = 0, now;
+
+	if (!initscr())
+		return -ENOTTY;
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	hs_top_draw(t);
+	while (!hs_top_stop) {
+		left = next - hs_top_now();
+		/* Short waits: a signal does not always end getch(). */
+		timeout(left <= 0 ? 0 : left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		ch = getch();
+		if (hs_top_stop)
+			break;
+		now = 0;
+		switch (ch) {
+		case 'q':
+		case 'Q':
+			hs_top_stop = 1;
+			continue;
+		case 's':
+			t->o.by_total = 0;
+			hs_top_draw(t);
+			break;
+		case 't':
+			t->o.by_total = 1;
+			hs_top_draw(t);
+			break;
+		case ' ':
+		case 'r':
+			now = 1;
+			break;
+		case KEY_RESIZE:
+			hs_top_draw(t);
+			break;
+		default:
+			break;
+		}
+		if (!now && hs_top_now() < next)
+			continue;
+		ret = hs_top_refresh(t);
+		if (ret)
+			break;
+		hs_top_draw(t);
+		next = hs_top_now() + t->o.delay;
+		if (t->o.iterations && ++done >= t->o.iterations)
+			break;
+	}
+	endwin();
+	return ret;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = hs_top_signal };
+	struct hs_top t = { .fd = -1 };
+	int ret;
+
+	ret = hs_top_parse(argc, argv, &t.o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (!t.o.batch && !isatty(1)) {
+		fprintf(stderr, "hotstack top: standard output is not a terminal: use -b for "
+			"plain text (hotstack top -b -n 1)\n");
+		return HS_EXIT_USAGE;
+	}
+	t.fd = hs_device_open();
+	if (t.fd < 0)
+		return 1;
+	ret = 1;
+	if (hs_session_configure(t.fd, &t.o.s, "top"))
+		goto out_close;
+	hs_top_source(&t);
+	t.fr.event = t.o.s.event;
+	hs_rate_str(t.o.s.freq ? HOTSTACK_CFG_FREQ : 0, t.o.s.sample, t.fr.rate,
+		    sizeof(t.fr.rate));
+	t.fr.table_entries = t.o.s.table_entries;
+	t.fr.source = t.source;
+	t.fr.by_total = t.o.by_total;
+	hs_top_stats(t.fd, 0, &t.fr.st);	/* nr_cpus, before the first refresh */
+
+	/* Before initscr(): ncurses leaves handlers that are not the default. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ioctl(t.fd, HOTSTACK_IOC_START, 0)) {
+		fprintf(stderr, "hotstack top: cannot start: %s\n", strerror(errno));
+		goto out_unmap;
+	}
+	t.start = hs_top_now();
+	ret = t.o.batch ? hs_top_batch(&t) : hs_top_screen(&t);
+	ioctl(t.fd, HOTSTACK_IOC_STOP, 0);
+	if (ret) {
+		fprintf(stderr, "hotstack top: cannot read the profile: %s\n", strerror(-ret));
+		ret = 1;
+	}
+out_unmap:
+	hs_profile_free(&t.p);
+	hs_usyms_free(t.u);
+	if (t.have_ksyms)
+		hs_ksyms_free(&t.k);
+	hs_table_unmap(&t.m);
+out_close:
+	close(t.fd);
+	return ret;
+}
