@@ -173,6 +173,8 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr)
 
 void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs);
 void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs);
+/* Hardirq levels the delivery of an overflow interrupting @regs added. */
+unsigned int hotstack_irq_levels(struct pt_regs *regs);
 
 /* folded.c: read() text */
 ssize_t hotstack_read(void **reader, struct hotstack_session *s,

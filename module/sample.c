@@ -51,12 +51,12 @@ static void hs_fill(struct hotstack_session *s, struct hs_table *tab)
 
 /*
  * What the sample interrupted. An overflow in an interrupt (hrtimer, NMI)
- * adds one hardirq level of its own; a synchronous software event
- * (page fault, context switch) does not.
+ * adds hardirq levels of its own (how many is the architecture's to say);
+ * a synchronous software event (page fault, context switch) adds none.
  */
-static u8 hs_context(const struct hotstack_session *s)
+static u8 hs_context(const struct hotstack_session *s, struct pt_regs *regs)
 {
-	unsigned int own = s->sync_event ? 0 : HARDIRQ_OFFSET;
+	unsigned int own = s->sync_event ? 0 : hotstack_irq_levels(regs) * HARDIRQ_OFFSET;
 
 	if (hardirq_count() > own)
 		return HOTSTACK_CTX_HARDIRQ;
@@ -67,7 +67,8 @@ static u8 hs_context(const struct hotstack_session *s)
 	return HOTSTACK_CTX_TASK;
 }
 
-static void hs_fill_key(const struct hotstack_session *s, struct hs_key *k)
+static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
+			struct hs_key *k)
 {
 	u32 keys = s->cfg.keys;
 
@@ -76,7 +77,7 @@ static void hs_fill_key(const struct hotstack_session *s, struct hs_key *k)
 	if (keys & HOTSTACK_KEY_COMM)
 		memcpy(k->comm, current->comm, sizeof(k->comm));
 	if (keys & HOTSTACK_KEY_CONTEXT)
-		k->context = hs_context(s);
+		k->context = hs_context(s, regs);
 }
 
 /* Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED. */
@@ -172,7 +173,7 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	st = slot->buf;
 	memset(&st->key, 0, sizeof(st->key));
 	if (s->cfg.keys)
-		hs_fill_key(s, &st->key);
+		hs_fill_key(s, regs, &st->key);
 	drop = hs_walk(s, regs, st);
 	if (drop < 0)
 		drop = hs_table_add(tab, st, hs_stack_hash(st));

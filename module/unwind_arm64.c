@@ -12,7 +12,7 @@
  * interrupt-time stack for the task stack but never come back; the record
  * in the task's pt_regs ends the chain.
  */
-#include <linux/align.h>
+#include <linux/hardirq.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -91,6 +91,17 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 			return;
 		prev = fp;
 	}
+}
+
+/*
+ * A GICv3 pseudo-NMI that interrupted code with IRQs masked enters through
+ * arm64_enter_nmi() alone: one level. With IRQs unmasked (user code, most
+ * kernel code) the exception is taken as an IRQ, irq_enter_rcu(), and the
+ * GIC driver then sees the NMI priority and adds nmi_enter(): two.
+ */
+unsigned int hotstack_irq_levels(struct pt_regs *regs)
+{
+	return in_nmi() && interrupts_enabled(regs) ? 2 : 1;
 }
 
 void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)

@@ -51,6 +51,12 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 	}
 }
 
+/* An NMI or an interrupt: one level (nmi_enter() or irq_enter()). */
+unsigned int hotstack_irq_levels(struct pt_regs *regs)
+{
+	return 1;
+}
+
 /* A frame record of code built with frame pointers. */
 struct hs_user_frame {
 	unsigned long next_fp;

@@ -1203,6 +1203,8 @@ static void test_context(void)
 	profile_workload(fd, &c, "context key", 4, 2, 100);
 	text = read_all(fd);
 	tap(strstr(text, "[task];" SYSCALL_ENTRY) != NULL, "context: system calls under [task]");
+	if (!strstr(text, "[task];" SYSCALL_ENTRY))
+		printf("#   %.600s\n", text);
 	tap(strstr(text, "[idle];") != NULL, "context: the idle loop under [idle]");
 	tap(!strstr(text, "[task];" IDLE_ENTRY) && !strstr(text, "[idle];" SYSCALL_ENTRY),
 	    "context: idle and task stacks not mixed up");
