@@ -117,11 +117,16 @@ done
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 
-# Shared libraries of every dynamic executable, at the same paths: its
-# interpreter and what it needs, recursively, from the guest
-# architecture's library directories (ldd cannot read a foreign binary).
+# Shared libraries of every dynamic executable, at the same paths: ldd's
+# list, or for a foreign binary (which ldd cannot read) its interpreter and
+# what it needs, recursively, from the guest architecture's library
+# directories.
 needed() {
 	local lib dir
+	if [ -z "$CROSS_COMPILE" ]; then
+		ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true
+		return
+	fi
 	readelf -l "$1" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p'
 	for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		for dir in /lib/$triplet /usr/lib/$triplet; do
