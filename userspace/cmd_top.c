@@ -307,24 +307,28 @@ static uint64_t hs_modules_sig(void)
 	return h;
 }
 
-/* Load (or reload, after a module came or went) the kernel's symbols. */
+/*
+ * Load the kernel's symbols, or load them again after a module came or
+ * went; when that fails, the last ones stay.
+ */
 static int hs_top_ksyms(struct hs_top *t, int quiet)
 {
 	uint64_t sig = hs_modules_sig();
+	struct hs_ksyms k;
 	char err[512];
 	int ret;
 
 	if (t->have_ksyms && sig == t->modules_sig)
 		return 0;
-	if (t->have_ksyms)
-		hs_ksyms_free(&t->k);
-	t->have_ksyms = 0;
-	ret = hs_ksyms_load(&t->k, NULL, "/proc/modules", err, sizeof(err));
+	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, sizeof(err));
 	if (ret) {
 		if (!quiet)
 			fprintf(stderr, "hotstack: %s\n", err);
-		return ret;
+		return t->have_ksyms ? 0 : ret;
 	}
+	if (t->have_ksyms)
+		hs_ksyms_free(&t->k);
+	t->k = k;
 	t->have_ksyms = 1;
 	t->modules_sig = sig;
 	return 0;
@@ -451,15 +455,13 @@ static int hs_top_batch(struct hs_top *t)
 	return 0;
 }
 
-/* The frame, cut to the screen; the column titles and the key help reversed. */
-static void hs_top_draw(struct hs_top *t)
+void hs_top_draw(const struct hs_top_frame *fr, double delay)
 {
 	int rows = LINES, header = 7, avail, nr_fns, nr_stacks, y, x, n, title;
 	char *buf = NULL, *line, *end, help[160];
 	size_t len = 0;
 	FILE *f;
 
-	t->fr.by_total = t->o.by_total;
 	/* Header, blank, title, functions, blank, title, stacks, key help. */
 	avail = rows - header - 4;
 	nr_fns = avail > 0 ? (avail * 3 + 4) / 5 : 0;
@@ -467,7 +469,7 @@ static void hs_top_draw(struct hs_top *t)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	hs_top_render(f, &t->fr, nr_fns, nr_stacks);
+	hs_top_render(f, fr, nr_fns, nr_stacks);
 	fclose(f);
 	erase();
 	for (line = buf, y = 0; line && *line && y < rows - 1; line = end ? end + 1 : NULL, y++) {
@@ -483,27 +485,32 @@ static void hs_top_draw(struct hs_top *t)
 			attroff(A_REVERSE);
 	}
 	free(buf);
-	snprintf(help, sizeof(help), " q quit  s sort by self  t sort by total  space/r refresh "
-		 "now  (every %.1f s) ", t->o.delay);
+	snprintf(help, sizeof(help), " q quit  s/t sort by self/total  r refresh  "
+		 "every %.1f s ", delay);
 	attron(A_REVERSE);
 	mvaddnstr(rows - 1, 0, help, COLS - 1);
 	attroff(A_REVERSE);
 	refresh();
 }
 
+static void hs_top_redraw(struct hs_top *t)
+{
+	t->fr.by_total = t->o.by_total;
+	hs_top_draw(&t->fr, t->o.delay);
+}
+
+/* Full screen until q, Ctrl-C, SIGTERM or -n refreshes; ends the screen. */
 static int hs_top_screen(struct hs_top *t)
 {
 	double next = t->start + t->o.delay, left;
 	unsigned long done = 0;
 	int ch, ret = 0, now;
 
-	if (!initscr())
-		return -ENOTTY;
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
 	curs_set(0);
-	hs_top_draw(t);
+	hs_top_redraw(t);
 	while (!hs_top_stop) {
 		left = next - hs_top_now();
 		/* Short waits: a signal does not always end getch(). */
@@ -519,18 +526,18 @@ static int hs_top_screen(struct hs_top *t)
 			continue;
 		case 's':
 			t->o.by_total = 0;
-			hs_top_draw(t);
+			hs_top_redraw(t);
 			break;
 		case 't':
 			t->o.by_total = 1;
-			hs_top_draw(t);
+			hs_top_redraw(t);
 			break;
 		case ' ':
 		case 'r':
 			now = 1;
 			break;
 		case KEY_RESIZE:
-			hs_top_draw(t);
+			hs_top_redraw(t);
 			break;
 		default:
 			break;
@@ -540,7 +547,7 @@ static int hs_top_screen(struct hs_top *t)
 		ret = hs_top_refresh(t);
 		if (ret)
 			break;
-		hs_top_draw(t);
+		hs_top_redraw(t);
 		next = hs_top_now() + t->o.delay;
 		if (t->o.iterations && ++done >= t->o.iterations)
 			break;
@@ -586,9 +593,17 @@ int cmd_top(int argc, char **argv)
 		goto out_unmap;
 	}
 	t.start = hs_top_now();
+	/* newterm(), not initscr(): that one exits on a terminal it does not know. */
+	if (!t.o.batch && !newterm(NULL, stdout, stdin)) {
+		fprintf(stderr, "hotstack top: cannot drive this terminal (TERM=%s): use -b\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		ret = 1;
+		goto out_stop;
+	}
 	ret = t.o.batch ? hs_top_batch(&t) : hs_top_screen(&t);
+out_stop:
 	ioctl(t.fd, HOTSTACK_IOC_STOP, 0);
-	if (ret) {
+	if (ret < 0) {
 		fprintf(stderr, "hotstack top: cannot read the profile: %s\n", strerror(-ret));
 		ret = 1;
 	}

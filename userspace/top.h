@@ -49,4 +49,11 @@ struct hs_top_frame {
 int hs_top_render(FILE *f, const struct hs_top_frame *fr, unsigned int nr_fns,
 		  unsigned int nr_stacks);
 
+/*
+ * Draw @fr on the ncurses screen (set up by the caller): what fits of it,
+ * lines cut at the width, the column titles reversed, and the keys on the
+ * last line (@delay: the seconds between refreshes).
+ */
+void hs_top_draw(const struct hs_top_frame *fr, double delay);
+
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <curses.h>
 #include <linux/hotstack.h>
 #include <linux/perf_event.h>
 
@@ -296,6 +297,81 @@ static void frame_stacks(void **state)
 	hs_profile_free(&p);
 }
 
+/* Row @y of the ncurses screen, trailing blanks cut. */
+static const char *screen_row(int y)
+{
+	static char row[512];
+	int n;
+
+	n = mvinnstr(y, 0, row, COLS < 511 ? COLS : 511);
+	row[n > 0 ? n : 0] = '\0';
+	while (n > 0 && row[n - 1] == ' ')
+		row[--n] = '\0';
+	return row;
+}
+
+/* The full-screen view on a 60x24 vt100 (terminfo from ncurses-base), drawn into a file. */
+static void screen_layout(void **state)
+{
+	struct hs_profile p = { 0 };
+	struct hs_top_frame fr;
+	FILE *out = tmpfile(), *in = fopen("/dev/null", "r");
+	SCREEN *scr;
+	int y;
+
+	(void)state;
+	assert_non_null(out);
+	assert_non_null(in);
+	assert_int_equal(hs_profile_parse(&p, synth_profile, NULL), 0);
+	synth_frame(&fr, &p);
+	setenv("LINES", "24", 1);
+	setenv("COLUMNS", "60", 1);
+	scr = newterm("vt100", out, in);
+	assert_non_null(scr);
+	assert_int_equal(LINES, 24);
+	assert_int_equal(COLS, 60);
+	hs_top_draw(&fr, 1.0);
+	assert_string_equal(screen_row(0), "hotstack top - cpu-clock, 1000 Hz, 2 CPUs, up 3.0 s, sorted");
+	assert_string_equal(screen_row(4), "stacks from: synthetic");
+	assert_string_equal(screen_row(5), "");
+	/* The column titles are reversed, to the right edge. */
+	assert_string_equal(screen_row(6), "   %SELF  %TOTAL       SELF      TOTAL  FUNCTION");
+	assert_true(mvinch(6, 0) & A_REVERSE);
+	assert_true(mvinch(6, 59) & A_REVERSE);
+	assert_false(mvinch(7, 0) & A_REVERSE);
+	assert_string_equal(screen_row(7), "  80.00%  80.00%         80         80  copy_user");
+	assert_string_equal(screen_row(8), "  10.00%  60.00%         10         60  vfs_read");
+	assert_string_equal(screen_row(9), "  10.00%  10.00%         10         10  memcpy");
+	assert_string_equal(screen_row(10), "");
+	assert_string_equal(screen_row(11), "  %STACK    SAMPLES  STACK (innermost first)");
+	assert_true(mvinch(11, 0) & A_REVERSE);
+	/* Lines longer than the screen are cut at its width. */
+	assert_string_equal(screen_row(12),
+			    "  50.00%         50  copy_user <- vfs_read <- sys_read <- en");
+	assert_string_equal(screen_row(15), "  10.00%         10  memcpy <- sys_write <- entry");
+	for (y = 16; y < 23; y++)
+		assert_string_equal(screen_row(y), "");
+	/* The keys, reversed, on the last line. */
+	assert_non_null(strstr(screen_row(23), " q quit  s/t sort by self/total  r refresh  every 1.0 s"));
+	assert_true(mvinch(23, 0) & A_REVERSE);
+	/* By total, then on a screen too small for the tables: the header only. */
+	fr.by_total = 1;
+	hs_top_draw(&fr, 1.0);
+	assert_string_equal(screen_row(7), "   0.00% 100.00%          0        100  entry");
+	assert_int_equal(resizeterm(10, 60), OK);
+	hs_top_draw(&fr, 0.5);
+	assert_string_equal(screen_row(1),
+			    "samples: 112 samples/s (112 in 1.00 s), counted 100, dropped");
+	assert_string_equal(screen_row(6), "   %SELF  %TOTAL       SELF      TOTAL  FUNCTION");
+	assert_string_equal(screen_row(7), "");
+	assert_non_null(strstr(screen_row(9), "every 0.5 s"));
+	endwin();
+	delscreen(scr);
+	fclose(out);
+	fclose(in);
+	hs_profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +382,7 @@ int main(void)
 		cmocka_unit_test(frame_header),
 		cmocka_unit_test(frame_functions_by_self_and_total),
 		cmocka_unit_test(frame_stacks),
+		cmocka_unit_test(screen_layout),
 	};
 	int ret;
 

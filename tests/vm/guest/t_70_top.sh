@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+# hotstack top: the live view in batch mode (plain text), and its errors.
+. /tests/lib.sh
+
+check_output "top without the module says it is not loaded (as record does)" \
+	"module is not loaded" hotstack top -b -n 1
+check "insmod hotstack.ko" reload
+check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
+
+# The function rows (first 5) of every frame in FILE.
+top_rows() {
+	awk '/^   %SELF / { n = 0; t = 1; next } t && NF == 0 { t = 0 } t && n < 5 { print; n++ }' "$1"
+}
+
+echo "6 4 3000" >/proc/hs_workload &
+work=$!
+hotstack top -b -n 2 -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/top.out 2>/tmp/top.err
+check "top -b -n 2 -d 1 while the workload runs" [ $? -eq 0 ]
+wait $work
+cat /tmp/top.err >>/tmp/top.out
+# The first refresh, for the log.
+awk 'NF == 0 { b++ } b < 3 { print "#   " $0 }' /tmp/top.out | head -30
+check_output "two refreshes, each with the event and the rate" '^2$' \
+	sh -c "grep -c -E '^hotstack top - $HS_EVENT, ([0-9]+ Hz|period [0-9]+), [0-9]+ CPUs?, up [0-9.]+ s, sorted by self$' /tmp/top.out"
+check_output "the header has samples/s, the interval, drops and filtered-out samples" \
+	'^samples: [1-9][0-9]* samples/s \([0-9]+ in [0-9.]+ s\), counted [0-9]+, dropped [0-9]+.*, filtered out [0-9]+$' \
+	cat /tmp/top.out
+check_output "the header has distinct stacks and the table's fill" \
+	'^stacks: [1-9][0-9]* distinct, table [0-9]+% full \([0-9]+ of [0-9]+\)$' cat /tmp/top.out
+check_output "the header has the cost per sample and the overhead" \
+	'^cost: [1-9][0-9]* ns/sample, overhead [0-9.]+% CPU$' cat /tmp/top.out
+check_output "as root the stacks come from the mmap, named by the tool" \
+	'^stacks from: the mmap, named from /proc/kallsyms$' cat /tmp/top.out
+check_output "hs_leaf is among the 5 hottest functions by self" \
+	'^ +[0-9.]+% +[0-9.]+% +[0-9]+ +[0-9]+  hs_leaf \[hs_workload\]$' top_rows /tmp/top.out
+check "the function rows are sorted by self, most first" sh -c "
+	awk '/^   %SELF / { t = 1; last = 101; next } t && NF == 0 { t = 0 }
+	     t { v = \$1 + 0; if (v > last) bad = 1; last = v } END { exit bad }' /tmp/top.out"
+check_output "the hottest stacks show the workload's, innermost first" \
+	'^ +[0-9.]+% +[0-9]+  hs_leaf \[hs_workload\] <- .*hs_rec_[ab] \[hs_workload\] <- hs_workload_write \[hs_workload\] <- ' \
+	cat /tmp/top.out
+
+# --sort total with -p: only the workload's process, whose write is on
+# (nearly) every one of its stacks; the others' samples are filtered out.
+echo "6 4 2000" >/proc/hs_workload &
+work=$!
+hotstack top -b -n 1 -d 1 --sort total -p $work -e "$HS_EVENT" $HS_RATE >/tmp/topt.out 2>&1
+check "top -b --sort total -p PID" [ $? -eq 0 ]
+wait $work
+check_output "the header says how it is sorted" 'sorted by total$' cat /tmp/topt.out
+check_output "the other processes' samples are filtered out" \
+	'^samples: .*, filtered out [1-9][0-9]*$' cat /tmp/topt.out
+check_output "hs_workload_write is on at least 90% of the process's stacks" \
+	'^ +[0-9.]+% +(9[0-9]|100)\.[0-9]+% +[0-9]+ +[0-9]+  hs_workload_write \[hs_workload\]$' \
+	cat /tmp/topt.out
+check "the function rows are sorted by total, most first" sh -c "
+	awk '/^   %SELF / { t = 1; last = 101; next } t && NF == 0 { t = 0 }
+	     t { v = \$2 + 0; if (v > last) bad = 1; last = v } END { exit bad }' /tmp/topt.out"
+check_output "no idle loop (another process's)" '^0$' sh -c 'grep -c do_idle /tmp/topt.out'
+
+# SIGTERM ends it cleanly (exit 0), after what it had printed.
+hotstack top -b -d 0.5 -e "$HS_EVENT" $HS_RATE >/tmp/tops.out 2>&1 &
+top=$!
+sleep 2
+kill -TERM $top
+wait $top
+check "SIGTERM ends top -b with status 0" [ $? -eq 0 ]
+check_output "after at least one refresh" '^stacks: [0-9]+ distinct' cat /tmp/tops.out
+check_output "and its session is gone" '^0$' \
+	sh -c 'hotstack status | grep -c running'
+
+# kptr_restrict=2: top says why, as record does, and uses read()'s text.
+old=$(cat /proc/sys/kernel/kptr_restrict)
+echo 2 >/proc/sys/kernel/kptr_restrict
+echo "6 4 2000" >/proc/hs_workload &
+work=$!
+hotstack top -b -n 1 -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/topk.out 2>&1
+check "top with kptr_restrict=2 succeeds" [ $? -eq 0 ]
+wait $work
+echo "$old" >/proc/sys/kernel/kptr_restrict
+check_output "and says why it does not symbolize, and what to do" \
+	'kernel addresses are hidden \(kernel.kptr_restrict\).*CAP_SYSLOG.*sysctl kernel.kptr_restrict=0' \
+	cat /tmp/topk.out
+check_output "the header says the stacks come from read()" \
+	'^stacks from: read\(\) text, symbolized in the kernel \(kernel addresses hidden' \
+	cat /tmp/topk.out
+check_output "read()'s text still shows hs_leaf among the hottest" \
+	'  hs_leaf \[hs_workload\]$' top_rows /tmp/topk.out
+
+# Errors: full screen needs a terminal; bad flags exit 2 with the reason.
+hotstack top </dev/null >/tmp/tope.out 2>&1
+check "top without -b, not on a terminal, exits 2" [ $? -eq 2 ]
+check_output "and says to use -b" \
+	'hotstack top: standard output is not a terminal: use -b' cat /tmp/tope.out
+hotstack top -b --bogus >/tmp/tope.out 2>&1
+check "top with a bad flag exits 2" [ $? -eq 2 ]
+check_output "and names it, with the usage" "unknown option '--bogus'" cat /tmp/tope.out
+hotstack top -b -d 0 >/tmp/tope.out 2>&1
+check "top -d 0 exits 2" [ $? -eq 2 ]
+check_output "and says what -d wants" "-d wants the seconds between refreshes" cat /tmp/tope.out
+hotstack top -b -n 1 -e instructions -F 1000 >/tmp/tope.out 2>&1
+check_output "an event the machine cannot count: record's message" \
+	'hotstack top: event instructions is not supported on this machine' cat /tmp/tope.out
+
+check "rmmod hs_workload" rmmod hs_workload
+check "rmmod hotstack" rmmod hotstack
