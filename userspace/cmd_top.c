@@ -80,7 +80,8 @@ int hs_top_parse(int argc, char **argv, struct hs_top_opts *o)
 		case 'd':
 			errno = 0;
 			o->delay = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->delay >= 0.1 && o->delay <= 3600))
+			if (errno || end == optarg || *end ||
+			    !(o->delay >= 0.1 && o->delay <= 3600))
 				return hs_top_error("-d wants the seconds between refreshes, "
 						    "0.1 to 3600, not '%s'", optarg);
 			break;

@@ -66,7 +66,8 @@ static void options(void **state)
 	assert_int_equal(parse(&o, "-b", "-n", "3", "-d", "0.5", "-e", "cpu-clock", "-F", "99",
 			       "-C", "0,2-3", "--keys", "comm,pid", "--stacks", "both",
 			       "--sort", "total", "--table-entries", "1024", "--arena-frames",
-			       "4096", "--max-depth", "32", "--collapse", "-p", "42", "-g", NULL), 0);
+			       "4096", "--max-depth", "32", "--collapse", "-p", "42", "-g", NULL),
+			 0);
 	assert_true(o.batch);
 	assert_int_equal(o.iterations, 3);
 	assert_true(o.delay > 0.49 && o.delay < 0.51);
@@ -331,7 +332,8 @@ static void screen_layout(void **state)
 	assert_int_equal(LINES, 24);
 	assert_int_equal(COLS, 60);
 	hs_top_draw(&fr, 1.0);
-	assert_string_equal(screen_row(0), "hotstack top - cpu-clock, 1000 Hz, 2 CPUs, up 3.0 s, sorted");
+	assert_string_equal(screen_row(0),
+			    "hotstack top - cpu-clock, 1000 Hz, 2 CPUs, up 3.0 s, sorted");
 	assert_string_equal(screen_row(4), "stacks from: synthetic");
 	assert_string_equal(screen_row(5), "");
 	/* The column titles are reversed, to the right edge. */
@@ -352,7 +354,8 @@ static void screen_layout(void **state)
 	for (y = 16; y < 23; y++)
 		assert_string_equal(screen_row(y), "");
 	/* The keys, reversed, on the last line. */
-	assert_non_null(strstr(screen_row(23), " q quit  s/t sort by self/total  r refresh  every 1.0 s"));
+	assert_non_null(strstr(screen_row(23),
+			       " q quit  s/t sort by self/total  r refresh  every 1.0 s"));
 	assert_true(mvinch(23, 0) & A_REVERSE);
 	/* By total, then on a screen too small for the tables: the header only. */
 	fr.by_total = 1;
