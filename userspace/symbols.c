@@ -225,22 +225,33 @@ static int hs_parse_modules(struct hs_ksym_build *b, char *text)
 	return 0;
 }
 
-/* Pages of the address span, when it is at most this many (4 bytes each). */
-#define HS_KSYM_MAX_PAGES (1UL << 22)
+/*
+ * Pages of the address span, when it is at most this many (4 bytes each):
+ * below 4 GB, so that offsets from the base are 32-bit.
+ */
+#define HS_KSYM_MAX_PAGES ((1UL << 32 >> HS_KSYM_PAGE_SHIFT) - 1)
 
 static void hs_ksyms_index(struct hs_ksyms *k)
 {
-	size_t pg, sym = 0;
+	size_t pg, sym = 0, i;
 	uint64_t span;
 
 	span = k->sym[k->nr - 1].addr - k->sym[0].addr;
 	if ((span >> HS_KSYM_PAGE_SHIFT) + 2 > HS_KSYM_MAX_PAGES)
 		return;
 	k->base = k->sym[0].addr;
-	k->nr_pages = (span >> HS_KSYM_PAGE_SHIFT) + 2;
-	k->page = malloc(k->nr_pages * sizeof(*k->page));
-	if (!k->page)
+	k->page = malloc(((span >> HS_KSYM_PAGE_SHIFT) + 2) * sizeof(*k->page));
+	k->off = malloc(k->nr * sizeof(*k->off));
+	if (!k->page || !k->off) {
+		free(k->page);
+		free(k->off);
+		k->page = NULL;
+		k->off = NULL;
 		return;
+	}
+	k->nr_pages = (span >> HS_KSYM_PAGE_SHIFT) + 2;
+	for (i = 0; i < k->nr; i++)
+		k->off[i] = k->sym[i].addr - k->base;
 	for (pg = 0; pg < k->nr_pages; pg++) {
 		uint64_t start = k->base + ((uint64_t)pg << HS_KSYM_PAGE_SHIFT);
 
@@ -324,6 +335,7 @@ void hs_ksyms_free(struct hs_ksyms *k)
 	free(k->sym);
 	free(k->names);
 	free(k->page);
+	free(k->off);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -331,14 +343,20 @@ size_t hs_ksyms_find(const struct hs_ksyms *k, uint64_t addr)
 {
 	size_t lo = 0, hi = k->nr, n, half;
 
-	/* Within one page's ranges: from the last one starting before the page. */
-	if (k->page && addr >= k->base) {
-		size_t pg = (addr - k->base) >> HS_KSYM_PAGE_SHIFT;
+	/*
+	 * Within one page's ranges, from the last one starting before the
+	 * page (at or below @addr), to the last starting before the next.
+	 */
+	if (k->page && addr - k->base < (k->nr_pages - 1) << HS_KSYM_PAGE_SHIFT) {
+		uint32_t off = addr - k->base;
+		size_t pg = off >> HS_KSYM_PAGE_SHIFT;
 
-		if (pg + 1 < k->nr_pages) {
-			lo = k->page[pg];
-			hi = k->page[pg + 1] + 1;
+		lo = k->page[pg];
+		for (n = k->page[pg + 1] + 1 - lo; n > 1; n -= half) {
+			half = n / 2;
+			lo = k->off[lo + half] <= off ? lo + half : lo;
 		}
+		return lo;
 	}
 	/* The last range starting at or below @addr (branch-free: cmov). */
 	for (n = hi - lo; n > 1; n -= half) {

@@ -34,6 +34,11 @@ struct hs_ksyms {
 	uint32_t *page;
 	uint64_t base;
 	size_t nr_pages;
+	/*
+	 * With the index: each range's start - base, the few a lookup
+	 * compares in one cache line (sym[] takes several).
+	 */
+	uint32_t *off;
 };
 
 #define HS_KSYM_PAGE_SHIFT 12
