@@ -69,20 +69,37 @@ int hs_profile_parse(struct hs_profile *p, const char *text, size_t *bad)
 
 void hs_profile_free(struct hs_profile *p)
 {
+	uintptr_t text = (uintptr_t)p->text;
 	size_t i;
 
 	for (i = 0; i < p->nr; i++)
-		free(p->lines[i].stack);
+		if ((uintptr_t)p->lines[i].stack - text >= p->text_size)
+			free(p->lines[i].stack);
+	free(p->text);
 	free(p->lines);
 	memset(p, 0, sizeof(*p));
 }
 
 int hs_write_folded(FILE *f, const struct hs_profile *p)
 {
+	char num[24], *d;
+	uint64_t n;
 	size_t i;
 
-	for (i = 0; i < p->nr; i++)
-		fprintf(f, "%s %llu\n", p->lines[i].stack, (unsigned long long)p->lines[i].count);
+	/* Not fprintf(): with 10^6 lines its parsing took longer than the copying. */
+	flockfile(f);
+	for (i = 0; i < p->nr; i++) {
+		d = num + sizeof(num);
+		*--d = '\n';
+		n = p->lines[i].count;
+		do
+			*--d = '0' + n % 10;
+		while (n /= 10);
+		*--d = ' ';
+		fputs_unlocked(p->lines[i].stack, f);
+		fwrite_unlocked(d, 1, num + sizeof(num) - d, f);
+	}
+	funlockfile(f);
 	return ferror(f) ? -EIO : 0;
 }
 

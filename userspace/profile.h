@@ -25,6 +25,12 @@ struct hs_profile {
 	char rate[32];
 	double seconds;
 	char event_buf[32];	/* the event's name when read from a file */
+	/*
+	 * One block holding the stacks of many lines (hs_table_profile()'s),
+	 * not malloc'd one by one: free them with hs_profile_free() only.
+	 */
+	char *text;
+	size_t text_size;
 };
 
 /* The pseudo-stack of the drops of one reason: "[dropped];[REASON]". */

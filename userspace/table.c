@@ -23,6 +23,22 @@
 #include "table.h"
 #include "usyms.h"
 
+/*
+ * malloc() for the arrays of a large dump (10^6 stacks: hundreds of MB),
+ * in 2 MB pages where transparent huge pages are "madvise": fresh memory
+ * faults a page at a time, and with 4 KB pages that was a quarter of it.
+ */
+static void *hs_alloc_big(size_t size)
+{
+	char *p = malloc(size);
+	uintptr_t start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+
+	if (p && size >= (32 << 20))
+		madvise((void *)start, ((uintptr_t)p + size - start) & ~(uintptr_t)4095,
+			MADV_HUGEPAGE);
+	return p;
+}
+
 int hs_table_map(int fd, struct hs_table_map *m)
 {
 	struct hotstack_stats st = { .size = sizeof(st) };
@@ -134,7 +150,7 @@ static int hs_merge(struct hs_table_copy *c, unsigned int nr_slots)
 	while (size < c->nr * 2)
 		size *= 2;
 	mask = size - 1;
-	set = malloc(size * sizeof(*set));
+	set = hs_alloc_big(size * sizeof(*set));
 	if (!set)
 		return -ENOMEM;
 	memset(set, 0xff, size * sizeof(*set));
@@ -142,8 +158,13 @@ static int hs_merge(struct hs_table_copy *c, unsigned int nr_slots)
 		struct hotstack_entry *e = &c->items[i];
 		uint32_t h = e->hash >> 32;
 
-		/* The hash's high half first: items are read only when it matches. */
-		for (slot = (e->hash ^ e->hash >> 29) & mask; set[slot].idx != UINT32_MAX;
+		/*
+		 * In the tables' own order (their index is the hash's low bits;
+		 * bit 0 left out, which the unit tests' tables always set): each
+		 * CPU's items sweep the set instead of jumping all over it. The
+		 * hash's high half first: items are read only when it matches.
+		 */
+		for (slot = (e->hash >> 1) & mask; set[slot].idx != UINT32_MAX;
 		     slot = (slot + 1) & mask)
 			if (set[slot].hash == h && hs_item_equal(c, &c->items[set[slot].idx], e))
 				break;
@@ -181,8 +202,8 @@ static int hs_copy_once(const struct hs_table_map *m, const struct hs_hdr_view *
 	cap_frames += 1024;
 	free(c->items);
 	free(c->frames);
-	c->items = malloc(cap_items * sizeof(*c->items));
-	c->frames = malloc(cap_frames * sizeof(*c->frames));
+	c->items = hs_alloc_big(cap_items * sizeof(*c->items));
+	c->frames = hs_alloc_big(cap_frames * sizeof(*c->frames));
 	if (!c->items || !c->frames)
 		return -ENOMEM;
 
@@ -338,123 +359,153 @@ static char *hs_put(char *p, const char *s, size_t len)
 }
 
 /*
- * hs_profile_add() for a line whose markers are known from its entry's
- * flags: it need not search the text for them (10^6 lines add up).
+ * Format entry @e (its frames @f, its kernel frames' ranges @sym) at @q,
+ * as read() does, up to @end; returns the end of the line (not ended).
  */
-static int hs_profile_push(struct hs_profile *p, const char *stack, size_t len, uint64_t count,
-			   const struct hotstack_entry *e)
+static char *hs_format_line(char *q, const char *end, const struct hotstack_entry *e,
+			    const uint64_t *f, const uint32_t *sym, int nk,
+			    const struct hs_ksyms *k, struct hs_usyms *u, uint32_t pid)
 {
-	struct hs_stack_line *l;
-	char *copy;
+	char *line = q;
+	const char *s;
+	size_t len;
+	int i;
 
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-
-		l = realloc(p->lines, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		p->lines = l;
-		p->cap = cap;
+	if (e->comm[0]) {
+		for (i = 0; i < (int)sizeof(e->comm) && e->comm[i]; i++)
+			*q++ = e->comm[i] == ';' ? ':' : e->comm[i] == '\n' ? ' ' : e->comm[i];
+		*q++ = ';';
 	}
-	copy = malloc(len + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, stack, len);
-	copy[len] = '\0';
-	l = &p->lines[p->nr++];
-	l->stack = copy;
-	l->count = count;
-	p->total += count;
+	if (e->tgid)
+		q += sprintf(q, "[pid %u];", e->tgid);
+	if (e->context && e->context < sizeof(hs_context_names) / sizeof(hs_context_names[0]) &&
+	    hs_context_names[e->context])
+		q += sprintf(q, "%s;", hs_context_names[e->context]);
 	if (e->flags & HOTSTACK_ENTRY_TRUNCATED)
-		p->truncated += count;
+		q = hs_put(q, "[truncated]", 11);
 	if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
-		p->collapsed += count;
-	return 0;
+		q += sprintf(q, "[collapsed %u];", e->depth);
+	/* User frames, outermost first, then kernel frames. */
+	for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel && q < end; i--) {
+		/* The first user frame is an instruction pointer; the others return. */
+		uint64_t a = i == e->nr_kernel ? f[i] : f[i] - 1;
+
+		s = u ? hs_usyms_lookup(u, e->tgid ? e->tgid : pid, a, &len) : NULL;
+		if (s && (size_t)(end - q) > len)
+			q = hs_put(q, s, len);
+		else
+			q += sprintf(q, "0x%llx;", (unsigned long long)f[i]);
+	}
+	if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
+		q = hs_put(q, "[user]", 6);
+	for (i = nk - 1; i >= 0 && q < end; i--) {
+		if (sym[i] == k->nr || k->sym[sym[i]].name == HS_KSYM_NONE) {
+			s = HS_UNKNOWN_FRAME;
+			len = sizeof(HS_UNKNOWN_FRAME) - 1;
+		} else {
+			s = k->names + k->sym[sym[i]].name;
+			len = k->sym[sym[i]].len;
+		}
+		if ((size_t)(end - q) <= len)
+			break;
+		q = hs_put(q, s, len);
+	}
+	return q > line ? q - 1 : q;
 }
+
+/* Kernel frames symbolized at once, over as many lines as they take. */
+#define HS_BATCH_FRAMES 512
 
 int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p)
 {
-	char *line = malloc(HS_LINE_MAX), *q, *end;
-	uint32_t sym[HOTSTACK_MAX_DEPTH + 1];
-	int i, ret = -ENOMEM;
-	const char *s;
-	size_t n, len;
+	size_t first = p->nr, cap = c->nr_frames * 24 + 2 * HS_LINE_MAX, used = 0, n, b, nf;
+	uint32_t sym[HS_BATCH_FRAMES + HOTSTACK_MAX_DEPTH];
+	int i, nk, ret = -ENOMEM;
+	struct hs_stack_line *l;
+	size_t *off = NULL;
+	char *text, *q;
 
-	if (!line)
-		return -ENOMEM;
-	end = line + HS_LINE_MAX - 64;
-	for (n = 0; n < c->nr; n++) {
-		const struct hotstack_entry *e = &c->items[n];
-		const uint64_t *f = c->frames + e->frames;
-		int nk = e->nr_kernel < HOTSTACK_MAX_DEPTH ? e->nr_kernel : HOTSTACK_MAX_DEPTH;
-
+	/* The lines go in one block, p->text (the drop lines are malloc'd). */
+	if (p->text)
+		return -EBUSY;
+	if (p->cap < p->nr + c->nr + HOTSTACK_DROP_MAX) {
+		l = realloc(p->lines, (p->nr + c->nr + HOTSTACK_DROP_MAX) * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		p->lines = l;
+		p->cap = p->nr + c->nr + HOTSTACK_DROP_MAX;
+	}
+	text = hs_alloc_big(cap);
+	off = malloc((c->nr + 1) * sizeof(*off));
+	if (!text || !off)
+		goto out;
+	for (n = 0; n < c->nr; n = b) {
 		/*
-		 * The kernel frames' ranges first, all of them: the lookups miss
-		 * the cache and are independent, so they overlap (prefetched).
+		 * The ranges of a batch of lines' kernel frames first: the lookups
+		 * miss the cache and are independent, so they overlap, and so do
+		 * the loads of their names (prefetched) before they are copied.
 		 * A return address is looked up as the call (address - 1),
 		 * the innermost frame as it is.
 		 */
-		for (i = 0; i < nk; i++)
-			hs_ksyms_prefetch(k, f[i] - (i > 0));
-		for (i = 0; i < nk; i++) {
-			sym[i] = hs_ksyms_find(k, f[i] - (i > 0));
-			__builtin_prefetch(&k->sym[sym[i] < k->nr ? sym[i] : 0]);
+		for (b = n, nf = 0; b < c->nr && nf < HS_BATCH_FRAMES; b++) {
+			const uint64_t *f = c->frames + c->items[b].frames;
+
+			nk = c->items[b].nr_kernel < HOTSTACK_MAX_DEPTH ? c->items[b].nr_kernel :
+									  HOTSTACK_MAX_DEPTH;
+			for (i = 0; i < nk; i++)
+				sym[nf++] = hs_ksyms_find(k, f[i] - (i > 0));
 		}
-		for (i = 0; i < nk; i++) {
+		for (i = 0; i < (int)nf; i++)
+			__builtin_prefetch(&k->sym[sym[i] < k->nr ? sym[i] : 0]);
+		for (i = 0; i < (int)nf; i++)
 			if (sym[i] < k->nr && k->sym[sym[i]].name != HS_KSYM_NONE)
 				__builtin_prefetch(k->names + k->sym[sym[i]].name);
-		}
 
-		q = line;
-		if (e->comm[0]) {
-			for (i = 0; i < (int)sizeof(e->comm) && e->comm[i]; i++)
-				*q++ = e->comm[i] == ';' ? ':' : e->comm[i] == '\n' ? ' ' : e->comm[i];
-			*q++ = ';';
-		}
-		if (e->tgid)
-			q += sprintf(q, "[pid %u];", e->tgid);
-		if (e->context && e->context < sizeof(hs_context_names) / sizeof(hs_context_names[0]) &&
-		    hs_context_names[e->context])
-			q += sprintf(q, "%s;", hs_context_names[e->context]);
-		if (e->flags & HOTSTACK_ENTRY_TRUNCATED)
-			q = hs_put(q, "[truncated]", 11);
-		if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
-			q += sprintf(q, "[collapsed %u];", e->depth);
-		/* User frames, outermost first, then kernel frames. */
-		for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel && q < end; i--) {
-			/* The first user frame is an instruction pointer; the others return. */
-			uint64_t a = i == e->nr_kernel ? f[i] : f[i] - 1;
+		for (nf = 0; n < b; n++, nf += nk) {
+			const struct hotstack_entry *e = &c->items[n];
 
-			s = u ? hs_usyms_lookup(u, e->tgid ? e->tgid : pid, a, &len) : NULL;
-			if (s && (size_t)(end - q) > len)
-				q = hs_put(q, s, len);
-			else
-				q += sprintf(q, "0x%llx;", (unsigned long long)f[i]);
-		}
-		if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
-			q = hs_put(q, "[user]", 6);
-		for (i = nk - 1; i >= 0 && q < end; i--) {
-			if (sym[i] == k->nr || k->sym[sym[i]].name == HS_KSYM_NONE) {
-				s = HS_UNKNOWN_FRAME;
-				len = sizeof(HS_UNKNOWN_FRAME) - 1;
-			} else {
-				s = k->names + k->sym[sym[i]].name;
-				len = k->sym[sym[i]].len;
+			nk = e->nr_kernel < HOTSTACK_MAX_DEPTH ? e->nr_kernel : HOTSTACK_MAX_DEPTH;
+			/* Room for the longest line: the block grows (it may move). */
+			if (cap - used < HS_LINE_MAX) {
+				char *grown = realloc(text, cap *= 2);
+
+				if (!grown)
+					goto out;
+				text = grown;
 			}
-			if ((size_t)(end - q) <= len)
-				break;
-			q = hs_put(q, s, len);
+			q = hs_format_line(text + used, text + used + HS_LINE_MAX - 64, e,
+					   c->frames + e->frames, sym + nf, nk, k, u, pid);
+			*q = '\0';
+			off[n] = used;
+			used = q + 1 - text;
+			p->total += e->count;
+			if (e->flags & HOTSTACK_ENTRY_TRUNCATED)
+				p->truncated += e->count;
+			if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
+				p->collapsed += e->count;
 		}
-		if (q > line)
-			q--;
-		ret = hs_profile_push(p, line, q - line, e->count, e);
-		if (ret)
-			goto out;
 	}
+	/* The block stays where it is now: the lines can point into it. */
+	for (n = 0; n < c->nr; n++) {
+		p->lines[first + n].stack = text + off[n];
+		p->lines[first + n].count = c->items[n].count;
+	}
+	p->nr += c->nr;
+	p->text = text;
+	p->text_size = cap;
 	ret = hs_profile_add_drops(p, c->total.drops);
+	if (!ret)
+		text = NULL;
+	/* Else leave @p as it was: a caller may free its lines one by one. */
+	while (ret && p->nr > first) {
+		if (--p->nr >= first + c->nr)
+			free(p->lines[p->nr].stack);
+		p->text = NULL;
+	}
 out:
-	free(line);
+	free(off);
+	free(text);
 	return ret;
 }
 
