@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "device.h"
+#include "maps.h"
 #include "profile.h"
 #include "record.h"
 #include "table.h"
@@ -77,7 +78,8 @@ int cmd_dump(int argc, char **argv)
 	 */
 	if (!hs_session_profile(fd, NULL, HS_GEN_ACTIVE, NULL, 0, &p, 0)) {
 		close(fd);
-		ret = hs_write_profile(out, format, &p);
+		/* The running kernel's and modules' build IDs (pprof's mappings). */
+		ret = hs_maps_kernel(&p, "/sys") ?: hs_write_profile(out, format, &p);
 		hs_profile_free(&p);
 		return ret ? 1 : 0;
 	}
@@ -96,6 +98,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	ret = hs_profile_parse(&p, text, NULL);
 	free(text);
+	ret = ret ?: hs_maps_kernel(&p, "/sys");
 	if (!ret)
 		ret = hs_write_profile(out, format, &p);
 	hs_profile_free(&p);

@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "record.h"
 #include "table.h"
+#include "maps.h"
 #include "usyms.h"
 
 static const char hs_record_usage[] =
@@ -459,6 +460,7 @@ int hs_write_profile(const char *path, int format, const struct hs_profile *p)
 	switch (format) {
 	case HS_FMT_REPORT:
 		ret = hs_write_report(f, p, 20);
+		hs_maps_print(f, p->maps);
 		break;
 	case HS_FMT_JSON:
 		ret = hs_write_json(f, p);
@@ -626,6 +628,11 @@ int cmd_record(int argc, char **argv)
 	p.seconds = now - start;
 	if (hs_collect(fd, &st, &p, &m, u, o.pid)) {
 		fprintf(stderr, "hotstack record: cannot read the profile: %s\n", strerror(errno));
+		goto out_genl;
+	}
+	/* The binaries the frames came from, with their build IDs (pprof's mappings). */
+	if (hs_maps_kernel(&p, "/sys") || hs_maps_merge(&p.maps, hs_usyms_maps(u))) {
+		fprintf(stderr, "hotstack record: cannot read the profile: %s\n", strerror(ENOMEM));
 		goto out_genl;
 	}
 	if (hs_write_profile(o.output, o.format, &p))

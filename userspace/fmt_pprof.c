@@ -6,7 +6,10 @@
  * Written: one Function and one Location (same id) per distinct frame text,
  * kernel frames in the mapping [kernel.kallsyms], hex user frames in [user]
  * (with their address), hotstack's markers ([dropped], [truncated], ...) in
- * none. One Sample per folded line, in the same order, locations innermost
+ * none. When the profile knows the binaries (maps.h: record's), the kernel
+ * mapping carries the kernel's build ID, module frames go in their
+ * module's mapping and symbolized user frames in their binary's, each
+ * with its build ID; read back, they are known again. One Sample per folded line, in the same order, locations innermost
  * first as pprof wants. The totals go in comments "hotstack KEY: VALUE".
  * Read: any profile.proto; stacks are rebuilt outermost first from the
  * locations' lines (inlined functions included), so folded -> pprof ->
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "maps.h"
 #include "profile.h"
 #include "profile.pb-c.h"
 
@@ -126,15 +130,29 @@ static int hs_frame_address(const char *name, uint64_t *addr)
 	return !*end;
 }
 
-/* The mapping a frame belongs to: markers none, hex addresses user, else kernel. */
-static uint64_t hs_frame_mapping(const char *name, uint64_t *addr)
+/*
+ * The mapping a frame belongs to: markers none, user frames their binary's
+ * (@map_id: the id of each of @m's mappings), hex addresses user, module
+ * frames their module's when known, else kernel.
+ */
+static uint64_t hs_frame_mapping(const char *name, const struct hs_maps *m,
+				 const uint64_t *map_id, uint64_t *addr)
 {
+	size_t len = strlen(name), flen;
+	const char *mod;
+	long i;
+
 	*addr = 0;
 	if (name[0] == '[')
 		return 0;
+	i = hs_maps_find_frame(m, name, len);
+	if (i >= 0)
+		return map_id[i];
 	if (hs_frame_address(name, addr))
 		return HS_PPROF_USER;
-	return HS_PPROF_KERNEL;
+	mod = hs_module_of_frame(name, len, &flen);
+	i = mod ? hs_maps_find_file(m, mod, flen) : -1;
+	return i >= 0 ? map_id[i] : HS_PPROF_KERNEL;
 }
 
 /* All the protobuf-c structs of one written profile, freed together. */
@@ -142,7 +160,8 @@ struct hs_pprof_out {
 	Perftools__Profiles__Profile prof;
 	Perftools__Profiles__ValueType types[2], period_type;
 	Perftools__Profiles__ValueType *type_ptrs[2];
-	Perftools__Profiles__Mapping maps[2], *map_ptrs[2];
+	Perftools__Profiles__Mapping *maps, **map_ptrs;
+	uint64_t *map_id;	/* the id of each of the profile's known mappings */
 	Perftools__Profiles__Sample *samples, **sample_ptrs;
 	Perftools__Profiles__Location *locs, **loc_ptrs;
 	Perftools__Profiles__Function *fns, **fn_ptrs;
@@ -165,6 +184,9 @@ static void hs_pprof_out_free(struct hs_pprof_out *o)
 	free(o->line_ptrs);
 	free(o->ids);
 	free(o->values);
+	free(o->maps);
+	free(o->map_ptrs);
+	free(o->map_id);
 	hs_strtab_free(&o->strs);
 }
 
@@ -200,13 +222,62 @@ static int64_t hs_pprof_period(const struct hs_profile *p, int *clock)
 	return 0;
 }
 
+/*
+ * Mappings: [kernel.kallsyms] (id 1) and [user] (id 2, hex user frames),
+ * then each other binary @m knows; the kernel's known build ID goes to id 1.
+ */
+static int hs_pprof_mappings(struct hs_pprof_out *o, const struct hs_maps *m)
+{
+	size_t n = 2 + (m ? m->nr : 0), i, next = 2;
+	struct hs_strtab *t = &o->strs;
+
+	o->maps = calloc(n, sizeof(*o->maps));
+	o->map_ptrs = calloc(n, sizeof(*o->map_ptrs));
+	o->map_id = calloc(n, sizeof(*o->map_id));
+	if (!o->maps || !o->map_ptrs || !o->map_id)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		Perftools__Profiles__Mapping *mp = &o->maps[i];
+		const struct hs_mapping *k = i >= 2 ? &m->map[i - 2] : NULL;
+		const char *file = i == 0 ? HS_KERNEL_MAPPING : i == 1 ? "[user]" : k->file;
+
+		if (k && !strcmp(k->file, HS_KERNEL_MAPPING)) {
+			/* The kernel's: its build ID on mapping 1. */
+			o->map_id[i - 2] = HS_PPROF_KERNEL;
+			mp = &o->maps[0];
+		} else {
+			perftools__profiles__mapping__init(mp);
+			mp->id = i < 2 ? i + 1 : ++next;
+			if (k)
+				o->map_id[i - 2] = mp->id;
+			mp->filename = hs_strtab_add(t, file);
+			mp->has_functions = 1;
+			o->map_ptrs[o->prof.n_mapping++] = mp;
+			if (mp->filename < 0)
+				return -ENOMEM;
+		}
+		if (k) {
+			mp->memory_start = k->start;
+			mp->memory_limit = k->limit;
+			mp->file_offset = k->offset;
+			if (k->build_id[0]) {
+				mp->build_id = hs_strtab_add(t, k->build_id);
+				if (mp->build_id < 0)
+					return -ENOMEM;
+			}
+		}
+	}
+	o->prof.mapping = o->map_ptrs;
+	return 0;
+}
+
 static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, int64_t period,
 			   int clock)
 {
 	Perftools__Profiles__Profile *prof = &o->prof;
 	struct hs_strtab *t = &o->strs;
 	char buf[128];
-	int ret, i;
+	int ret;
 
 	ret = hs_value_type(t, &o->types[0], "samples", "count");
 	o->type_ptrs[0] = &o->types[0];
@@ -227,17 +298,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	prof->period_type = &o->period_type;
 	prof->duration_nanos = (int64_t)(p->seconds * 1e9);
 
-	for (i = 0; i < 2; i++) {
-		perftools__profiles__mapping__init(&o->maps[i]);
-		o->maps[i].id = i + 1;
-		o->maps[i].filename = hs_strtab_add(t, i ? "[user]" : "[kernel.kallsyms]");
-		o->maps[i].has_functions = 1;
-		o->map_ptrs[i] = &o->maps[i];
-		if (o->maps[i].filename < 0)
-			ret = -ENOMEM;
-	}
-	prof->mapping = o->map_ptrs;
-	prof->n_mapping = 2;
+	ret = ret ?: hs_pprof_mappings(o, p->maps);
 
 	/* The lossy facts, and what recorded it; hs_read_pprof() reads them back. */
 	prof->comment = o->comments;
@@ -312,7 +373,7 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 		loc = &o->locs[id - 1];
 		perftools__profiles__location__init(loc);
 		loc->id = id;
-		loc->mapping_id = hs_frame_mapping(t->str[k], &loc->address);
+		loc->mapping_id = hs_frame_mapping(t->str[k], p->maps, o->map_id, &loc->address);
 		loc->line = &o->line_ptrs[id - 1];
 		loc->n_line = 1;
 		o->loc_ptrs[id - 1] = loc;
@@ -494,6 +555,22 @@ static int hs_append(char **buf, size_t *len, size_t *cap, const char *s)
 	return 0;
 }
 
+/* The function name of @line ("[unknown]" without one). */
+static const char *hs_pprof_fn_name(const Perftools__Profiles__Profile *prof,
+				    const Perftools__Profiles__Line *line)
+{
+	const Perftools__Profiles__Function *fn;
+	const char *name;
+
+	fn = HS_PPROF_FIND(prof->function, prof->n_function, line->function_id);
+	if (!fn)
+		return "[unknown]";
+	name = hs_pprof_str(prof, fn->name);
+	if (!name[0] && fn->system_name)
+		name = hs_pprof_str(prof, fn->system_name);
+	return name;
+}
+
 /* The frames of one location, outermost first (the last line is the caller). */
 static int hs_pprof_location(const Perftools__Profiles__Profile *prof,
 			     const Perftools__Profiles__Location *loc, char **buf, size_t *len,
@@ -507,18 +584,58 @@ static int hs_pprof_location(const Perftools__Profiles__Profile *prof,
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, loc->address);
 		return hs_append(buf, len, cap, addr);
 	}
-	for (j = loc->n_line; j > 0 && !ret; j--) {
-		const Perftools__Profiles__Function *fn;
-		const char *name = "[unknown]";
+	for (j = loc->n_line; j > 0 && !ret; j--)
+		ret = hs_append(buf, len, cap, hs_pprof_fn_name(prof, loc->line[j - 1]));
+	return ret;
+}
 
-		fn = HS_PPROF_FIND(prof->function, prof->n_function, loc->line[j - 1]->function_id);
-		if (fn) {
-			name = hs_pprof_str(prof, fn->name);
-			if (!name[0] && fn->system_name)
-				name = hs_pprof_str(prof, fn->system_name);
-		}
-		ret = hs_append(buf, len, cap, name);
+/*
+ * The profile's mappings back into p->maps: all but hotstack's [user] (hex
+ * frames) and a kernel mapping with nothing known. The frames of a mapping
+ * other than the kernel's, or a module's ("func [MOD]" in "[MOD]"), are
+ * user frames: each is noted with its mapping.
+ */
+static int hs_pprof_read_maps(struct hs_profile *p, const Perftools__Profiles__Profile *prof)
+{
+	long *idx = calloc(prof->n_mapping ? prof->n_mapping : 1, sizeof(*idx));
+	size_t i, j, mi, flen;
+	int ret = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < prof->n_mapping && !ret; i++) {
+		const Perftools__Profiles__Mapping *m = prof->mapping[i];
+		const char *file = hs_pprof_str(prof, m->filename);
+		const char *bid = hs_pprof_str(prof, m->build_id);
+
+		idx[i] = -1;
+		if (!bid[0] && (!strcmp(file, "[user]") || (!strcmp(file, HS_KERNEL_MAPPING) &&
+							    !m->memory_start && !m->memory_limit)))
+			continue;
+		idx[i] = hs_maps_add(&p->maps, file, bid, m->memory_start, m->memory_limit,
+				     m->file_offset);
+		if (idx[i] < 0)
+			ret = -ENOMEM;
 	}
+	for (i = 0; i < prof->n_location && !ret && p->maps; i++) {
+		const Perftools__Profiles__Location *loc = prof->location[i];
+		const char *file, *name, *mod;
+
+		for (mi = 0; mi < prof->n_mapping && prof->mapping[mi]->id != loc->mapping_id; mi++)
+			;
+		if (!loc->mapping_id || mi == prof->n_mapping || idx[mi] < 0)
+			continue;
+		file = p->maps->map[idx[mi]].file;
+		if (!strcmp(file, HS_KERNEL_MAPPING))
+			continue;
+		for (j = 0; j < loc->n_line && !ret; j++) {
+			name = hs_pprof_fn_name(prof, loc->line[j]);
+			mod = hs_module_of_frame(name, strlen(name), &flen);
+			if (!mod || strcmp(mod, file))
+				ret = hs_maps_frame(p->maps, name, strlen(name), idx[mi]);
+		}
+	}
+	free(idx);
 	return ret;
 }
 
@@ -575,6 +692,8 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 			ret = hs_profile_add(p, buf, n, s->value[vi]);
 	}
 	free(buf);
+	if (!ret)
+		ret = hs_pprof_read_maps(p, prof);
 	perftools__profiles__profile__free_unpacked(prof, NULL);
 	return ret;
 }

@@ -3,7 +3,11 @@
  * hotstack tool: an interactive SVG flame graph, self-contained (no network):
  * hover for details, click to zoom, Ctrl-F or "Search" to highlight.
  * Kernel frames in warm colours, user frames in blue-green, hotstack's
- * markers ([dropped], [truncated], ...) in grey. The same renderer draws
+ * markers ([dropped], [truncated], ...) in grey. A line holds its user
+ * frames together, after its keys and before its kernel frames (or the
+ * [user] marker): they run from the first frame that is a user frame (a
+ * hex address, or a name the tool found in a user binary: p->maps) as
+ * long as frames are user frames. The same renderer draws
  * the differential flame graph of hotstack diff: the shape of profile B,
  * coloured by how each frame's share of the samples changed from A (red
  * grew, blue shrank, white the same), as flamegraph.pl draws difffolded.
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "maps.h"
 #include "profile.h"
 
 #define HS_SVG_WIDTH	1200
@@ -33,7 +38,25 @@ struct hs_svg {
 	int diff;		/* a differential graph */
 	double max_delta;	/* the largest change of share, for the colour scale */
 	int height;
+	const struct hs_maps *maps;	/* the user frames the tool named, or NULL */
 };
+
+/* Where a frame stands in its line: before its user frames, in them, after them. */
+enum hs_part { HS_KEYS, HS_USER, HS_KERNEL };
+
+/* The part of frame @name whose caller (parent) is in part @parent. */
+static enum hs_part hs_part_of(const struct hs_svg *g, enum hs_part parent, const char *name)
+{
+	int user = !strncmp(name, "0x", 2) || hs_maps_find_frame(g->maps, name, strlen(name)) >= 0;
+
+	if (!strcmp(name, "[user]"))
+		return HS_KERNEL;	/* a sample in user mode without user frames */
+	if (name[0] == '[')
+		return parent;		/* keys and markers */
+	if (user && parent != HS_KERNEL)
+		return HS_USER;
+	return parent == HS_KEYS ? HS_KEYS : HS_KERNEL;
+}
 
 static struct hs_node *hs_node_child(struct hs_node *parent, const char *name, size_t len)
 {
@@ -119,7 +142,7 @@ static void hs_label(FILE *f, const char *name, double w)
 }
 
 /* Colour by kind, varied by a hash of the name so neighbours differ. */
-static void hs_color(const char *name, char *buf, size_t len)
+static void hs_color(const char *name, int user, char *buf, size_t len)
 {
 	unsigned int h = 5381;
 	const char *s;
@@ -128,7 +151,7 @@ static void hs_color(const char *name, char *buf, size_t len)
 		h = h * 33 + (unsigned char)*s;
 	if (name[0] == '[')
 		snprintf(buf, len, "rgb(%u,%u,%u)", 160 + h % 30, 160 + h % 30, 160 + h % 30);
-	else if (!strncmp(name, "0x", 2))
+	else if (user)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + h % 60, 160 + h % 60, 180 + h % 50);
 	else
 		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 35, 80 + h % 120, 40 + h % 40);
@@ -173,8 +196,9 @@ static void hs_diff_color(double delta, double max, char *buf, size_t len)
 }
 
 static void hs_svg_node(FILE *f, const struct hs_svg *g, const struct hs_node *n, double x,
-			int level)
+			int level, enum hs_part parent)
 {
+	enum hs_part part = level ? hs_part_of(g, parent, n->name) : HS_KEYS;
 	double w = (double)n->count * HS_SVG_WIDTH / g->total, cx = x, delta = 0;
 	int y = g->height - (level + 1) * HS_SVG_FRAME;
 	const struct hs_node *c;
@@ -185,7 +209,7 @@ static void hs_svg_node(FILE *f, const struct hs_svg *g, const struct hs_node *n
 	if (g->diff)
 		hs_diff_color(delta = hs_delta(g, n), g->max_delta, color, sizeof(color));
 	else
-		hs_color(n->name, color, sizeof(color));
+		hs_color(n->name, part == HS_USER, color, sizeof(color));
 	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-l=\"%d\"><title>", x, w,
 		level);
 	hs_xml(f, n->name);
@@ -203,7 +227,7 @@ static void hs_svg_node(FILE *f, const struct hs_svg *g, const struct hs_node *n
 	hs_label(f, n->name, w);
 	fprintf(f, "</text></g>\n");
 	for (c = n->child; c; c = c->next) {
-		hs_svg_node(f, g, c, cx, level + 1);
+		hs_svg_node(f, g, c, cx, level + 1, part);
 		cx += (double)c->count * HS_SVG_WIDTH / g->total;
 	}
 }
@@ -357,9 +381,10 @@ static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_pr
 	g.total = root->count;
 	g.total_a = root->count_a;
 	g.height = height - 10;
+	g.maps = p->maps;
 	if (g.total) {
 		g.max_delta = a ? hs_max_delta(&g, root) : 0;
-		hs_svg_node(f, &g, root, 0, 0);
+		hs_svg_node(f, &g, root, 0, 0, HS_KEYS);
 	}
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\nvar W = %d;\n", HS_SVG_WIDTH);
 	fputs(hs_svg_script, f);

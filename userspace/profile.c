@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "maps.h"
 #include "profile.h"
 
 int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count)
@@ -77,6 +78,7 @@ void hs_profile_free(struct hs_profile *p)
 			free(p->lines[i].stack);
 	free(p->text);
 	free(p->lines);
+	hs_maps_free(p->maps);
 	memset(p, 0, sizeof(*p));
 }
 

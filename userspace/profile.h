@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct hs_maps;
+
 /* One folded line: "frame;frame;...;frame COUNT", outermost first. */
 struct hs_stack_line {
 	char *stack;		/* the frames, ';'-separated */
@@ -31,6 +33,8 @@ struct hs_profile {
 	 */
 	char *text;
 	size_t text_size;
+	/* The binaries frames came from, when known (maps.h); NULL: unknown. */
+	struct hs_maps *maps;
 };
 
 /* The pseudo-stack of the drops of one reason: "[dropped];[REASON]". */

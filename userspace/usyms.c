@@ -6,7 +6,9 @@
  * (dwfl_linux_proc_maps_report) at capture time; every module's ELF is
  * opened then (dwfl_module_getelf), so the symbols stay after the process
  * has exited, and a binary replaced on disk meanwhile is not read by
- * mistake. Lookups are cached per (pid, address).
+ * mistake. Lookups are cached per (pid, address). Each name found keeps
+ * the binary it came from (path, build ID, where it was mapped), for the
+ * pprof writer's mappings.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 
+#include "maps.h"
 #include "usyms.h"
 
 struct hs_uproc {
@@ -39,6 +42,7 @@ struct hs_usyms {
 	struct hs_ucache *cache;
 	size_t cache_nr, cache_mask;
 	struct hs_uproc *last;	/* the last one looked up: stacks come by process */
+	struct hs_maps *maps;	/* the binaries of the names found, NULL: none yet */
 };
 
 static char *hs_debuginfo_path;
@@ -94,6 +98,7 @@ void hs_usyms_free(struct hs_usyms *u)
 		free(u->cache[i].name);
 	free(u->cache);
 	free(u->procs);
+	hs_maps_free(u->maps);
 	free(u);
 }
 
@@ -267,6 +272,33 @@ static void hs_cache_grow(struct hs_usyms *u)
 	u->cache_mask = mask;
 }
 
+/* Keep the binary @name came from (the first one, for a name several have). */
+static void hs_usyms_note(struct hs_usyms *u, Dwfl_Module *mod, const char *name)
+{
+	char hex[2 * HS_BUILD_ID_MAX + 1] = "";
+	const unsigned char *bits;
+	Dwarf_Addr start, end;
+	const char *file;
+	GElf_Addr vaddr;
+	long idx;
+	int i, n;
+
+	if (hs_maps_find_frame(u->maps, name, strlen(name)) >= 0)
+		return;
+	file = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	for (i = 0; i < n && i < HS_BUILD_ID_MAX; i++)
+		sprintf(hex + 2 * i, "%02x", bits[i]);
+	idx = file ? hs_maps_add(&u->maps, file, hex, start, end, 0) : -1;
+	if (idx >= 0)
+		hs_maps_frame(u->maps, name, strlen(name), idx);
+}
+
+const struct hs_maps *hs_usyms_maps(const struct hs_usyms *u)
+{
+	return u ? u->maps : NULL;
+}
+
 const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, size_t *len)
 {
 	struct hs_uproc *p;
@@ -287,6 +319,8 @@ const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, siz
 	mod = dwfl_addrmodule(p->dwfl, addr);
 	if (mod)
 		name = dwfl_module_addrname(mod, addr);
+	if (name)
+		hs_usyms_note(u, mod, name);
 	e = &u->cache[i];
 	e->pid = pid;
 	e->addr = addr;

@@ -32,4 +32,12 @@ unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid);
  */
 const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, size_t *len);
 
+struct hs_maps;
+/*
+ * The binaries of the names looked up so far (path, build ID, where
+ * mapped), each name with the first binary it was found in; NULL: none.
+ * Valid until hs_usyms_free().
+ */
+const struct hs_maps *hs_usyms_maps(const struct hs_usyms *u);
+
 #endif
