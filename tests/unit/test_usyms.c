@@ -2,7 +2,7 @@
 /*
  * User symbols (libdwfl) from captured /proc/PID/maps: this test program's
  * own functions, and those of a program compiled here that exits before
- * its addresses are looked up.
+ * its addresses are looked up, with the binary each name came from.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "maps.h"
 #include "usyms.h"
 
 volatile int usyms_sink;
@@ -73,7 +74,9 @@ static const char program[] =
 
 static void exited_process(void **state)
 {
-	char dir[] = "/tmp/hs-usyms-XXXXXX", src[64], bin[64], cmd[256], line[128];
+	char dir[] = "/tmp/hs-usyms-XXXXXX", src[64], bin[64], cmd[256], line[128], id[160];
+	const struct hs_maps *m;
+	long i;
 	int to_child[2], from_child[2], status;
 	unsigned long long fn, mainfn;
 	struct hs_usyms *u;
@@ -91,8 +94,16 @@ static void exited_process(void **state)
 	fputs(program, f);
 	fclose(f);
 	/* A position-independent executable: its addresses depend on the mapping. */
-	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIE -pie -o %s %s", bin, src);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIE -pie -Wl,--build-id=sha1 -o %s %s", bin, src);
 	assert_int_equal(system(cmd), 0);
+	/* Its build ID, as binutils reads it. */
+	snprintf(cmd, sizeof(cmd), "readelf -n %s | sed -n 's/^ *Build ID: //p'", bin);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(id, sizeof(id), f));
+	pclose(f);
+	id[strcspn(id, "\n")] = '\0';
+	assert_int_equal(strlen(id), 40);
 
 	assert_int_equal(pipe(to_child), 0);
 	assert_int_equal(pipe(from_child), 0);
@@ -128,6 +139,15 @@ static void exited_process(void **state)
 	s = hs_usyms_lookup(u, pid, mainfn + 1, &len);
 	assert_non_null(s);
 	assert_string_equal(s, "main");
+	/* Each name keeps its binary: path, build ID, where it was mapped. */
+	m = hs_usyms_maps(u);
+	assert_non_null(m);
+	i = hs_maps_find_frame(m, "hs_target_fn", 12);
+	assert_true(i >= 0);
+	assert_int_equal(hs_maps_find_frame(m, "main", 4), i);
+	assert_string_equal(m->map[i].file, bin);
+	assert_string_equal(m->map[i].build_id, id);
+	assert_true(m->map[i].start <= fn && fn < m->map[i].limit);
 	hs_usyms_free(u);
 	fclose(f);
 	unlink(src);

@@ -57,6 +57,29 @@ check "record --stacks both --keys comm,pid -- a user program" [ $? -eq 0 ]
 check_output "its user frames are function names" \
 	'^hs_vmtest;\[pid [0-9]+\];.*u_top;u_mid;u_(leaf|call)(;[^;]+)* [0-9]+$' cat /tmp/u.folded
 check_output "and not addresses" '^0$' sh -c 'grep -c "u_top;0x\|0x[0-9a-f]*;u_leaf" /tmp/u.folded'
+# pprof mappings: the running kernel's build ID (from its notes) and the
+# user program's binary with its own (as elfutils found it: the same bytes
+# follow the "GNU" of the build ID note in the file).
+hotstack record $HS_RATE --stacks both --keys comm,pid --format pprof -o /tmp/u.pb.gz -- \
+	hs_vmtest uspin 1500 >/tmp/ub.out 2>&1
+check "record --stacks both --keys comm,pid --format pprof -- a user program" [ $? -eq 0 ]
+hotstack report /tmp/u.pb.gz >/tmp/ub.txt 2>&1
+# A note header: name size 4, descriptor size 20 (SHA-1), type 3 (NT_GNU_BUILD_ID), "GNU".
+kid=$(od -An -tx1 -v /sys/kernel/notes | tr -d ' \n' |
+	sed -n 's/.*040000001400000003000000474e5500\([0-9a-f]\{40\}\).*/\1/p')
+check "this kernel has a build ID (a GNU build ID note in /sys/kernel/notes)" [ -n "$kid" ]
+check_output "the pprof's [kernel.kallsyms] mapping carries it" \
+	"^# mapping: \[kernel.kallsyms\], build id ${kid:-none}\$" cat /tmp/ub.txt
+bin=$(command -v hs_vmtest)
+check_output "the pprof maps hs_vmtest's frames to its binary, with a build ID" \
+	"^# mapping: $bin, build id [0-9a-f]{40}\$" cat /tmp/ub.txt
+bid=$(sed -n "s|^# mapping: $bin, build id \([0-9a-f]*\)\$|\1|p" /tmp/ub.txt)
+check "which is the build ID in hs_vmtest's file" sh -c "[ -n '$bid' ] &&
+	od -An -tx1 -v $bin | tr -d ' \n' | grep -q 474e5500$bid"
+check "pprof -> pprof keeps the mappings" sh -c '
+	hotstack report /tmp/u.pb.gz -o /tmp/u2.pb.gz && hotstack report /tmp/u2.pb.gz >/tmp/ub2.txt &&
+	grep "^# mapping: " /tmp/ub.txt >/tmp/ubm.txt && [ -s /tmp/ubm.txt ] &&
+	grep "^# mapping: " /tmp/ub2.txt | diff -u /tmp/ubm.txt -'
 hotstack record $HS_RATE --stacks user -o /tmp/u2.folded -- hs_vmtest uspin 1500 >/tmp/u2.out 2>&1
 check "record --stacks user -- a user program (no pid key)" [ $? -eq 0 ]
 check_output "the command's pid names the process: its frames are names" \
