@@ -315,7 +315,10 @@ int hs_ksyms_load(struct hs_ksyms *k, const char *kallsyms, const char *modules,
 	}
 	k->nr = out;
 	hs_ksyms_index(k);
-	k->names = b.names;
+	k->names = realloc(b.names, b.names_len + HS_KSYM_NAMES_PAD);
+	if (!k->names)
+		goto out_nomem;
+	memset(k->names + b.names_len, 0, HS_KSYM_NAMES_PAD);
 	k->names_len = b.names_len;
 	free(b.t);
 	return 0;

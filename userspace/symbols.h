@@ -24,7 +24,8 @@ struct hs_ksym {
 struct hs_ksyms {
 	struct hs_ksym *sym;	/* increasing addresses */
 	size_t nr;
-	char *names;		/* "func" or "func [module]", NUL-terminated */
+	char *names;		/* "func" or "func [module]", NUL-terminated; */
+				/* then HS_KSYM_NAMES_PAD zero bytes */
 	size_t names_len;
 	/*
 	 * Lookup index: page[i] is the last range starting at or below
@@ -44,6 +45,9 @@ struct hs_ksyms {
 #define HS_KSYM_PAGE_SHIFT 12
 
 #define HS_KSYM_NONE UINT32_MAX
+
+/* Bytes of k->names that may be read from a name's start, past its end. */
+#define HS_KSYM_NAMES_PAD 32
 
 /*
  * Load @kallsyms (NULL: /proc/kallsyms) and, when @modules is not NULL and

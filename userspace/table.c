@@ -358,6 +358,18 @@ static char *hs_put(char *p, const char *s, size_t len)
 	return p + len + 1;
 }
 
+/* hs_put() of a name: one copy of a fixed size (inlined) for most. */
+static char *hs_put_name(char *p, const char *s, size_t len)
+{
+	memcpy(p, s, HS_KSYM_NAMES_PAD);
+	if (len > HS_KSYM_NAMES_PAD)
+		memcpy(p + HS_KSYM_NAMES_PAD, s + HS_KSYM_NAMES_PAD, len - HS_KSYM_NAMES_PAD);
+	p[len] = ';';
+	return p + len + 1;
+}
+
+static const char hs_unknown[HS_KSYM_NAMES_PAD] = HS_UNKNOWN_FRAME;
+
 /*
  * Format entry @e (its frames @f, its kernel frames' ranges @sym) at @q,
  * as read() does, up to @end; returns the end of the line (not ended).
@@ -400,7 +412,7 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 		q = hs_put(q, "[user]", 6);
 	for (i = nk - 1; i >= 0 && q < end; i--) {
 		if (sym[i] == k->nr || k->sym[sym[i]].name == HS_KSYM_NONE) {
-			s = HS_UNKNOWN_FRAME;
+			s = hs_unknown;
 			len = sizeof(HS_UNKNOWN_FRAME) - 1;
 		} else {
 			s = k->names + k->sym[sym[i]].name;
@@ -408,7 +420,7 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 		}
 		if ((size_t)(end - q) <= len)
 			break;
-		q = hs_put(q, s, len);
+		q = hs_put_name(q, s, len);
 	}
 	return q > line ? q - 1 : q;
 }
