@@ -108,6 +108,16 @@ hotstack record -o /tmp/c.folded >/tmp/c.out 2>&1 &
 rec=$!
 sleep 1
 kill -INT $rec
+# Bounded: a record that does not end is shown (where it waits), then killed.
+for i in $(seq 60); do
+	[ -d /proc/$rec ] || break
+	sleep 1
+done
+if [ -d /proc/$rec ]; then
+	notok "record ended within 60 s of Ctrl-C"
+	{ grep State /proc/$rec/status; cat /proc/$rec/stack; cat /tmp/c.out; } 2>&1 | sed 's/^/#   /'
+	kill -9 $rec
+fi
 wait $rec
 rc=$?
 check "Ctrl-C ends record cleanly (status $rc)" [ $rc -eq 0 ]
