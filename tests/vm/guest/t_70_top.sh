@@ -72,7 +72,8 @@ check_output "and its session is gone" '^0$' \
 # kptr_restrict=2: top says why, as record does, and uses read()'s text.
 old=$(cat /proc/sys/kernel/kptr_restrict)
 echo 2 >/proc/sys/kernel/kptr_restrict
-echo "6 4 2000" >/proc/hs_workload &
+# Longer than top's start and refresh, even on the debug kernels.
+echo "6 4 4000" >/proc/hs_workload &
 work=$!
 hotstack top -b -n 1 -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/topk.out 2>&1
 check "top with kptr_restrict=2 succeeds" [ $? -eq 0 ]
