@@ -31,18 +31,20 @@ done
 # kernel (cross-built; tests/vm/kernel.sh), so both unwind_<arch>.c are seen.
 # sparse ARCH KDIR CROSS_COMPILE
 sparse() {
-	local arch=$1 kdir=$2 cross=$3 dir=$out/$1 m mdir name log
+	local arch=$1 kdir=$2 cross=$3 dir=$out/$1 m mdir name log extra
 	mkdir -p "$dir"
 	cp -r "$repo/Kbuild" "$repo/module" "$repo/uapi" "$dir/"
 	[ -e "$repo/tests/kmod/Kbuild" ] && cp -r "$repo/tests/kmod" "$dir/kmod"
 	for m in module kmod; do
 		[ -d "$dir/$m" ] || continue
-		mdir=$dir name=module
-		[ $m = kmod ] && mdir=$dir/kmod name=tests/kmod
+		mdir=$dir name=module extra=
+		if [ $m = kmod ]; then
+			mdir=$dir/kmod name=tests/kmod
+			extra=KBUILD_EXTRA_SYMBOLS=$dir/Module.symvers
+		fi
 		log=$dir/sparse-$m.log
 		if make -s -C "$kdir" ARCH="$arch" CROSS_COMPILE="$cross" W=1 C=2 \
-			KCFLAGS=-Werror M="$mdir" \
-			KBUILD_EXTRA_SYMBOLS="$dir/Module.symvers" modules >"$log" 2>&1 &&
+			KCFLAGS=-Werror M="$mdir" $extra modules >"$log" 2>&1 &&
 			! grep -E -q 'warning|error' "$log"; then
 			echo "ok - sparse (C=2) and W=1 -Werror on $name/ ($arch)"
 		else
