@@ -174,6 +174,11 @@ static int hs_parse_kallsyms(struct hs_ksym_build *b, char *text, size_t *nonzer
 		}
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
+		/* Nor ARM mapping symbols ($x, $d...), as the kernel skips them. */
+		if (name_len >= 2 && ((name[0] == '$' && strchr("axtd", name[1]) &&
+				       (name_len == 2 || name[2] == '.')) ||
+				      (name[0] == '.' && name[1] == 'L')))
+			continue;
 		if (!name_len || !addr)
 			continue;
 		/* sprint_symbol() knows neither the kernel's trampolines ... */

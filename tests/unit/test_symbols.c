@@ -39,6 +39,9 @@ static const char kallsyms[] =
 	"ffffffff81200100 t init_fn\n"
 	"ffffffff81200200 T _einittext\n"
 	"ffffffffc0000000 t mod_a_fn\t[mod_a]\n"
+	"ffffffffc0000048 t $x\t[mod_a]\n"
+	"ffffffffc0000090 t $x.12\t[mod_a]\n"
+	"ffffffffc00000a0 t .L42\t[mod_a]\n"
 	"ffffffffc0000080 T mod_a_exported\t[mod_a]\n"
 	"ffffffffc0000040 d mod_a_data\t[mod_a]\n"
 	"ffffffffc0010000 t bpf_prog_123_prog\t[bpf]\n"
@@ -81,6 +84,9 @@ static void lookup_like_the_kernel(void **state)
 	/* Module symbols carry their module, as sprint_symbol() prints them. */
 	assert_string_equal(look(&k, 0xffffffffc0000050ULL), "mod_a_fn [mod_a]");
 	assert_string_equal(look(&k, 0xffffffffc0000fffULL), "mod_a_exported [mod_a]");
+	/* arm64 modules list mapping symbols; the kernel's lookup skips them. */
+	assert_string_equal(look(&k, 0xffffffffc0000095ULL), "mod_a_exported [mod_a]");
+	assert_string_equal(look(&k, 0xffffffffc00000a4ULL), "mod_a_exported [mod_a]");
 	/* Past the module's end (/proc/modules): unknown. */
 	assert_string_equal(look(&k, 0xffffffffc0001000ULL), "[unknown]");
 	/* BPF programs without "[bpf]"; trampolines unknown, as in the kernel. */
