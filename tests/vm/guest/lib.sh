@@ -70,6 +70,17 @@ tap() {
 	[ $rc -eq 0 ] || notok "$desc exited with status $rc"
 }
 
+# Wait (at most 20 s) until a hotstack session is running: a signal sent
+# to a background tool after that finds its handler installed (before it,
+# sh has a background job ignore SIGINT).
+wait_session() {
+	for i in $(seq 100); do
+		hotstack status 2>/dev/null | grep -q running && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # Load the module with the given parameters, unloading it first if loaded.
 reload() {
 	grep -q '^hotstack ' /proc/modules && rmmod hotstack
