@@ -293,7 +293,7 @@ static void hs_record_signal(int sig)
 	hs_record_stop = 1;
 }
 
-static double hs_now(void)
+double hs_now(void)
 {
 	struct timespec ts;
 
@@ -353,9 +353,7 @@ static void hs_record_event(const struct hs_event *ev, void *data)
 	    ev->event == HOTSTACK_EV_STOPPED || ev->event == HOTSTACK_EV_CLOSED)
 		return;
 	hs_format_event(ev, line, sizeof(line));
-	/* "session N " is ours: leave it out. */
-	fprintf(stderr, "%shotstack: %s\n", re->tty ? "\r\033[K" : "",
-		strchr(strchr(line, ' ') + 1, ' ') + 1);
+	fprintf(stderr, "%shotstack: %s\n", re->tty ? "\r\033[K" : "", line);
 }
 
 int hs_session_configure(int fd, struct hs_record_opts *o, const char *cmd)

@@ -271,14 +271,6 @@ static void hs_top_signal(int sig)
 	hs_top_stop = 1;
 }
 
-static double hs_top_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct hs_top {
 	struct hs_top_opts o;
 	int fd;
@@ -416,7 +408,7 @@ static int hs_top_refresh(struct hs_top *t)
 	}
 	if (ret)
 		return ret;
-	fr->elapsed = hs_top_now() - t->start;
+	fr->elapsed = hs_now() - t->start;
 	fr->interval = fr->st.elapsed_ns / 1e9;
 	fr->p = &t->p;
 	return 0;
@@ -427,7 +419,7 @@ static void hs_top_sleep_until(double until)
 {
 	double left;
 
-	while (!hs_top_stop && (left = until - hs_top_now()) > 0)
+	while (!hs_top_stop && (left = until - hs_now()) > 0)
 		poll(NULL, 0, left > 0.2 ? 200 : (int)(left * 1000) + 1);
 }
 
@@ -513,7 +505,7 @@ static int hs_top_screen(struct hs_top *t)
 	curs_set(0);
 	hs_top_redraw(t);
 	while (!hs_top_stop) {
-		left = next - hs_top_now();
+		left = next - hs_now();
 		/* Short waits: a signal does not always end getch(). */
 		timeout(left <= 0 ? 0 : left > 0.2 ? 200 : (int)(left * 1000) + 1);
 		ch = getch();
@@ -543,13 +535,13 @@ static int hs_top_screen(struct hs_top *t)
 		default:
 			break;
 		}
-		if (!now && hs_top_now() < next)
+		if (!now && hs_now() < next)
 			continue;
 		ret = hs_top_refresh(t);
 		if (ret)
 			break;
 		hs_top_redraw(t);
-		next = hs_top_now() + t->o.delay;
+		next = hs_now() + t->o.delay;
 		if (t->o.iterations && ++done >= t->o.iterations)
 			break;
 	}
@@ -593,7 +585,7 @@ int cmd_top(int argc, char **argv)
 		fprintf(stderr, "hotstack top: cannot start: %s\n", strerror(errno));
 		goto out_unmap;
 	}
-	t.start = hs_top_now();
+	t.start = hs_now();
 	/* newterm(), not initscr(): that one exits on a terminal it does not know. */
 	if (!t.o.batch && !newterm(NULL, stdout, stdin)) {
 		fprintf(stderr, "hotstack top: cannot drive this terminal (TERM=%s): use -b\n",

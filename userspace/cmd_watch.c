@@ -18,10 +18,10 @@ static void hs_watch_signal(int sig)
 	hs_watch_stop = 1;
 }
 
-/* One line per event: "HH:MM:SS.mmm session ID what". */
+/* What happened, as watch prints it after "HH:MM:SS.mmm session ID ". */
 void hs_format_event(const struct hs_event *ev, char *buf, size_t len)
 {
-	size_t n = snprintf(buf, len, "session %u ", ev->id);
+	size_t n = 0;
 
 	switch (ev->event) {
 	case HOTSTACK_EV_STARTED:
@@ -65,7 +65,7 @@ static void hs_watch_cb(const struct hs_event *ev, void *data)
 	localtime_r(&tv.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
 	hs_format_event(ev, line, sizeof(line));
-	printf("%s.%03ld %s\n", stamp, (long)tv.tv_usec / 1000, line);
+	printf("%s.%03ld session %u %s\n", stamp, (long)tv.tv_usec / 1000, ev->id, line);
 	fflush(stdout);
 }
 

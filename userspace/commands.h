@@ -33,7 +33,7 @@ char *hs_read_folded(int fd);
 int cmd_watch(int argc, char **argv);
 
 struct hs_event;
-/* The text hotstack watch prints for @ev, without the time stamp. */
+/* What hotstack watch prints for @ev after the time stamp and session ID. */
 void hs_format_event(const struct hs_event *ev, char *buf, size_t len);
 
 #endif

@@ -117,6 +117,9 @@ int hs_record_parse(int argc, char **argv, struct hs_record_opts *o);
 /* The format a file name asks for (.folded .txt .json .svg .pb.gz), or -1. */
 int hs_format_of_name(const char *name);
 
+/* Seconds on the monotonic clock. */
+double hs_now(void);
+
 struct hs_profile;
 /* Write @p in @format to @path (NULL or "-": standard output); 0 or -1. */
 int hs_write_profile(const char *path, int format, const struct hs_profile *p);

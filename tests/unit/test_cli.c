@@ -138,26 +138,26 @@ static void event_lines(void **state)
 	(void)state;
 	ev.event = HOTSTACK_EV_STARTED;
 	hs_format_event(&ev, line, sizeof(line));
-	assert_string_equal(line, "session 7 started");
+	assert_string_equal(line, "started");
 	ev.event = HOTSTACK_EV_TABLE_FILL;
 	ev.value = 75;
 	ev.cpu = 1;
 	hs_format_event(&ev, line, sizeof(line));
-	assert_string_equal(line, "session 7 table 75% full on CPU 1");
+	assert_string_equal(line, "table 75% full on CPU 1");
 	ev.event = HOTSTACK_EV_DROP;
 	ev.value = HOTSTACK_DROP_ARENA_FULL;
 	ev.suppressed = 3;
 	hs_format_event(&ev, line, sizeof(line));
-	assert_string_equal(line, "session 7 first drop: arena full on CPU 1 "
+	assert_string_equal(line, "first drop: arena full on CPU 1 "
 			    "(3 earlier events suppressed by the rate limit)");
 	ev.event = HOTSTACK_EV_THROTTLED;
 	ev.suppressed = 0;
 	hs_format_event(&ev, line, sizeof(line));
-	assert_string_equal(line, "session 7 throttled by perf on CPU 1 "
+	assert_string_equal(line, "throttled by perf on CPU 1 "
 			    "(kernel.perf_event_max_sample_rate)");
 	ev.event = 99;
 	hs_format_event(&ev, line, sizeof(line));
-	assert_string_equal(line, "session 7 event 99 value 1");
+	assert_string_equal(line, "event 99 value 1");
 }
 
 static void event_names(void **state)
