@@ -54,6 +54,11 @@ if step deps tests/deps.sh; then
 	for k in $kernels; do
 		step "vm $k" tests/vm/run.sh "$k"
 	done
+	# QEMU's arm64 PMU counts instructions only under -icount.
+	case " $kernels " in *" arm64 "*)
+		step "vm arm64 icount" env HOTSTACK_OUT="$out/icount" tests/vm/run.sh arm64 \
+			--icount --script tests/vm/guest/pmu_icount.sh ;;
+	esac
 	step dkms tests/dkms.sh
 fi
 

@@ -13,7 +13,7 @@ if [ "$HS_EVENT" = cycles ]; then
 	check_output "with a PMU, cycles is recorded: no fallback warning" '^0$' \
 		sh -c 'grep -c -e warning -e falling /tmp/a.out'
 	# QEMU's PMUv3 counts instructions only under -icount: elsewhere the
-	# tool must say so (and the bench's icount run samples them).
+	# tool must say so (pmu_icount.sh samples them under -icount).
 	check_output "record -e instructions: QEMU's PMU lacks it without icount, and record says so" \
 		'event instructions is not supported on this machine' \
 		hotstack record -e instructions -o /tmp/i.folded -- true
