@@ -116,6 +116,14 @@ done
 } >"$root/tests/env"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
+# vt100's terminfo entry (ncurses-base), for the full-screen top test's
+# pseudo-terminal, at the same path: one the guest's ncurses searches.
+for ti in /lib/terminfo/v/vt100 /usr/share/terminfo/v/vt100; do
+	[ -e "$ti" ] || continue
+	mkdir -p "$root${ti%/*}"
+	cp -L "$ti" "$root$ti"
+	break
+done
 
 # Shared libraries of every dynamic executable, at the same paths: ldd's
 # list, or for a foreign binary (which ldd cannot read) its interpreter and

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# hotstack top: the live view in batch mode (plain text), and its errors.
+# hotstack top: the live view in batch mode (plain text), full screen on a
+# pseudo-terminal, and its errors.
 . /tests/lib.sh
 
 check_output "top without the module says it is not loaded (as record does)" \
@@ -88,6 +89,59 @@ check_output "the header says the stacks come from read()" \
 	cat /tmp/topk.out
 check_output "read()'s text still shows hs_leaf among the hottest" \
 	'  hs_leaf \[hs_workload\]$' top_rows /tmp/topk.out
+
+# Full screen, live: hs_vmtest pty runs top on a 100x40 vt100 pseudo-
+# terminal, types keys and prints the screen after each (see hs_vmtest.c).
+grep -q '^devpts /dev/pts ' /proc/mounts ||
+	{ mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
+# Screen N of hs_vmtest pty's output in FILE: screen N FILE.
+screen() {
+	awk -v n="$1:" '$1 == "---" && $2 == "screen" { s = $3; next } s == n' "$2"
+}
+# 64 stacks of 200 ms, 12.8 s: the workload gives its CPU up between two
+# (on a kernel without preemption, top's start can wait for that).
+echo "6 64 200" >/proc/hs_workload &
+work=$!
+hs_vmtest pty 3 tq /tmp/topf.raw -- hotstack top -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/topf.out 2>&1
+check "full screen top on a terminal, keys t then q: status 0" [ $? -eq 0 ]
+wait $work
+sed -n '/^--- screen 0:/,/^--- screen 1:/p' /tmp/topf.out | sed -e '/^$/d' -e 's/^/#   /' | head -30
+screen 0 /tmp/topf.out >/tmp/topf.0
+screen 1 /tmp/topf.out >/tmp/topf.1
+check_output "3 s in, the screen shows the header, sorted by self" \
+	"^hotstack top - $HS_EVENT, ([0-9]+ Hz|period [0-9]+), [0-9]+ CPUs?, up [0-9.]+ s, sorted by self\$" \
+	cat /tmp/topf.0
+check_output "and ncurses took the terminal (no canonical mode, no echo)" \
+	'^--- screen 0: 3 s after its first output, tty -icanon -echo$' cat /tmp/topf.out
+check_output "hs_leaf is among the 5 hottest functions on the screen" \
+	'^ +[0-9.]+% +[0-9.]+% +[0-9]+ +[0-9]+  hs_leaf \[hs_workload\]$' top_rows /tmp/topf.0
+check_output "and the hottest stacks' title" \
+	'^  %STACK +SAMPLES  STACK \(innermost first\)$' cat /tmp/topf.0
+check_output "the key help on the last of the pty's 40 rows" \
+	'^40 q quit  s/t sort by self/total  r refresh  every 1\.0 s$' \
+	sh -c "awk 'END { print NR \$0 }' /tmp/topf.0"
+check_output "after t the header says sorted by total" \
+	"^hotstack top - $HS_EVENT, .*, sorted by total\$" cat /tmp/topf.1
+check "and the function rows are sorted by total, most first" sh -c "
+	grep -q '^   %SELF ' /tmp/topf.1 &&
+	awk '/^   %SELF / { t = 1; last = 101; next } t && NF == 0 { t = 0 }
+	     t { v = \$2 + 0; if (v > last) bad = 1; last = v } END { exit bad }' /tmp/topf.1"
+check_output "after q ncurses gave the terminal back (canonical mode, echo)" \
+	'^--- screen 3: at the exit, status 0, tty icanon echo$' cat /tmp/topf.out
+check_output "and its session is gone" '^0$' sh -c 'hotstack status | grep -c running'
+
+# Ctrl-C on the terminal: its line discipline sends top SIGINT.
+hs_vmtest pty 2 '^C' /tmp/topi.raw -- hotstack top -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/topi.out 2>&1
+check "Ctrl-C ends full screen top with status 0" [ $? -eq 0 ]
+check_output "after the screen had shown the header" '^hotstack top - ' screen 0 /tmp/topi.out
+check_output "then ncurses gave the terminal back (canonical mode, echo)" \
+	'^--- screen 2: at the exit, status 0, tty icanon echo$' cat /tmp/topi.out
+# endwin's last words on a vt100: the keypad back from application mode
+# (rmkx; keypad() had sent smkx).
+check_output "and the last it wrote put the keypad back in normal mode (vt100 rmkx)" \
+	'\\E\[\?1l\\E>$' tail -n 1 /tmp/topi.raw
+check_output "which it had put in application mode (smkx)" '\\E\[\?1h\\E=' cat /tmp/topi.raw
+check_output "and its session is gone" '^0$' sh -c 'hotstack status | grep -c running'
 
 # Errors: full screen needs a terminal; bad flags exit 2 with the reason.
 hotstack top </dev/null >/tmp/tope.out 2>&1
