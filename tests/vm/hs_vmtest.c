@@ -32,7 +32,7 @@
  *   hs_vmtest pty SECONDS KEYS RAW -- CMD ARGS...
  *                                  run CMD on a 100x40 vt100 pseudo-terminal,
  *                                  type KEYS ("^C": Ctrl-C) SECONDS after its
- *                                  first output, a second apart; print the
+ *                                  first output, 3 s apart; print the
  *                                  screen then, after each key and at the
  *                                  exit, what CMD wrote to RAW; exit with
  *                                  CMD's status, 124 if it took 10 s more
@@ -1860,7 +1860,8 @@ static int pty_run(double seconds, const char *keys, const char *raw, char **cmd
 			key = *++keys & 0x1f;
 		if (write(master, &key, 1) != 1)
 			perror("hs_vmtest pty: write");
-		exited = pty_read(&vt, master, pid, now_s() + 1, 0, &status);
+		/* Time to redraw, even on the debug kernels. */
+		exited = pty_read(&vt, master, pid, now_s() + 3, 0, &status);
 		snprintf(what, sizeof(what), "after key %s%c", key < 0x20 ? "^" : "",
 			 key < 0x20 ? key | 0x40 : key);
 		vt_print(&vt, n++, what, master);
