@@ -16,65 +16,29 @@
 #include "device.h"
 #include "events.h"
 #include "netlink.h"
-
-/* Output of the last run_tool(): stdout and stderr together. */
-static char out[8192];
-
-/* Run hs_main() on a NULL-terminated argument list, capturing its output. */
-static int run_tool(const char *arg0, ...)
-{
-	char *argv[16];
-	int argc = 0, rc, saved_out, saved_err;
-	FILE *tmp = tmpfile();
-	size_t n;
-	va_list ap;
-
-	va_start(ap, arg0);
-	for (argv[argc] = (char *)arg0; argv[argc] && argc < 15;)
-		argv[++argc] = va_arg(ap, char *);
-	va_end(ap);
-
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(1);
-	saved_err = dup(2);
-	dup2(fileno(tmp), 1);
-	dup2(fileno(tmp), 2);
-	rc = hs_main(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	rewind(tmp);
-	n = fread(out, 1, sizeof(out) - 1, tmp);
-	out[n] = '\0';
-	fclose(tmp);
-	return rc;
-}
+#include "tool.h"
 
 static void no_arguments_is_usage_error(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("hotstack", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "usage: hotstack COMMAND"));
+	assert_non_null(strstr(tool_out, "usage: hotstack COMMAND"));
 }
 
 static void unknown_command_is_usage_error(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("hotstack", "frobnicate", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "'frobnicate' is not a hotstack command"));
+	assert_non_null(strstr(tool_out, "'frobnicate' is not a hotstack command"));
 }
 
 static void help_and_version(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("hotstack", "--help", NULL), 0);
-	assert_non_null(strstr(out, "info"));
+	assert_non_null(strstr(tool_out, "info"));
 	assert_int_equal(run_tool("hotstack", "--version", NULL), 0);
-	assert_non_null(strstr(out, "hotstack 0.1 (ABI 1)"));
+	assert_non_null(strstr(tool_out, "hotstack 0.1 (ABI 1)"));
 }
 
 static void find_command(void **state)
@@ -89,7 +53,7 @@ static void info_rejects_arguments(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("hotstack", "info", "extra", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "unexpected argument 'extra'"));
+	assert_non_null(strstr(tool_out, "unexpected argument 'extra'"));
 }
 
 static void info_without_module_explains(void **state)
@@ -98,8 +62,8 @@ static void info_without_module_explains(void **state)
 	setenv("HOTSTACK_DEVICE", "/nonexistent/hotstack", 1);
 	assert_string_equal(hs_device_path(), "/nonexistent/hotstack");
 	assert_int_equal(run_tool("hotstack", "info", NULL), 1);
-	assert_non_null(strstr(out, "cannot open /nonexistent/hotstack"));
-	assert_non_null(strstr(out, "module is not loaded"));
+	assert_non_null(strstr(tool_out, "cannot open /nonexistent/hotstack"));
+	assert_non_null(strstr(tool_out, "module is not loaded"));
 	unsetenv("HOTSTACK_DEVICE");
 	assert_string_equal(hs_device_path(), "/dev/hotstack");
 }
@@ -119,15 +83,15 @@ static void status_and_watch_usage(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("hotstack", "status", "--yaml", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "usage: hotstack status [--json]"));
+	assert_non_null(strstr(tool_out, "usage: hotstack status [--json]"));
 	assert_int_equal(run_tool("hotstack", "watch", "now", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "usage: hotstack watch"));
+	assert_non_null(strstr(tool_out, "usage: hotstack watch"));
 	assert_int_equal(run_tool("hotstack", "dump", "-o", "x.bin", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "cannot tell the format of 'x.bin'"));
+	assert_non_null(strstr(tool_out, "cannot tell the format of 'x.bin'"));
 	assert_int_equal(run_tool("hotstack", "dump", "now", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "usage: hotstack dump"));
+	assert_non_null(strstr(tool_out, "usage: hotstack dump"));
 	assert_int_equal(run_tool("hotstack", "report", "--bogus", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(out, "usage: hotstack report"));
+	assert_non_null(strstr(tool_out, "usage: hotstack report"));
 }
 
 static void event_lines(void **state)

@@ -15,7 +15,7 @@
 static char tool_out[65536];
 
 /* Run hs_main() on a NULL-terminated argument list, capturing its output. */
-static int run_tool(const char *arg0, ...)
+static __attribute__((unused)) int run_tool(const char *arg0, ...)
 {
 	char *argv[16];
 	int argc = 0, rc, saved_out, saved_err;
@@ -50,7 +50,7 @@ static int run_tool(const char *arg0, ...)
 /* A scratch directory for the test's files, and paths in it. */
 static char scratch_dir[64];
 
-static const char *scratch(const char *name)
+static __attribute__((unused)) const char *scratch(const char *name)
 {
 	static char paths[8][128];
 	static int next;
@@ -65,7 +65,7 @@ static const char *scratch(const char *name)
 	return p;
 }
 
-static void write_file(const char *path, const void *data, size_t len)
+static __attribute__((unused)) void write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "w");
 
@@ -74,7 +74,7 @@ static void write_file(const char *path, const void *data, size_t len)
 }
 
 /* The whole file, NUL-terminated; *len (may be NULL) its length. */
-static char *read_file(const char *path, size_t *len)
+static __attribute__((unused)) char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	char *buf;
@@ -95,7 +95,7 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-static void scratch_remove(void)
+static __attribute__((unused)) void scratch_remove(void)
 {
 	char cmd[128];
 
