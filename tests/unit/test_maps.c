@@ -22,6 +22,7 @@
 #include "maps.h"
 #include "profile.h"
 #include "profile.pb-c.h"
+#include "pprof_decode.h"
 #include "record.h"
 #include "tool.h"
 
@@ -167,25 +168,6 @@ static void load_known(struct hs_profile *p)
 	/* The first binary a name was found in wins. */
 	assert_int_equal(hs_maps_frame(p->maps, "memcpy", 6, prog), 0);
 	assert_int_equal(hs_maps_find_frame(p->maps, "memcpy", 6), libc);
-}
-
-static Perftools__Profiles__Profile *decode(const char *path)
-{
-	static unsigned char buf[1 << 16];
-	gzFile gz = gzopen(path, "rb");
-	int n;
-
-	assert_non_null(gz);
-	n = gzread(gz, buf, sizeof(buf));
-	gzclose(gz);
-	assert_true(n > 0 && n < (int)sizeof(buf));
-	return perftools__profiles__profile__unpack(NULL, n, buf);
-}
-
-static const char *str(const Perftools__Profiles__Profile *prof, int64_t i)
-{
-	assert_true(i >= 0 && (size_t)i < prof->n_string_table);
-	return prof->string_table[i];
 }
 
 static const Perftools__Profiles__Mapping *mapping_of(const Perftools__Profiles__Profile *prof,

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "profile.h"
 #include "profile.pb-c.h"
+#include "pprof_decode.h"
 #include "record.h"
 #include "tool.h"
 
@@ -123,25 +124,6 @@ static void roundtrip_is_exact(void **state)
 }
 
 /* The gunzipped protobuf of @path, decoded by protobuf-c. */
-static Perftools__Profiles__Profile *decode(const char *path)
-{
-	static unsigned char buf[1 << 20];
-	gzFile gz = gzopen(path, "rb");
-	int n;
-
-	assert_non_null(gz);
-	n = gzread(gz, buf, sizeof(buf));
-	gzclose(gz);
-	assert_true(n > 0 && n < (int)sizeof(buf));
-	return perftools__profiles__profile__unpack(NULL, n, buf);
-}
-
-static const char *str(const Perftools__Profiles__Profile *prof, int64_t i)
-{
-	assert_true(i >= 0 && (size_t)i < prof->n_string_table);
-	return prof->string_table[i];
-}
-
 static const Perftools__Profiles__Location *location_of(const Perftools__Profiles__Profile *prof,
 							 const char *name)
 {
