@@ -6,6 +6,8 @@
  * context, PATTERNS distinct stacks for MS milliseconds each: stack p is
  * hs_rec_a/hs_rec_b chosen by bit L of p at level L (L = 0 .. DEPTH-1,
  * outermost first), then hs_leaf, which spins. PATTERNS at most 2^DEPTH.
+ * A signal ends the write early (-EINTR), so a test can run it in a loop
+ * and stop it when it is done.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,6 +15,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/proc_fs.h>
+#include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 
 /* Stores after each call keep the calls out of tail position. */
@@ -22,7 +25,7 @@ static noinline void hs_leaf(u64 until)
 {
 	unsigned int i;
 
-	while (ktime_get_ns() < until)
+	while (ktime_get_ns() < until && !signal_pending(current))
 		for (i = 0; i < 1000; i++)
 			WRITE_ONCE(hs_sink, hs_sink + i);
 }
@@ -76,6 +79,8 @@ static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 		else
 			hs_rec_a(0, depth, p, until);
 		cond_resched();
+		if (signal_pending(current))
+			return -EINTR;
 	}
 	return len;
 }

@@ -98,3 +98,18 @@ start_watch() {
 		i=$((i + 1))
 	done
 }
+
+# workload_start "DEPTH PATTERNS MS": the test workload in the background,
+# over and over until workload_stop; sets $work (the process that writes,
+# for -p). A test that samples it while a tool starts does not depend on
+# how long the start takes.
+workload_start() {
+	(while echo "$1" >/proc/hs_workload; do :; done) &
+	work=$!
+}
+
+# The workload's write ends at the signal (hs_workload.c).
+workload_stop() {
+	kill $work
+	wait $work 2>/dev/null
+}

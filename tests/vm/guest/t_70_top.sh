@@ -15,11 +15,10 @@ top_rows() {
 	awk '/^   %SELF / { t = 1; next } t && NF == 0 { t = 0 } t { print }' "$1"
 }
 
-echo "6 4 3000" >/proc/hs_workload &
-work=$!
+workload_start "6 4 3000"
 hotstack top -b -n 2 -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/top.out 2>/tmp/top.err
 check "top -b -n 2 -d 1 while the workload runs" [ $? -eq 0 ]
-wait $work
+workload_stop
 cat /tmp/top.err >>/tmp/top.out
 # The first refresh, for the log.
 awk 'NF == 0 { b++ } b < 3 { print "#   " $0 }' /tmp/top.out | head -30
@@ -45,11 +44,10 @@ check_output "the hottest stacks show the workload's, innermost first" \
 
 # --sort total with -p: only the workload's process, whose write is on
 # (nearly) every one of its stacks; the others' samples are filtered out.
-echo "6 4 2000" >/proc/hs_workload &
-work=$!
+workload_start "6 4 2000"
 hotstack top -b -n 1 -d 1 --sort total -p $work -e "$HS_EVENT" $HS_RATE >/tmp/topt.out 2>&1
 check "top -b --sort total -p PID" [ $? -eq 0 ]
-wait $work
+workload_stop
 check_output "the header says how it is sorted" 'sorted by total$' cat /tmp/topt.out
 check_output "the other processes' samples are filtered out" \
 	'^samples: .*, filtered out [1-9][0-9]*$' cat /tmp/topt.out
@@ -76,12 +74,10 @@ check_output "and its session is gone" '^0$' \
 # kptr_restrict=2: top says why, as record does, and uses read()'s text.
 old=$(cat /proc/sys/kernel/kptr_restrict)
 echo 2 >/proc/sys/kernel/kptr_restrict
-# Longer than top's start and refresh, even on the debug kernels.
-echo "6 4 4000" >/proc/hs_workload &
-work=$!
+workload_start "6 4 4000"
 hotstack top -b -n 1 -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/topk.out 2>&1
 check "top with kptr_restrict=2 succeeds" [ $? -eq 0 ]
-wait $work
+workload_stop
 echo "$old" >/proc/sys/kernel/kptr_restrict
 check_output "and says why it does not symbolize, and what to do" \
 	'kernel addresses are hidden \(kernel.kptr_restrict\).*CAP_SYSLOG.*sysctl kernel.kptr_restrict=0' \
@@ -100,13 +96,12 @@ grep -q '^devpts /dev/pts ' /proc/mounts ||
 screen() {
 	awk -v n="$1:" '$1 == "---" && $2 == "screen" { s = $3; next } s == n' "$2"
 }
-# 64 stacks of 200 ms, 12.8 s: the workload gives its CPU up between two
+# Stacks of 200 ms: the workload gives its CPU up between two
 # (on a kernel without preemption, top's start can wait for that).
-echo "6 64 200" >/proc/hs_workload &
-work=$!
+workload_start "6 64 200"
 hs_vmtest pty 3 tq /tmp/topf.raw -- hotstack top -d 1 -e "$HS_EVENT" $HS_RATE >/tmp/topf.out 2>&1
 check "full screen top on a terminal, keys t then q: status 0" [ $? -eq 0 ]
-wait $work
+workload_stop
 sed -n '/^--- screen 0:/,/^--- screen 1:/p' /tmp/topf.out | sed -e '/^$/d' -e 's/^/#   /' | head -30
 screen 0 /tmp/topf.out >/tmp/topf.0
 screen 1 /tmp/topf.out >/tmp/topf.1
