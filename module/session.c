@@ -278,15 +278,10 @@ static int hs_alloc_tables(struct hotstack_session *s, const struct hotstack_con
 		h->slot_cpu[i] = cpu;
 		for (g = 0; g < 2; g++) {
 			void *base = s->buf + h->gen_offset[g] + (size_t)i * slot_size;
-			struct hs_table *t = &sl->tab[g];
+			struct hotstack_entry *entries = base + HS_STATS_SIZE;
 
-			t->stats = base;
-			t->entries = base + HS_STATS_SIZE;
-			t->arena = (u64 *)(t->entries + c->table_entries);
-			t->mask = c->table_entries - 1;
-			t->max_used = c->table_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
-			t->arena_frames = c->arena_frames;
-			t->fill_mark = t->max_used / 2;
+			hs_table_init(&sl->tab[g], base, entries, c->table_entries,
+				      (u64 *)(entries + c->table_entries), c->arena_frames);
 		}
 		sl->buf = kmalloc(struct_size(sl->buf, frames, c->max_depth), GFP_KERNEL);
 		if (!sl->buf)

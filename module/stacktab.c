@@ -8,11 +8,31 @@
 #endif
 #include "stacktab.h"
 
+/* Fill events start again from the first, at 50%. */
+static void hs_table_rearm(struct hs_table *t)
+{
+	t->fill_step = 0;
+	t->fill_mark = t->max_used / 2;
+}
+
+/* Set @t up on zeroed memory: @nr_entries (a power of two) and the arena. */
+void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
+		   struct hotstack_entry *entries, u32 nr_entries,
+		   u64 *arena, u64 arena_frames)
+{
+	t->stats = stats;
+	t->entries = entries;
+	t->arena = arena;
+	t->mask = nr_entries - 1;
+	t->max_used = nr_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
+	t->arena_frames = arena_frames;
+	hs_table_rearm(t);
+}
+
 void hs_table_clear(struct hs_table *t)
 {
 	memset(t->stats, 0, sizeof(*t->stats));
 	memset(t->entries, 0, (size_t)(t->mask + 1) * sizeof(*t->entries));
 	/* The arena is only read through entries: no need to clear it. */
-	t->fill_step = 0;
-	t->fill_mark = t->max_used / 2;	/* the first fill event, at 50% */
+	hs_table_rearm(t);
 }

@@ -188,6 +188,9 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 	return HOTSTACK_DROP_TABLE_FULL;
 }
 
+void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
+		   struct hotstack_entry *entries, u32 nr_entries,
+		   u64 *arena, u64 arena_frames);
 /* Empty the table and zero its counters (the table must be quiet). */
 void hs_table_clear(struct hs_table *t);
 

@@ -29,12 +29,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	f->t.stats = &f->stats;
-	f->t.entries = f->entries;
-	f->t.arena = f->arena;
-	f->t.mask = ENTRIES - 1;
-	f->t.max_used = ENTRIES / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
-	f->t.arena_frames = ARENA;
+	hs_table_init(&f->t, &f->stats, f->entries, ENTRIES, f->arena, ARENA);
 	*state = f;
 	return 0;
 }
