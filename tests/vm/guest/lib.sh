@@ -87,16 +87,21 @@ reload() {
 	insmod /tests/hotstack.ko "$@"
 }
 
+# wait_output FILE REGEX: wait (at most 20 s) until a line of FILE matches.
+wait_output() {
+	for i in $(seq 200); do
+		grep -q -E "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # start_watch FILE: hotstack watch in the background, output in FILE, once
 # it has joined the events group (it says so first); sets $watch.
 start_watch() {
 	hotstack watch >"$1" 2>&1 &
 	watch=$!
-	i=0
-	while ! grep -q "watching the module's events" "$1" && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_output "$1" "watching the module's events"
 }
 
 # workload_start "DEPTH PATTERNS MS": the test workload in the background,

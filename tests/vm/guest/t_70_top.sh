@@ -62,8 +62,7 @@ check_output "no idle loop (another process's)" '^0$' sh -c 'grep -c do_idle /tm
 # SIGTERM ends it cleanly (exit 0), after what it had printed.
 hotstack top -b -d 0.5 -e "$HS_EVENT" $HS_RATE >/tmp/tops.out 2>&1 &
 top=$!
-wait_session
-sleep 1
+wait_output /tmp/tops.out '^stacks: '
 kill -TERM $top
 wait $top
 check "SIGTERM ends top -b with status 0" [ $? -eq 0 ]
