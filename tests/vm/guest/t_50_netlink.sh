@@ -22,7 +22,7 @@ exec 3>&-
 start_watch /tmp/watch.log
 hs_vmtest genl-events >/tmp/events.out
 id=$(sed -n 's/^# session //p' /tmp/events.out)
-sleep 1
+wait_output /tmp/watch.log " session $id closed"
 kill -INT $watch
 wait $watch
 rc=$?
@@ -56,18 +56,23 @@ check_output "hotstack record prints it too" '^hotstack: throttled by perf on CP
 # next event sent says how many.
 check "insmod event_rate=10" reload event_rate=10
 start_watch /tmp/storm.log
+# Each event was either printed or counted as suppressed: 101 sessions x 3.
+storm_events() {
+	awk '/ session / { n++ } match($0, /\(([0-9]+) earlier/) { s += substr($0, RSTART + 1, RLENGTH - 9) }
+	     END { print n + s }' /tmp/storm.log
+}
 tap "hs_vmtest churn 100" hs_vmtest churn 100
 sleep 2
 tap "hs_vmtest churn 1" hs_vmtest churn 1
-sleep 1
+for i in $(seq 200); do
+	[ "$(storm_events)" -ge 303 ] && break
+	sleep 0.1
+done
 kill -INT $watch
 wait $watch
 check_output "an event storm is rate-limited and the suppressed ones are counted" \
 	'\(([0-9]+) earlier events suppressed by the rate limit\)' cat /tmp/storm.log
-# Each event was either printed or counted as suppressed: 101 sessions x 3.
-check_output "every storm event was sent or counted as suppressed (303)" '^303$' \
-	awk '/ session / { n++ } match($0, /\(([0-9]+) earlier/) { s += substr($0, RSTART + 1, RLENGTH - 9) }
-	     END { print n + s }' /tmp/storm.log
+check_output "every storm event was sent or counted as suppressed (303)" '^303$' storm_events
 
 tap "hs_vmtest genl-errors" hs_vmtest genl-errors
 tap "hs_vmtest genl-perm (uid 1000)" hs_vmtest runas 1000 1000 hs_vmtest genl-perm
