@@ -204,7 +204,7 @@ boot() {
 	wait $pid
 }
 
-# Seen once in a while under TCG on arm64: the boot CPU idles forever
+# Seen once here under TCG on arm64: the boot CPU idled for good
 # early in boot, before the console or any module. That says nothing of
 # hotstack, so it is reported and the guest booted once more; any other
 # failure is the run's.
