@@ -63,7 +63,7 @@ check_output "report of the pprof file shows the workload's functions by self" \
 check_output "the pprof file keeps the event and the rate" \
 	'^# event: [a-z-]+, ([0-9]+ Hz|period [0-9]+), [0-9.]+ s$' hotstack report /tmp/w.pb.gz
 check_output "report converts pprof back to the workload's folded stacks" \
-	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\](;.*)? [0-9]+$' \
 	sh -c 'hotstack report /tmp/w.pb.gz -o /tmp/wp.folded && cat /tmp/wp.folded'
 check "record -o FILE.pb.gz" hotstack record $HS_RATE -o /tmp/w2.pb.gz -- \
 	sh -c 'echo "6 4 50" >/proc/hs_workload'

@@ -16,7 +16,7 @@ for depth in 64 4; do
 	cp /tmp/s-mmap.folded /tmp/s-mmap-$depth.folded
 done
 check_output "the workload's functions are symbolized by the tool" \
-	'hs_vmtest;\[pid [0-9]+\];\[task\];.*hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	'hs_vmtest;\[pid [0-9]+\];\[task\];.*hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\](;.*)? [0-9]+$' \
 	cat /tmp/s-mmap-64.folded
 check_output "recursion collapsed by the module shows as read() shows it" \
 	'\[collapsed [0-9]+\];.*hs_rec_a \[hs_workload\];hs_leaf' cat /tmp/s-mmap-64.folded
@@ -30,7 +30,7 @@ check "record as root" [ $? -eq 0 ]
 check_output "record says nothing about kernel symbols" '^0$' \
 	sh -c 'grep -c kptr_restrict /tmp/k.out'
 check_output "its profile has the workload's frames" \
-	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\](;.*)? [0-9]+$' \
 	cat /tmp/k.folded
 
 # kptr_restrict=2 hides addresses even from root: record says so and uses read().
@@ -45,7 +45,7 @@ check_output "and says why it does not symbolize, and what to do" \
 	'kernel addresses are hidden \(kernel.kptr_restrict\).*CAP_SYSLOG.*sysctl kernel.kptr_restrict=0' \
 	cat /tmp/r.out
 check_output "its profile comes from read(), symbolized by the module" \
-	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\] [0-9]+$' \
+	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\](;.*)? [0-9]+$' \
 	cat /tmp/r.folded
 echo "$old" >/proc/sys/kernel/kptr_restrict
 
