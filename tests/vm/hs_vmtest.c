@@ -662,13 +662,32 @@ static int split_frames(char *line, char **frames, int max)
 	return n;
 }
 
+/*
+ * arm64: a sample taken at hs_leaf's first instruction, before it has saved
+ * its frame record, misses hs_leaf's caller, as the kernel's own unwinder
+ * and perf's callchains do (the return address is still only in the link
+ * register). Under QEMU interrupts arrive between translation blocks, so a
+ * function's entry is sampled more often than on hardware. Such a stack has
+ * hs_leaf innermost and one hs_rec frame less.
+ */
+static bool arm64_entry_sample(int leaf, int n)
+{
+#ifdef __aarch64__
+	return leaf == n - 1;
+#else
+	(void)leaf;
+	(void)n;
+	return false;
+#endif
+}
+
 static void test_workload(unsigned int depth, unsigned int patterns, unsigned int ms,
 			  unsigned int max_depth, bool collapse)
 {
 	static char *frames[2048];
 	struct hotstack_config c;
 	unsigned int *seen = calloc(patterns, sizeof(unsigned int));
-	unsigned int lines = 0, bad = 0, distinct = 0, p;
+	unsigned int lines = 0, bad = 0, distinct = 0, entry = 0, p;
 	char *text, *line, *save;
 	int fd = open_dev();
 	char what[96];
@@ -706,6 +725,11 @@ static void test_workload(unsigned int depth, unsigned int patterns, unsigned in
 			/* Expect hs_rec_a (recursion site) then hs_rec_a (leaf site). */
 			char marker[32];
 
+			snprintf(marker, sizeof(marker), "[collapsed %u]", depth - 3);
+			if (arm64_entry_sample(leaf, n) && !strcmp(frames[0], marker)) {
+				entry++;
+				continue;
+			}
 			snprintf(marker, sizeof(marker), "[collapsed %u]", depth - 2);
 			if (first < 0 || leaf != first + 2 || !frame_is(frames[first], "hs_rec_a") ||
 			    !frame_is(frames[first + 1], "hs_rec_a") || strcmp(frames[0], marker)) {
@@ -732,6 +756,11 @@ static void test_workload(unsigned int depth, unsigned int patterns, unsigned in
 			}
 			continue;
 		}
+		if (first >= 1 && leaf - first == (int)depth - 1 && !truncated &&
+		    frame_is(frames[first - 1], "hs_workload_write") && arm64_entry_sample(leaf, n)) {
+			entry++;
+			continue;
+		}
 		if (first < 1 || leaf - first != (int)depth || truncated ||
 		    !frame_is(frames[first - 1], "hs_workload_write")) {
 			if (bad++ < 3)
@@ -753,6 +782,11 @@ static void test_workload(unsigned int depth, unsigned int patterns, unsigned in
 		distinct += seen[p] > 0;
 	tap(lines > 0, "%s: stacks through hs_leaf were counted (%u lines)", what, lines);
 	tap(bad == 0, "%s: every such stack has the expected shape (%u do not)", what, bad);
+	if (entry)
+		printf("# %s: %u of %u lines one hs_rec frame short (arm64, sampled at hs_leaf's entry)\n",
+		       what, entry, lines);
+	tap(entry * 20 <= lines, "%s: at most 5%% of the lines are entry samples (%u of %u)", what,
+	    entry, lines);
 	if (max_depth >= depth + 8 || collapse)
 		tap(distinct == patterns, "%s: exactly the %u patterns appear (%u seen)", what,
 		    patterns, distinct);
