@@ -70,15 +70,20 @@ tap() {
 	[ $rc -eq 0 ] || notok "$desc exited with status $rc"
 }
 
+# wait_until CMD...: run CMD every 0.1 s until it succeeds, at most 20 s.
+wait_until() {
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Wait (at most 20 s) until a hotstack session is running: a signal sent
 # to a background tool after that finds its handler installed (before it,
 # sh has a background job ignore SIGINT).
 wait_session() {
-	for i in $(seq 100); do
-		hotstack status 2>/dev/null | grep -q running && return 0
-		sleep 0.2
-	done
-	return 1
+	wait_until sh -c 'hotstack status 2>/dev/null | grep -q running'
 }
 
 # Load the module with the given parameters, unloading it first if loaded.
@@ -89,11 +94,7 @@ reload() {
 
 # wait_output FILE REGEX: wait (at most 20 s) until a line of FILE matches.
 wait_output() {
-	for i in $(seq 200); do
-		grep -q -E "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_until grep -q -E "$2" "$1" 2>/dev/null
 }
 
 # start_watch FILE: hotstack watch in the background, output in FILE, once

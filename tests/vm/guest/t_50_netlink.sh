@@ -64,10 +64,8 @@ storm_events() {
 tap "hs_vmtest churn 100" hs_vmtest churn 100
 sleep 2
 tap "hs_vmtest churn 1" hs_vmtest churn 1
-for i in $(seq 200); do
-	[ "$(storm_events)" -ge 303 ] && break
-	sleep 0.1
-done
+storm_done() { [ "$(storm_events)" -ge 303 ]; }
+wait_until storm_done
 kill -INT $watch
 wait $watch
 check_output "an event storm is rate-limited and the suppressed ones are counted" \

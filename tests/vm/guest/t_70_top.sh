@@ -38,8 +38,8 @@ check_output "hs_leaf is among the hottest functions" \
 check "the function rows are sorted by self, most first" sh -c "
 	awk '/^   %SELF / { t = 1; last = 101; next } t && NF == 0 { t = 0 }
 	     t { v = \$1 + 0; if (v > last) bad = 1; last = v } END { exit bad }' /tmp/top.out"
-# On the debug kernels hs_leaf is rarely innermost: the clock it reads is
-# (lockdep, preemption checks).
+# On the debug kernels hs_leaf is rarely innermost: the clock it reads,
+# with its lockdep and preemption checks, is.
 check_output "the hottest stacks show the workload's, innermost first" \
 	'^ +[0-9.]+% +[0-9]+  (.* <- )?hs_leaf \[hs_workload\] <- .*hs_rec_[ab] \[hs_workload\] <- hs_workload_write \[hs_workload\] <- ' \
 	cat /tmp/top.out
