@@ -21,13 +21,23 @@
 /* Stores after each call keep the calls out of tail position. */
 static unsigned long hs_sink;
 
+/*
+ * The clock is read once per 100000 register-only additions: on the debug
+ * kernels ktime_get() runs lockdep's checks, and read often it would be the
+ * hot function instead of hs_leaf.
+ */
 static noinline void hs_leaf(u64 until)
 {
+	unsigned long acc = 0;
 	unsigned int i;
 
-	while (ktime_get_ns() < until && !signal_pending(current))
-		for (i = 0; i < 1000; i++)
-			WRITE_ONCE(hs_sink, hs_sink + i);
+	while (ktime_get_ns() < until && !signal_pending(current)) {
+		for (i = 0; i < 100000; i++) {
+			acc += i;
+			OPTIMIZER_HIDE_VAR(acc);
+		}
+	}
+	WRITE_ONCE(hs_sink, acc);
 }
 
 static noinline void hs_rec_b(unsigned int level, unsigned int depth, u32 pattern, u64 until);
