@@ -7,10 +7,12 @@
  * hs_rec_a/hs_rec_b chosen by bit L of p at level L (L = 0 .. DEPTH-1,
  * outermost first), then hs_leaf, which spins. PATTERNS at most 2^DEPTH.
  * A signal ends the write early (-EINTR), so a test can run it in a loop
- * and stop it when it is done.
+ * and stop it when it is done. Reading it gives the number of writes in
+ * progress, so a test can wait until the workload runs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -20,6 +22,7 @@
 
 /* Stores after each call keep the calls out of tail position. */
 static unsigned long hs_sink;
+static atomic_t hs_writers = ATOMIC_INIT(0);
 
 /*
  * The clock is read once per 100000 register-only additions: on the debug
@@ -81,6 +84,7 @@ static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 	if (!depth || depth > 2000 || !patterns || ms > 60000 ||
 	    (depth < 32 && patterns > (1U << depth)) || patterns > (1U << 20))
 		return -EINVAL;
+	atomic_inc(&hs_writers);
 	for (p = 0; p < patterns; p++) {
 		u64 until = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
 
@@ -90,12 +94,23 @@ static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 			hs_rec_a(0, depth, p, until);
 		cond_resched();
 		if (signal_pending(current))
-			return -EINTR;
+			break;
 	}
-	return len;
+	atomic_dec(&hs_writers);
+	return p < patterns ? -EINTR : len;
+}
+
+static ssize_t hs_workload_read(struct file *file, char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[16];
+	int n = scnprintf(buf, sizeof(buf), "%d\n", atomic_read(&hs_writers));
+
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
 static const struct proc_ops hs_workload_ops = {
+	.proc_read = hs_workload_read,
 	.proc_write = hs_workload_write,
 	.proc_lseek = noop_llseek,
 };
@@ -104,7 +119,7 @@ static struct proc_dir_entry *hs_workload_entry;
 
 static int __init hs_workload_init(void)
 {
-	hs_workload_entry = proc_create("hs_workload", 0200, NULL, &hs_workload_ops);
+	hs_workload_entry = proc_create("hs_workload", 0600, NULL, &hs_workload_ops);
 	return hs_workload_entry ? 0 : -ENOMEM;
 }
 

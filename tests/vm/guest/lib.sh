@@ -112,6 +112,8 @@ start_watch() {
 workload_start() {
 	(while echo "$1" >/proc/hs_workload; do :; done) &
 	work=$!
+	wait_until grep -q '^[1-9]' /proc/hs_workload ||
+		notok "the workload runs within 20 s of its start"
 }
 
 # The workload's write ends at the signal (hs_workload.c).
