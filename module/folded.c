@@ -64,36 +64,55 @@ static void hs_reader_free(struct hs_reader *r)
 	kfree(r);
 }
 
+/* A CPU's table at the start of a copy. */
+struct hs_counts {
+	u64 entries;
+	u64 arena_used;
+};
+
 /* Copy the active generation of @s (locked) and merge equal stacks. */
 static struct hs_reader *hs_reader_build(struct hotstack_session *s)
 {
 	unsigned int gen = s->active, i, j;
 	size_t nr = 0, nr_frames = 0, k, out;
+	struct hs_counts *snap;
 	struct hs_reader *r;
 
 	lockdep_assert_held(&s->lock);
+	/* Each CPU's counts now: what it adds during the copy is left out. */
+	snap = kvmalloc_array(s->nr_slots, sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return NULL;
 	for (i = 0; i < s->nr_slots; i++) {
 		const struct hotstack_cpu_stats *st = s->slots[i].tab[gen].stats;
 
-		nr += READ_ONCE(st->entries);
-		nr_frames += READ_ONCE(st->arena_used);
+		snap[i].entries = READ_ONCE(st->entries);
+		snap[i].arena_used = READ_ONCE(st->arena_used);
+		nr += snap[i].entries;
+		nr_frames += snap[i].arena_used;
 	}
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
-		return NULL;
+		goto out_snap;
 	r->items = kvmalloc_array(max_t(size_t, nr, 1), sizeof(*r->items), GFP_KERNEL);
 	r->frames = kvmalloc_array(max_t(size_t, nr_frames, 1), sizeof(u64), GFP_KERNEL);
 	r->line = kvmalloc(HS_LINE_MAX, GFP_KERNEL);
 	if (!r->items || !r->frames || !r->line)
 		goto out_free;
 
-	/* Entries published since the counts above were read are left out. */
+	/*
+	 * Per CPU, so a CPU that adds stacks during the copy cannot take
+	 * another's place: an entry published since its CPU's counts has its
+	 * frames past that CPU's arena_used (one writer per table), and at
+	 * most that CPU's count of entries is taken.
+	 */
 	k = 0;
 	out = 0;
 	for (i = 0; i < s->nr_slots; i++) {
 		const struct hs_table *t = &s->slots[i].tab[gen];
+		u64 taken = 0;
 
-		for (j = 0; j <= t->mask && k < nr; j++) {
+		for (j = 0; j <= t->mask && taken < snap[i].entries; j++) {
 			const struct hotstack_entry *e = &t->entries[j];
 			unsigned int n;
 
@@ -101,7 +120,7 @@ static struct hs_reader *hs_reader_build(struct hotstack_session *s)
 			if (!smp_load_acquire(&e->hash))
 				continue;
 			n = e->nr_kernel + e->nr_user;
-			if (out + n > nr_frames)
+			if (e->frames + n > snap[i].arena_used)
 				continue;
 			r->items[k] = *e;
 			r->items[k].count = READ_ONCE(e->count);
@@ -109,8 +128,10 @@ static struct hs_reader *hs_reader_build(struct hotstack_session *s)
 			memcpy(r->frames + out, t->arena + e->frames, n * sizeof(u64));
 			out += n;
 			k++;
+			taken++;
 		}
 	}
+	kvfree(snap);
 
 	sort_r(r->items, k, sizeof(*r->items), hs_item_cmp, NULL, r);
 
@@ -128,6 +149,8 @@ static struct hs_reader *hs_reader_build(struct hotstack_session *s)
 
 out_free:
 	hs_reader_free(r);
+out_snap:
+	kvfree(snap);
 	return NULL;
 }
 
