@@ -28,6 +28,28 @@ bool hotstack_may_open(void)
 	return gid_valid(hotstack_group) && in_group_p(hotstack_group);
 }
 
+/* in_group_p() of credentials other than the caller's. */
+static bool hs_cred_in_group(const struct cred *cred, kgid_t gid)
+{
+	const struct group_info *gi = cred->group_info;
+	int i;
+
+	if (gid_eq(cred->fsgid, gid))
+		return true;
+	for (i = 0; gi && i < gi->ngroups; i++)
+		if (gid_eq(gi->gid[i], gid))
+			return true;
+	return false;
+}
+
+bool hotstack_file_may_open(const struct file *file)
+{
+	if (file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	    file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return true;
+	return gid_valid(hotstack_group) && hs_cred_in_group(file->f_cred, hotstack_group);
+}
+
 static int hotstack_open(struct inode *inode, struct file *file)
 {
 	struct hotstack_session *s;
@@ -38,7 +60,7 @@ static int hotstack_open(struct inode *inode, struct file *file)
 		atomic_dec(&hotstack_nr_sessions);
 		return -EBUSY;
 	}
-	s = hotstack_session_new(task_tgid_nr(current));
+	s = hotstack_session_new(task_tgid(current));
 	if (!s) {
 		atomic_dec(&hotstack_nr_sessions);
 		return -ENOMEM;
@@ -88,7 +110,8 @@ static long hotstack_get_info(void __user *uarg)
 	usize = hotstack_copy_in(&info, sizeof(info), HOTSTACK_INFO_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
-	if (info.flags || memchr_inv(info.reserved, 0, sizeof(info.reserved)))
+	if (info.flags || info.memory_used || info.max_freq || info.pad ||
+	    memchr_inv(info.reserved, 0, sizeof(info.reserved)))
 		return -EINVAL;
 
 	info.abi_version = HOTSTACK_ABI_VERSION;
@@ -96,6 +119,9 @@ static long hotstack_get_info(void __user *uarg)
 	info.nr_sessions = atomic_read(&hotstack_nr_sessions);
 	info.max_depth = HOTSTACK_MAX_DEPTH;
 	info.max_memory = (u64)hotstack_max_memory_mb << 20;
+	info.memory_used = atomic64_read(&hotstack_memory);
+	info.max_freq = perfmon_capable() ? HOTSTACK_MAX_FREQ : hotstack_group_max_freq;
+	info.pad = 0;
 	info.features = 0;
 	return hotstack_copy_out(uarg, &info, sizeof(info), usize);
 }
@@ -172,7 +198,8 @@ static long hotstack_ioc_get_stats(struct hotstack_session *s, void __user *uarg
 	if (usize < 0)
 		return usize;
 	if ((st.flags & ~HOTSTACK_STATS_READABLE) ||
-	    memchr_inv(st.reserved, 0, sizeof(st.reserved)))
+	    st.cpus_sampled || st.cpus_missed || st.table_entries || st.pad2 ||
+	    st.arena_frames || memchr_inv(st.reserved, 0, sizeof(st.reserved)))
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	hotstack_get_stats(s, &st, st.flags & HOTSTACK_STATS_READABLE ? !s->active : s->active);
@@ -291,12 +318,12 @@ static int hotstack_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	mutex_lock(&s->lock);
-	if (!s->buf)
+	if (!s->tabs.buf)
 		ret = -EINVAL;
-	else if (vma->vm_pgoff || vma->vm_end - vma->vm_start != s->buf_size)
+	else if (vma->vm_pgoff || vma->vm_end - vma->vm_start != s->tabs.size)
 		ret = -EINVAL;
 	else
-		ret = remap_vmalloc_range(vma, s->buf, 0);
+		ret = remap_vmalloc_range(vma, s->tabs.buf, 0);
 	if (!ret) {
 		vma->vm_flags &= ~VM_MAYWRITE;
 		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;

@@ -7,12 +7,15 @@
  * The first read() copies the active generation of every CPU (entries and
  * frames) and merges equal stacks across CPUs; later reads format from
  * that copy, so a long read is one consistent picture, and the copy is
- * freed when the reader reaches the end.
+ * freed when the reader reaches the end (or the session is configured or
+ * RESET: the next read() starts from a new copy).
  */
 #include <linux/kallsyms.h>
 #include <linux/minmax.h>
+#include <linux/log2.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
+#include <linux/vmalloc.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -26,32 +29,51 @@ struct hs_reader {
 	char *line;		/* the line being copied out */
 	size_t line_len;
 	size_t line_pos;
+	int gen;		/* the session's reader_gen when copied */
 };
 
 /* Longest line: every frame a symbol, plus the leading markers. */
 #define HS_LINE_MAX	((HOTSTACK_MAX_DEPTH + 8) * (KSYM_SYMBOL_LEN + 1) + 32)
+
+/* Entries handled between two cond_resched(): a table can hold 2^24. */
+#define HS_RESCHED_EVERY	4096
 
 static int hs_cmp(u64 a, u64 b)
 {
 	return a < b ? -1 : a > b;
 }
 
-/* Total order on stack content: hash first, then every field and frame. */
-static int hs_item_cmp(const void *pa, const void *pb, const void *priv)
+/* Whether two copied items hold the same stack: every field and frame. */
+static bool hs_item_equal(const struct hs_reader *r, const struct hotstack_entry *a,
+			  const struct hotstack_entry *b)
 {
-	const struct hotstack_entry *a = pa, *b = pb;
-	const struct hs_reader *r = priv;
 	const u64 *fa = r->frames + a->frames, *fb = r->frames + b->frames;
 	unsigned int i;
-	int c;
 
-	c = hs_cmp(a->hash, b->hash) ?: hs_cmp(a->nr_kernel, b->nr_kernel) ?:
-	    hs_cmp(a->nr_user, b->nr_user) ?: hs_cmp(a->flags, b->flags) ?:
-	    hs_cmp(a->context, b->context) ?: hs_cmp(a->depth, b->depth) ?:
-	    hs_cmp(a->tgid, b->tgid) ?: memcmp(a->comm, b->comm, sizeof(a->comm));
-	for (i = 0; !c && i < a->nr_kernel + a->nr_user; i++)
-		c = hs_cmp(fa[i], fb[i]);
-	return c;
+	if (a->hash != b->hash || a->nr_kernel != b->nr_kernel || a->nr_user != b->nr_user ||
+	    a->flags != b->flags || a->context != b->context || a->depth != b->depth ||
+	    a->tgid != b->tgid || memcmp(a->comm, b->comm, sizeof(a->comm)))
+		return false;
+	for (i = 0; i < a->nr_kernel + a->nr_user; i++)
+		if (hs_cmp(fa[i], fb[i]))
+			return false;
+	return true;
+}
+
+/*
+ * An array of @n elements of @size bytes; vmalloc() past INT_MAX bytes,
+ * where kvmalloc() would warn (tables may hold more with a large
+ * max_memory_mb). Charged to the reader's memory cgroup.
+ */
+static void *hs_alloc_array(size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (check_mul_overflow(max_t(size_t, n, 1), size, &bytes))
+		return NULL;
+	if (bytes > INT_MAX)
+		return __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 }
 
 static void hs_reader_free(struct hs_reader *r)
@@ -64,63 +86,55 @@ static void hs_reader_free(struct hs_reader *r)
 	kfree(r);
 }
 
-/* A CPU's table at the start of a copy. */
-struct hs_counts {
-	u64 entries;
-	u64 arena_used;
-};
-
-/* Copy the active generation of @s (locked) and merge equal stacks. */
-static struct hs_reader *hs_reader_build(struct hotstack_session *s)
+/*
+ * Copy the active generation of @s (locked). A table may be running: each
+ * CPU's arena_used, read first, bounds what is taken from it. One writer
+ * per table fills entries in arena order, and every entry takes at least
+ * one arena word, so an entry whose frames end past that bound was made
+ * during the copy and is left out; every other one published is taken.
+ */
+static struct hs_reader *hs_reader_copy(struct hotstack_session *s)
 {
-	unsigned int gen = s->active, i, j;
-	size_t nr = 0, nr_frames = 0, k, out;
-	struct hs_counts *snap;
+	const struct hs_tables *tabs = &s->tabs;
+	unsigned int gen = s->active, i;
+	size_t nr = 0, nr_frames = 0, k = 0, out = 0, j;
+	u64 *limit;
 	struct hs_reader *r;
 
 	lockdep_assert_held(&s->lock);
-	/* Each CPU's counts now: what it adds during the copy is left out. */
-	snap = kvmalloc_array(s->nr_slots, sizeof(*snap), GFP_KERNEL);
-	if (!snap)
+	limit = kvmalloc_array(max_t(size_t, tabs->nr_slots, 1), sizeof(*limit), GFP_KERNEL);
+	if (!limit)
 		return NULL;
-	for (i = 0; i < s->nr_slots; i++) {
-		const struct hotstack_cpu_stats *st = s->slots[i].tab[gen].stats;
+	for (i = 0; i < tabs->nr_slots; i++) {
+		const struct hs_table *t = &tabs->slots[i].tab[gen];
 
-		snap[i].entries = READ_ONCE(st->entries);
-		snap[i].arena_used = READ_ONCE(st->arena_used);
-		nr += snap[i].entries;
-		nr_frames += snap[i].arena_used;
+		limit[i] = READ_ONCE(t->stats->arena_used);
+		nr += min_t(u64, t->max_used, limit[i]);
+		nr_frames += limit[i];
 	}
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
-		goto out_snap;
-	r->items = kvmalloc_array(max_t(size_t, nr, 1), sizeof(*r->items), GFP_KERNEL);
-	r->frames = kvmalloc_array(max_t(size_t, nr_frames, 1), sizeof(u64), GFP_KERNEL);
+		goto out_limit;
+	r->items = hs_alloc_array(nr, sizeof(*r->items));
+	r->frames = hs_alloc_array(nr_frames, sizeof(u64));
 	r->line = kvmalloc(HS_LINE_MAX, GFP_KERNEL);
 	if (!r->items || !r->frames || !r->line)
 		goto out_free;
 
-	/*
-	 * Per CPU, so a CPU that adds stacks during the copy cannot take
-	 * another's place: an entry published since its CPU's counts has its
-	 * frames past that CPU's arena_used (one writer per table), and at
-	 * most that CPU's count of entries is taken.
-	 */
-	k = 0;
-	out = 0;
-	for (i = 0; i < s->nr_slots; i++) {
-		const struct hs_table *t = &s->slots[i].tab[gen];
-		u64 taken = 0;
+	for (i = 0; i < tabs->nr_slots; i++) {
+		const struct hs_table *t = &tabs->slots[i].tab[gen];
 
-		for (j = 0; j <= t->mask && taken < snap[i].entries; j++) {
+		for (j = 0; j <= t->mask; j++) {
 			const struct hotstack_entry *e = &t->entries[j];
 			unsigned int n;
 
+			if (!(j % HS_RESCHED_EVERY))
+				cond_resched();
 			/* Pairs with the release in hs_entry_fill(). */
 			if (!smp_load_acquire(&e->hash))
 				continue;
 			n = e->nr_kernel + e->nr_user;
-			if (e->frames + n > snap[i].arena_used)
+			if (e->frames + hs_arena_words(n) > limit[i] || k == nr)
 				continue;
 			r->items[k] = *e;
 			r->items[k].count = READ_ONCE(e->count);
@@ -128,30 +142,51 @@ static struct hs_reader *hs_reader_build(struct hotstack_session *s)
 			memcpy(r->frames + out, t->arena + e->frames, n * sizeof(u64));
 			out += n;
 			k++;
-			taken++;
 		}
 	}
-	kvfree(snap);
-
-	sort_r(r->items, k, sizeof(*r->items), hs_item_cmp, NULL, r);
-
-	/* Merge runs of equal stacks (from different CPUs) into their first. */
-	r->nr_items = 0;
-	for (i = 0; i < k; i++) {
-		struct hotstack_entry *last = r->nr_items ? &r->items[r->nr_items - 1] : NULL;
-
-		if (last && !hs_item_cmp(last, &r->items[i], r))
-			last->count += r->items[i].count;
-		else
-			r->items[r->nr_items++] = r->items[i];
-	}
+	r->nr_items = k;
+	kvfree(limit);
 	return r;
 
 out_free:
 	hs_reader_free(r);
-out_snap:
-	kvfree(snap);
+out_limit:
+	kvfree(limit);
 	return NULL;
+}
+
+/*
+ * Merge equal stacks from different CPUs into one item, in linear time:
+ * an index of the items by their hash (the same seed on every CPU).
+ */
+static int hs_reader_merge(struct hs_reader *r)
+{
+	size_t size = roundup_pow_of_two(max_t(size_t, 2 * r->nr_items, 2)), i, n = 0;
+	u32 *index = hs_alloc_array(size, sizeof(u32));
+
+	if (!index)
+		return -ENOMEM;
+	memset(index, 0xff, size * sizeof(u32));
+	for (i = 0; i < r->nr_items; i++) {
+		struct hotstack_entry *e = &r->items[i];
+		size_t h = e->hash & (size - 1);
+
+		if (!(i % HS_RESCHED_EVERY))
+			cond_resched();
+		for (; index[h] != U32_MAX; h = (h + 1) & (size - 1))
+			if (hs_item_equal(r, &r->items[index[h]], e))
+				break;
+		if (index[h] != U32_MAX) {
+			r->items[index[h]].count += e->count;
+			continue;
+		}
+		/* Kept: moved down to the next free place (items before it are final). */
+		r->items[n] = *e;
+		index[h] = n++;
+	}
+	r->nr_items = n;
+	kvfree(index);
+	return 0;
 }
 
 static const char *const hs_context_names[] = {
@@ -199,10 +234,12 @@ static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
 	/* User frames, outermost first, then kernel frames. */
 	for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel; i--)
 		p += sprintf(p, "0x%llx;", f[i]);
-	if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
+	if (e->flags & HOTSTACK_ENTRY_USER_HIDDEN)
+		p += sprintf(p, "[user hidden];");
+	else if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
 		p += sprintf(p, "[user];");
 	for (i = e->nr_kernel - 1; i >= 0; i--)
-		p += hs_put_ksym(p, f[i], i > 0);
+		p += hs_put_ksym(p, f[i], i > 0 || (e->flags & HOTSTACK_ENTRY_CALLER));
 	p[-1] = ' ';
 	p += sprintf(p, "%llu\n", e->count);
 	r->line_len = p - r->line;
@@ -226,25 +263,39 @@ ssize_t hotstack_read(void **reader, struct hotstack_session *s,
 	struct hs_reader *r = *reader;
 	size_t done = 0, n;
 
+	/* CONFIGURE or RESET since the copy: start over. */
+	if (r && r->gen != atomic_read(&s->reader_gen)) {
+		hs_reader_free(r);
+		r = NULL;
+		*reader = NULL;
+	}
 	if (!r) {
 		struct hotstack_session *src = s;
 		bool configured;
+		int gen;
 
 		mutex_lock(&s->lock);
+		gen = atomic_read(&s->reader_gen);
 		if (s->state == HOTSTACK_STATE_NEW && hotstack_persistent) {
 			src = hotstack_persistent;
 			mutex_lock_nested(&src->lock, SINGLE_DEPTH_NESTING);
 		}
 		configured = src->state != HOTSTACK_STATE_NEW;
 		if (configured)
-			r = hs_reader_build(src);
+			r = hs_reader_copy(src);
 		if (src != s)
 			mutex_unlock(&src->lock);
 		mutex_unlock(&s->lock);
 		if (!configured)
 			return 0;
+		/* The copy is ours: merged without the session's lock. */
+		if (r && hs_reader_merge(r)) {
+			hs_reader_free(r);
+			r = NULL;
+		}
 		if (!r)
 			return -ENOMEM;
+		r->gen = gen;
 		*reader = r;
 	}
 	while (done < count) {

@@ -9,9 +9,11 @@
 
 #include <linux/irq_work.h>
 #include <linux/math64.h>
+#include <linux/pid_namespace.h>
 #include <linux/ratelimit.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "hotstack.h"
 
@@ -34,10 +36,9 @@ static const struct nla_policy hotstack_get_policy[HOTSTACK_A_MAX + 1] = {
 
 static struct genl_family hotstack_genl_family;
 
-void hotstack_session_register(struct hotstack_session *s, u32 owner)
+void hotstack_session_register(struct hotstack_session *s)
 {
 	s->id = atomic_inc_return(&hotstack_next_id);
-	s->owner = owner;
 	mutex_lock(&hotstack_sessions_lock);
 	list_add_tail(&s->node, &hotstack_sessions);
 	hotstack_sessions_gen++;
@@ -55,14 +56,18 @@ void hotstack_session_unregister(struct hotstack_session *s)
 /**
  * hotstack_raise - note event @bit of session @s, once per generation
  * @s: the session
+ * @gen: the generation (0/1) the sampler writes
  * @bit: HS_EV_FILL + step, HS_EV_THROTTLE or HS_EV_DROP + reason
  * @cpu: the CPU it happened on
  *
  * Called from NMI or hardirq context: defers the message to a workqueue.
+ * Each generation has its own bits, cleared while it is quiet (SNAPSHOT,
+ * RESET), so a sampler still in the old one cannot re-arm the new one.
  */
-void hotstack_raise(struct hotstack_session *s, unsigned int bit, unsigned int cpu)
+void hotstack_raise(struct hotstack_session *s, unsigned int gen, unsigned int bit,
+		    unsigned int cpu)
 {
-	if (test_bit(bit, &s->ev_raised) || test_and_set_bit(bit, &s->ev_raised))
+	if (test_bit(bit, &s->ev_raised[gen]) || test_and_set_bit(bit, &s->ev_raised[gen]))
 		return;
 	WRITE_ONCE(s->ev_cpu[bit], cpu);
 	set_bit(bit, &s->ev_pending);
@@ -133,7 +138,12 @@ static void hotstack_events_work(struct work_struct *work)
 
 void hotstack_events_init(struct hotstack_session *s)
 {
-	init_irq_work(&s->ev_irq_work, hotstack_ev_irq_work);
+	/*
+	 * In hard interrupt context even on PREEMPT_RT, where others go to a
+	 * per-CPU thread that parks while its CPU is offline: flushing one
+	 * queued there would wait until the CPU came back.
+	 */
+	s->ev_irq_work = IRQ_WORK_INIT_HARD(hotstack_ev_irq_work);
 	INIT_WORK(&s->ev_work, hotstack_events_work);
 }
 
@@ -159,8 +169,8 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	unsigned int i, fill = 0;
 
 	hotstack_get_stats(s, &st, s->active);
-	for (i = 0; i < s->nr_slots; i++) {
-		const struct hs_table *t = &s->slots[i].tab[s->active];
+	for (i = 0; i < s->tabs.nr_slots; i++) {
+		const struct hs_table *t = &s->tabs.slots[i].tab[s->active];
 
 		capacity += t->max_used;
 		fill = max_t(unsigned int, fill,
@@ -168,9 +178,10 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	}
 	if (st.total.timed)
 		cost = div64_u64(st.total.handler_ns, st.total.timed);
+	/* cost x samples overflows 64 bits in long sessions: 128-bit product. */
 	if (st.elapsed_ns && st.nr_cpus)
-		overhead = div64_u64(cost * st.total.samples * 1000000,
-				     st.elapsed_ns * st.nr_cpus);
+		overhead = mul_u64_u64_div_u64(cost * 1000000, st.total.samples,
+					       st.elapsed_ns * st.nr_cpus);
 
 	if (nla_put_u32(skb, HOTSTACK_A_EVENT_TYPE, c->event_type) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_EVENT_CONFIG, c->event_config) ||
@@ -189,6 +200,10 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	    hotstack_put_u64(skb, HOTSTACK_A_ENTRIES, st.total.entries) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_CAPACITY, capacity) ||
 	    nla_put_u32(skb, HOTSTACK_A_FILL_PCT, fill) ||
+	    nla_put_u32(skb, HOTSTACK_A_TABLE_ENTRIES, c->table_entries) ||
+	    hotstack_put_u64(skb, HOTSTACK_A_ARENA_FRAMES, c->arena_frames) ||
+	    nla_put_u32(skb, HOTSTACK_A_CPUS_SAMPLED, st.cpus_sampled) ||
+	    nla_put_u32(skb, HOTSTACK_A_CPUS_MISSED, st.cpus_missed) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_COST_NS, cost) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_OVERHEAD_PPM, overhead))
 		return -EMSGSIZE;
@@ -214,8 +229,9 @@ static int hotstack_put_session(struct sk_buff *skb, struct hotstack_session *s,
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
 	mutex_lock(&s->lock);
+	/* The opener as the requester's pid namespace numbers it (0: not in it). */
 	ret = nla_put_u32(skb, HOTSTACK_A_ID, s->id) ||
-	      nla_put_u32(skb, HOTSTACK_A_OWNER, s->owner) ||
+	      nla_put_u32(skb, HOTSTACK_A_OWNER, pid_vnr(s->owner)) ||
 	      nla_put_u32(skb, HOTSTACK_A_STATE, s->state) ? -EMSGSIZE : 0;
 	if (!ret && s->state != HOTSTACK_STATE_NEW)
 		ret = hotstack_put_stats(skb, s);
@@ -228,9 +244,19 @@ static int hotstack_put_session(struct sk_buff *skb, struct hotstack_session *s,
 	return 0;
 }
 
-static int hotstack_genl_perm(struct netlink_ext_ack *extack)
+/*
+ * Whether the request in @skb may read the sessions: both the process that
+ * opened the socket and the one sending on it must be allowed to open
+ * /dev/hotstack (CAP_PERFMON or the module's group), as netlink_capable()
+ * asks of both: a privileged process writing to a socket an unprivileged
+ * one opened (or the reverse) gets nothing.
+ */
+static int hotstack_genl_perm(const struct sk_buff *skb, struct netlink_ext_ack *extack)
 {
-	if (hotstack_may_open())
+	const struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
+	const struct file *file = sock ? sock->file : NULL;
+
+	if (file && hotstack_may_open() && hotstack_file_may_open(file))
 		return 0;
 	NL_SET_ERR_MSG(extack, "hotstack: needs CAP_PERFMON or the module's group");
 	return -EPERM;
@@ -243,7 +269,7 @@ static int hotstack_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	int ret;
 
 	/* Here, not in .start: 6.1 gives .start no extack for the message. */
-	ret = hotstack_genl_perm(cb->extack);
+	ret = hotstack_genl_perm(cb->skb, cb->extack);
 	if (ret)
 		return ret;
 
@@ -268,7 +294,7 @@ static int hotstack_get_doit(struct sk_buff *skb, struct genl_info *info)
 	int ret = -ENOENT;
 	u32 id;
 
-	ret = hotstack_genl_perm(info->extack);
+	ret = hotstack_genl_perm(skb, info->extack);
 	if (ret)
 		return ret;
 	if (GENL_REQ_ATTR_CHECK(info, HOTSTACK_A_ID)) {
@@ -309,8 +335,14 @@ static const struct genl_ops hotstack_genl_ops[] = {
 	},
 };
 
+/*
+ * Joining the events group is checked by genetlink itself, at the join:
+ * it can ask for CAP_SYS_ADMIN (in the network namespace's user
+ * namespace), not for the module's group, so watching events takes more
+ * than reading the sessions with GET.
+ */
 static const struct genl_multicast_group hotstack_genl_mcgrps[] = {
-	{ .name = HOTSTACK_GENL_MCGRP },
+	{ .name = HOTSTACK_GENL_MCGRP, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 };
 
 static struct genl_family hotstack_genl_family __ro_after_init = {

@@ -14,6 +14,8 @@
 #include <asm/local.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <linux/hotstack.h>
@@ -24,6 +26,7 @@
 extern unsigned int hotstack_max_sessions;
 extern unsigned int hotstack_max_memory_mb;
 extern kgid_t hotstack_group;
+extern unsigned int hotstack_group_max_freq;
 extern bool hotstack_test_hooks;
 
 /* Sessions open now, bounded by hotstack_max_sessions (dev.c). */
@@ -31,6 +34,8 @@ extern atomic_t hotstack_nr_sessions;
 
 /* Whether the caller may use hotstack: CAP_PERFMON or the group (dev.c). */
 bool hotstack_may_open(void);
+/* The same of whoever opened @file (a netlink socket), by its credentials. */
+bool hotstack_file_may_open(const struct file *file);
 
 /*
  * Event bits of a session (genl.c): a CPU table reaching each fill level,
@@ -51,19 +56,43 @@ extern atomic64_t hotstack_memory;
 extern enum cpuhp_state hotstack_cpuhp_state;
 
 /*
- * struct hs_slot - one configured CPU of a session
+ * struct hs_slot - one CPU of a session's tables
  * @tab:	its table in each generation
- * @event:	its perf event while the session runs and the CPU is online
  * @busy:	nonzero while the sampler runs here (nesting guard)
- * @err:	why the event could not be created on the last CPU online
  * @buf:	scratch stack for the walk: struct hs_stack + max_depth frames
+ * @want:	the CPU is online and the session running: it should have an
+ *		event (set by the hotplug callbacks, under hp_lock)
+ * @hp_seq:	hotplug callbacks seen for this CPU (under hp_lock)
+ * @event:	its perf event, or NULL (under ev_lock)
+ * @event_seq:	@hp_seq when @event was created: an event from before the
+ *		CPU last went offline is dead, and replaced (under ev_lock)
+ * @err:	why the last creation failed, or 0 (under ev_lock)
  */
 struct hs_slot {
 	struct hs_table tab[2];
-	struct perf_event *event;
 	local_t busy;
-	int err;
 	struct hs_stack *buf;
+	bool want;
+	u32 hp_seq;
+	struct perf_event *event;
+	u32 event_seq;
+	int err;
+};
+
+/*
+ * struct hs_tables - a configuration's tables: one buffer of pages charged
+ * to the opener's memory cgroup, mapped by vmap() for the sampler and by
+ * mmap() for readers, and its CPU slots (one per CPU online at CONFIGURE
+ * in the session's mask).
+ */
+struct hs_tables {
+	void *buf;
+	size_t size;		/* bytes, a whole number of pages */
+	struct page **pages;	/* [size / PAGE_SIZE] */
+	struct hotstack_mmap_header *hdr;
+	unsigned int nr_slots;
+	int *slot_of_cpu;	/* [nr_cpu_ids]: slot index or -1 */
+	struct hs_slot *slots;	/* [nr_slots] */
 };
 
 /*
@@ -71,39 +100,53 @@ struct hs_slot {
  * persistent session of the autostart parameter)
  *
  * Lifecycle (uapi/linux/hotstack.h): NEW -> READY <-> RUNNING, freed by
- * release(). @lock serialises every ioctl, read() and the state changes;
- * the sampler reads only @cfg, @active, @slot_of_cpu and the slots, which
- * do not change while RUNNING except @active (SNAPSHOT, then
+ * release(). Locks, in the order they nest:
+ *   @read_lock  serialises read() on the file (held while copying out);
+ *   @lock       serialises every ioctl and the state changes;
+ *   @ev_lock    the slots' perf events (START/STOP and @hp_work);
+ *   @hp_lock    a spinlock: what the CPU hotplug callbacks say (@want,
+ *               @hp_seq, @missed), so that they never sleep on our locks.
+ * Perf events are created and released by @hp_work only, a kernel worker
+ * that holds no hotplug lock: software events take cpus_read_lock() when
+ * created and released, which a hotplug callback must never do.
+ * The sampler reads only @cfg, @active, the tables and @ev_gen, which do
+ * not change while RUNNING except @active (SNAPSHOT, then
  * synchronize_rcu(): samplers are RCU readers, NMI included).
  */
 struct hotstack_session {
-	struct mutex lock;	/* serialises ioctls, read() and state changes */
+	struct mutex lock;	/* serialises ioctls and state changes */
 	enum hotstack_state state;
 	struct hotstack_config cfg;
 	bool sync_event;	/* the event fires in task context, not an interrupt */
+	bool caller_regs;	/* its registers are the caller's: frame 0 a return address */
+	bool privileged;	/* configured by a CAP_PERFMON holder */
+	kuid_t uid;		/* the configurer's user, for user stacks */
+	struct pid *pid;	/* with HOTSTACK_CFG_PID: the process to count */
+	struct pid_namespace *pid_ns;	/* the opener's: pids are numbered in it */
+	cpumask_var_t cpus;	/* CPUs asked for (tables: those online at CONFIGURE) */
+	atomic_t cpus_missed;	/* of @cpus, came online later without a table */
 
-	/* Tables: one vmalloc_user() buffer, mapped read-only by mmap. */
-	void *buf;
-	size_t buf_size;
-	struct hotstack_mmap_header *hdr;
-	unsigned int nr_slots;
-	int *slot_of_cpu;	/* [nr_cpu_ids]: slot index or -1 */
-	struct hs_slot *slots;	/* [nr_slots] */
-	atomic_t mmaps;		/* live mappings of buf */
+	struct hs_tables tabs;
+	atomic_t mmaps;		/* live mappings of tabs.buf */
 
 	unsigned int active;	/* generation the sampler writes */
 	u64 generation;		/* SNAPSHOTs + RESETs */
 	u64 run_start_ns;	/* when RUNNING began */
 	u64 elapsed_ns[2];	/* RUNNING time counted in each generation */
+	u64 seed;		/* of the stack hash: random per configuration */
 
 	struct hlist_node cpuhp_node;	/* in hotstack_cpuhp_state while RUNNING */
 	struct list_head run_node;	/* in hotstack_running while RUNNING */
+	struct mutex ev_lock;		/* the slots' perf events */
+	spinlock_t hp_lock;		/* slots' want and hp_seq, @missed */
+	struct work_struct hp_work;	/* creates and releases the events */
+	cpumask_var_t missed;		/* CPUs to report as missed (hp_lock) */
 
 	/* generic netlink (genl.c) */
 	u32 id;			/* unique, from 1 */
-	u32 owner;		/* tgid of the opener, 0 for the persistent one */
+	struct pid *owner;	/* the opener's process, NULL for the persistent one */
 	struct list_head node;	/* in hotstack_sessions */
-	unsigned long ev_raised;	/* event bits seen in this generation */
+	unsigned long ev_raised[2];	/* event bits seen in each generation */
 	unsigned long ev_pending;	/* event bits not yet sent */
 	u32 ev_cpu[HS_EV_BITS];		/* the CPU each event happened on */
 	struct irq_work ev_irq_work;	/* from the sampler to ev_work */
@@ -111,10 +154,11 @@ struct hotstack_session {
 
 	struct mutex read_lock;	/* serialises read() on this file */
 	void *reader;		/* read() cursor: folded.c */
+	atomic_t reader_gen;	/* CONFIGURE and RESET: a read starts over */
 };
 
 /* session.c */
-struct hotstack_session *hotstack_session_new(u32 owner);
+struct hotstack_session *hotstack_session_new(struct pid *owner);
 void hotstack_session_free(struct hotstack_session *s);
 int hotstack_configure(struct hotstack_session *s, const struct hotstack_config *cfg,
 		       const struct cpumask *mask);
@@ -130,9 +174,10 @@ void hotstack_cpuhp_exit(void);
 /* genl.c */
 int hotstack_genl_init(unsigned int event_rate);
 void hotstack_genl_exit(void);
-void hotstack_session_register(struct hotstack_session *s, u32 owner);
+void hotstack_session_register(struct hotstack_session *s);
 void hotstack_session_unregister(struct hotstack_session *s);
-void hotstack_raise(struct hotstack_session *s, unsigned int bit, unsigned int cpu);
+void hotstack_raise(struct hotstack_session *s, unsigned int gen, unsigned int bit,
+		    unsigned int cpu);
 void hotstack_event(struct hotstack_session *s, u32 event, u64 value, int cpu);
 void hotstack_events_init(struct hotstack_session *s);
 void hotstack_events_flush(struct hotstack_session *s);

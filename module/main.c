@@ -27,11 +27,49 @@ module_param_named(max_memory_mb, hotstack_max_memory_mb, uint, 0444);
 MODULE_PARM_DESC(max_memory_mb, "MiB all sessions may allocate, 1-1048576 (default 256)");
 
 /* A group whose members may open /dev/hotstack besides CAP_PERFMON holders. */
-static int group = -1;
-module_param(group, int, 0444);
+kgid_t hotstack_group = INVALID_GID;
+
+static int hs_group_set(const char *val, const struct kernel_param *kp)
+{
+	kgid_t gid;
+	u32 id;
+
+	if (sysfs_streq(val, "-1")) {
+		hotstack_group = INVALID_GID;
+		return 0;
+	}
+	if (kstrtou32(val, 10, &id)) {
+		pr_err("group=%s: use a group ID, or -1 for root only\n", val);
+		return -EINVAL;
+	}
+	gid = make_kgid(&init_user_ns, id);
+	if (!gid_valid(gid)) {
+		pr_err("group=%u is not a valid group ID\n", id);
+		return -EINVAL;
+	}
+	hotstack_group = gid;
+	return 0;
+}
+
+static int hs_group_get(char *buf, const struct kernel_param *kp)
+{
+	if (!gid_valid(hotstack_group))
+		return sysfs_emit(buf, "-1\n");
+	return sysfs_emit(buf, "%u\n", from_kgid(&init_user_ns, hotstack_group));
+}
+
+static const struct kernel_param_ops hs_group_ops = {
+	.set = hs_group_set,
+	.get = hs_group_get,
+};
+module_param_cb(group, &hs_group_ops, NULL, 0444);
 MODULE_PARM_DESC(group, "Group ID allowed to open /dev/hotstack (default -1: root only)");
 
-kgid_t hotstack_group = INVALID_GID;
+/* What the group may ask for: samples a second per CPU, at most. */
+unsigned int hotstack_group_max_freq = 1000;
+module_param_named(group_max_freq, hotstack_group_max_freq, uint, 0444);
+MODULE_PARM_DESC(group_max_freq,
+		 "Highest frequency the group may sample at, 1-100000 (default 1000)");
 
 /* Netlink events sent a second, at most; the others are counted. */
 static unsigned int event_rate = 100;
@@ -74,6 +112,23 @@ static const struct {
 	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
 };
 
+/*
+ * The persistent session's tables: 4096 stacks of 16 frames on average per
+ * CPU, fewer where that would take more than a quarter of max_memory_mb on
+ * this machine's online CPUs, so that other sessions keep room.
+ */
+static void hotstack_autostart_size(struct hotstack_config *c)
+{
+	u64 budget = ((u64)hotstack_max_memory_mb << 20) / 4 / (2 * num_online_cpus());
+	u32 entries = 4096;
+
+	while (entries > HOTSTACK_MIN_ENTRIES &&
+	       entries * (sizeof(struct hotstack_entry) + 16 * sizeof(u64)) + 4096 > budget)
+		entries /= 2;
+	c->table_entries = entries;
+	c->arena_frames = 16 * entries;
+}
+
 static int hotstack_autostart(void)
 {
 	struct hotstack_config c = {
@@ -82,12 +137,12 @@ static int hotstack_autostart(void)
 		.sample = autostart_freq,
 		.stacks = HOTSTACK_STACK_KERNEL,
 		.max_depth = 127,
-		.table_entries = 4096,
-		.arena_frames = 1 << 16,
 	};
 	struct hotstack_session *s;
 	unsigned int i;
 	int ret;
+
+	hotstack_autostart_size(&c);
 
 	for (i = 0; i < ARRAY_SIZE(hotstack_events); i++) {
 		if (!strcmp(autostart_event, hotstack_events[i].name)) {
@@ -100,7 +155,7 @@ static int hotstack_autostart(void)
 		pr_err("autostart_event=%s is not an event hotstack knows\n", autostart_event);
 		return -EINVAL;
 	}
-	s = hotstack_session_new(0);
+	s = hotstack_session_new(NULL);
 	if (!s)
 		return -ENOMEM;
 	mutex_lock(&s->lock);
@@ -114,6 +169,9 @@ static int hotstack_autostart(void)
 		hotstack_session_free(s);
 		return ret;
 	}
+	pr_info("autostart: %s at %u Hz, %u stacks and %llu frames per CPU on %u CPUs\n",
+		autostart_event, autostart_freq, c.table_entries, c.arena_frames,
+		num_online_cpus());
 	hotstack_persistent = s;
 	return 0;
 }
@@ -137,18 +195,14 @@ static int __init hotstack_init(void)
 		pr_err("max_memory_mb=%u is out of range 1-1048576\n", hotstack_max_memory_mb);
 		return -EINVAL;
 	}
-	if (group >= 0) {
-		hotstack_group = make_kgid(&init_user_ns, group);
-		if (!gid_valid(hotstack_group)) {
-			pr_err("group=%d is not a valid group ID\n", group);
-			return -EINVAL;
-		}
-		/* Members of the group pass the check in open(). */
-		hotstack_misc.mode = 0666;
-	} else if (group != -1) {
-		pr_err("group=%d: use a group ID, or -1 for root only\n", group);
+	if (hotstack_group_max_freq < 1 || hotstack_group_max_freq > HOTSTACK_MAX_FREQ) {
+		pr_err("group_max_freq=%u is out of range 1-%u\n", hotstack_group_max_freq,
+		       HOTSTACK_MAX_FREQ);
 		return -EINVAL;
 	}
+	/* Members of the group pass the check in open(). */
+	if (gid_valid(hotstack_group))
+		hotstack_misc.mode = 0666;
 
 	if (event_rate < 1 || event_rate > 100000) {
 		pr_err("event_rate=%u is out of range 1-100000\n", event_rate);

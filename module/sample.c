@@ -11,8 +11,12 @@
 #include <linux/hardirq.h>
 #include <linux/log2.h>
 #include <linux/perf_event.h>
+#include <linux/cred.h>
+#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <asm/local64.h>
@@ -28,19 +32,19 @@ static __always_inline void hs_inc(u64 *counter)
 	local64_inc((local64_t *)counter);
 }
 
-/* Count a drop, and raise the event of its reason's first one. */
-static __always_inline void hs_drop(struct hotstack_session *s,
+/* Count a drop in generation @gen, and raise the event of its reason's first one. */
+static __always_inline void hs_drop(struct hotstack_session *s, unsigned int gen,
 				    struct hotstack_cpu_stats *stats, int reason)
 {
 	hs_inc(&stats->drops[reason]);
-	hotstack_raise(s, HS_EV_DROP + reason, smp_processor_id());
+	hotstack_raise(s, gen, HS_EV_DROP + reason, smp_processor_id());
 }
 
 /* A new entry took @tab past its next fill level: raise those events. */
-static void hs_fill(struct hotstack_session *s, struct hs_table *tab)
+static void hs_fill(struct hotstack_session *s, unsigned int gen, struct hs_table *tab)
 {
 	while (tab->fill_step < HS_FILL_STEPS && tab->stats->entries >= tab->fill_mark) {
-		hotstack_raise(s, HS_EV_FILL + tab->fill_step, smp_processor_id());
+		hotstack_raise(s, gen, HS_EV_FILL + tab->fill_step, smp_processor_id());
 		if (++tab->fill_step < HS_FILL_STEPS)
 			tab->fill_mark = (u64)tab->max_used *
 					 hotstack_fill_pct[tab->fill_step] / 100;
@@ -72,12 +76,31 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
 {
 	u32 keys = s->cfg.keys;
 
+	/* As the opener's pid namespace numbers it (0: not in it). */
 	if (keys & HOTSTACK_KEY_TGID)
-		k->tgid = task_tgid_nr(current);
+		k->tgid = task_tgid_nr_ns(current, s->pid_ns);
 	if (keys & HOTSTACK_KEY_COMM)
 		memcpy(k->comm, current->comm, sizeof(k->comm));
 	if (keys & HOTSTACK_KEY_CONTEXT)
 		k->context = hs_context(s, regs);
+}
+
+/*
+ * Whether the session may see this task's user stack: always when a
+ * CAP_PERFMON holder configured it; for a delegated user (the module's
+ * group), only a task of theirs that ptrace's basic rules would let them
+ * look into (same real, effective and saved user; not setuid: dumpable).
+ */
+static bool hs_user_visible(const struct hotstack_session *s)
+{
+	const struct cred *cred;
+
+	if (s->privileged)
+		return true;
+	cred = current_cred();
+	return uid_eq(cred->uid, s->uid) && uid_eq(cred->euid, s->uid) &&
+	       uid_eq(cred->suid, s->uid) && current->mm &&
+	       get_dumpable(current->mm) == SUID_DUMP_USER;
 }
 
 /* Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED. */
@@ -102,10 +125,16 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 		} else {
 			hotstack_walk_kernel(&w, regs);
 		}
+		if (s->caller_regs)
+			flags |= HOTSTACK_ENTRY_CALLER;
 	}
 	nr_kernel = w.nr;
-	if ((s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated)
-		hotstack_walk_user(&w, regs);
+	if ((s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated) {
+		if (hs_user_visible(s))
+			hotstack_walk_user(&w, regs);
+		else
+			flags |= HOTSTACK_ENTRY_USER_HIDDEN;
+	}
 
 	st->key.nr_kernel = nr_kernel;
 	st->key.nr_user = w.nr - nr_kernel;
@@ -119,7 +148,7 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 	}
 	st->key.flags = flags;
 	/* A user-mode sample with no user walk still counts, as "[user]". */
-	if (!w.nr && !(flags & HOTSTACK_ENTRY_USER_MODE))
+	if (!w.nr && !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
 		return HOTSTACK_DROP_NO_STACK;
 	return HS_COUNTED;
 }
@@ -133,20 +162,22 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
  */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 {
-	int idx = s->slot_of_cpu[smp_processor_id()];
+	int idx = s->tabs.slot_of_cpu[smp_processor_id()];
 	struct hotstack_cpu_stats *stats;
 	struct hs_table *tab;
 	struct hs_stack *st;
 	struct hs_slot *slot;
+	unsigned int gen;
 	u64 start = 0, ns;
 	bool timed;
 	int drop;
 
 	if (idx < 0)
 		return;		/* not a CPU of this session */
-	slot = &s->slots[idx];
+	slot = &s->tabs.slots[idx];
 	/* RCU reader: SNAPSHOT waits for us before reading the other table. */
-	tab = &slot->tab[READ_ONCE(s->active)];
+	gen = READ_ONCE(s->active);
+	tab = &slot->tab[gen];
 	stats = tab->stats;
 	/* Clock reads cost as much as the rest of an IP sample: time 1 in N. */
 	timed = !(local64_inc_return((local64_t *)&stats->samples) & (HOTSTACK_TIMED_EVERY - 1));
@@ -155,18 +186,18 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	if (in_nmi())
 		hs_inc(&stats->nmi_samples);
 	if (local_inc_return(&slot->busy) != 1) {
-		hs_drop(s, stats, HOTSTACK_DROP_NESTED);
+		hs_drop(s, gen, stats, HOTSTACK_DROP_NESTED);
 		goto out_busy;
 	}
 
 	if (unlikely(s->cfg.flags & (HOTSTACK_CFG_PID | HOTSTACK_CFG_EXCLUDE_IDLE)) &&
-	    (((s->cfg.flags & HOTSTACK_CFG_PID) && task_tgid_nr(current) != s->cfg.pid) ||
+	    (((s->cfg.flags & HOTSTACK_CFG_PID) && task_tgid(current) != s->pid) ||
 	     ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current)))) {
-		hs_drop(s, stats, HOTSTACK_DROP_FILTERED);
+		hs_drop(s, gen, stats, HOTSTACK_DROP_FILTERED);
 		goto out;
 	}
 	if (!regs) {
-		hs_drop(s, stats, HOTSTACK_DROP_NO_STACK);
+		hs_drop(s, gen, stats, HOTSTACK_DROP_NO_STACK);
 		goto out;
 	}
 
@@ -176,16 +207,16 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 		hs_fill_key(s, regs, &st->key);
 	drop = hs_walk(s, regs, st);
 	if (drop < 0)
-		drop = hs_table_add(tab, st, hs_stack_hash(st));
+		drop = hs_table_add(tab, st, hs_stack_hash(st, tab->seed));
 	if (drop >= 0) {
-		hs_drop(s, stats, drop);
+		hs_drop(s, gen, stats, drop);
 	} else {
 		stats->counted++;
 		if (st->key.flags & HOTSTACK_ENTRY_TRUNCATED)
 			stats->truncated++;
 		/* Only a new entry can take the table to its next fill level. */
 		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
-			hs_fill(s, tab);
+			hs_fill(s, gen, tab);
 	}
 
 out:
@@ -213,6 +244,6 @@ void hotstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	struct hotstack_session *s = event->overflow_handler_context;
 
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
-		hotstack_raise(s, HS_EV_THROTTLE, smp_processor_id());
+		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
 	hotstack_sample(s, regs);
 }

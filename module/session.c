@@ -29,38 +29,50 @@ static DEFINE_MUTEX(hotstack_running_lock);
 /* Slots start on their own cache lines (and the adjacent-line prefetch). */
 #define HS_SLOT_ALIGN	128
 
-struct hotstack_session *hotstack_session_new(u32 owner)
+static void hs_hp_work(struct work_struct *work);
+
+struct hotstack_session *hotstack_session_new(struct pid *owner)
 {
-	struct hotstack_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct hotstack_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
+	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL_ACCOUNT) ||
+	    !zalloc_cpumask_var(&s->missed, GFP_KERNEL_ACCOUNT)) {
+		free_cpumask_var(s->cpus);
+		kfree(s);
+		return NULL;
+	}
 	mutex_init(&s->lock);
 	mutex_init(&s->read_lock);
+	mutex_init(&s->ev_lock);
+	spin_lock_init(&s->hp_lock);
+	INIT_WORK(&s->hp_work, hs_hp_work);
 	INIT_LIST_HEAD(&s->run_node);
 	hotstack_events_init(s);
 	s->state = HOTSTACK_STATE_NEW;
-	hotstack_session_register(s, owner);
+	s->owner = get_pid(owner);
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	hotstack_session_register(s);
 	return s;
 }
 
-/* Free the tables of @s (not running, not mapped), complete or half made. */
-static void hs_free_tables(struct hotstack_session *s)
+/* Free tables @t (not in use by a sampler, not mapped), complete or half made. */
+static void hs_free_tables(struct hs_tables *t)
 {
-	unsigned int i;
+	size_t i;
 
-	for (i = 0; s->slots && i < s->nr_slots; i++)
-		kfree(s->slots[i].buf);
-	kfree(s->slots);
-	kfree(s->slot_of_cpu);
-	vfree(s->buf);
-	atomic64_sub(s->buf_size, &hotstack_memory);
-	s->buf = NULL;
-	s->hdr = NULL;
-	s->slots = NULL;
-	s->slot_of_cpu = NULL;
-	s->nr_slots = 0;
-	s->buf_size = 0;
+	for (i = 0; t->slots && i < t->nr_slots; i++)
+		kfree(t->slots[i].buf);
+	kfree(t->slots);
+	kfree(t->slot_of_cpu);
+	if (t->buf)
+		vunmap(t->buf);
+	for (i = 0; t->pages && i < t->size >> PAGE_SHIFT && t->pages[i]; i++)
+		__free_page(t->pages[i]);
+	kvfree(t->pages);
+	atomic64_sub(t->size, &hotstack_memory);
+	memset(t, 0, sizeof(*t));
 }
 
 void hotstack_session_free(struct hotstack_session *s)
@@ -69,12 +81,20 @@ void hotstack_session_free(struct hotstack_session *s)
 	mutex_lock(&s->lock);
 	if (s->state == HOTSTACK_STATE_RUNNING)
 		hotstack_stop(s);
-	hs_free_tables(s);
+	hs_free_tables(&s->tabs);
 	mutex_unlock(&s->lock);
+	/* STOP released the events; nothing queues it once stopped. */
+	cancel_work_sync(&s->hp_work);
 	hotstack_events_flush(s);
 	hotstack_event(s, HOTSTACK_EV_CLOSED, 0, -1);
 	/* The file is gone: no read() can be running. */
 	hotstack_reader_free(&s->reader);
+	put_pid(s->pid);
+	put_pid(s->owner);
+	put_pid_ns(s->pid_ns);
+	free_cpumask_var(s->missed);
+	free_cpumask_var(s->cpus);
+	mutex_destroy(&s->ev_lock);
 	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
 	kfree(s);
@@ -96,7 +116,7 @@ static void hs_hdr_end(struct hotstack_mmap_header *h)
 /* The session's state into the header; between hs_hdr_begin() and _end(). */
 static void hs_hdr_fields(struct hotstack_session *s)
 {
-	struct hotstack_mmap_header *h = s->hdr;
+	struct hotstack_mmap_header *h = s->tabs.hdr;
 
 	WRITE_ONCE(h->state, s->state);
 	WRITE_ONCE(h->generation, s->generation);
@@ -106,9 +126,9 @@ static void hs_hdr_fields(struct hotstack_session *s)
 
 static void hs_hdr_update(struct hotstack_session *s)
 {
-	hs_hdr_begin(s->hdr);
+	hs_hdr_begin(s->tabs.hdr);
 	hs_hdr_fields(s);
-	hs_hdr_end(s->hdr);
+	hs_hdr_end(s->tabs.hdr);
 }
 
 static void hs_event_attr(const struct hotstack_config *c, struct perf_event_attr *attr)
@@ -120,6 +140,13 @@ static void hs_event_attr(const struct hotstack_config *c, struct perf_event_att
 	attr->freq = !!(c->flags & HOTSTACK_CFG_FREQ);
 	attr->sample_period = c->sample;	/* union with sample_freq */
 	attr->precise_ip = c->precise;
+}
+
+static bool hs_clock_event(const struct hotstack_config *c)
+{
+	return c->event_type == PERF_TYPE_SOFTWARE &&
+	       (c->event_config == PERF_COUNT_SW_CPU_CLOCK ||
+		c->event_config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
 /* Whether @c names an event hotstack knows; EINVAL otherwise. */
@@ -182,54 +209,104 @@ static int hs_check_config(const struct hotstack_config *c)
 	return 0;
 }
 
-struct hs_try {
-	const struct hotstack_config *cfg;
-	int cpu;
-};
-
-static long hs_try_event_on(void *arg)
+/*
+ * What a delegated user (the module's group, without CAP_PERFMON) may not
+ * ask for: raw PMU events, and more than group_max_freq samples a second
+ * per CPU (as a frequency, or as a cpu-clock / task-clock period; other
+ * events count things, not time, so they are sampled by frequency).
+ */
+static int hs_check_delegated(const struct hotstack_config *c)
 {
-	const struct hs_try *t = arg;
-	struct perf_event_attr attr;
-	struct perf_event *event;
-
-	hs_event_attr(t->cfg, &attr);
-	attr.disabled = 1;
-	event = perf_event_create_kernel_counter(&attr, t->cpu, NULL, NULL, NULL);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
-	perf_event_release_kernel(event);
-	return 0;
+	if (c->event_type == PERF_TYPE_RAW)
+		return -EPERM;
+	if (c->flags & HOTSTACK_CFG_FREQ)
+		return c->sample > hotstack_group_max_freq ? -EPERM : 0;
+	if (!hs_clock_event(c))
+		return -EPERM;
+	return c->sample < NSEC_PER_SEC / hotstack_group_max_freq ? -EPERM : 0;
 }
 
 /*
- * Create the event on one online CPU of @mask and release it: an event this
- * machine cannot count fails here, at CONFIGURE, with perf's errno. It is
- * created by a kernel worker, as START's are by the hotplug threads: the
- * caller may be a delegated user whom perf alone would refuse CPU events.
+ * Perf events are created by kernel workers, never by the caller: perf
+ * applies its paranoia to the current task, and the module has its own
+ * policy (hs_check_delegated()); and never under the CPU hotplug lock.
+ */
+struct hs_try {
+	struct work_struct work;
+	const struct hotstack_config *cfg;
+	const struct cpumask *mask;
+	int ret;
+};
+
+/* An event on one online CPU of the mask, created and released. */
+static void hs_try_work(struct work_struct *work)
+{
+	struct hs_try *t = container_of(work, struct hs_try, work);
+	struct perf_event_attr attr;
+	struct perf_event *event;
+	unsigned int tries;
+	int cpu;
+
+	hs_event_attr(t->cfg, &attr);
+	attr.disabled = 1;
+	/* A CPU going offline meanwhile says nothing of the event: another. */
+	for (tries = 0; tries < 8; tries++) {
+		cpu = cpumask_first_and(t->mask, cpu_online_mask);
+		if (cpu >= nr_cpu_ids) {
+			t->ret = -ENODEV;
+			return;
+		}
+		event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		t->ret = PTR_ERR_OR_ZERO(event);
+		if (!IS_ERR(event))
+			perf_event_release_kernel(event);
+		if (t->ret != -ENODEV)
+			return;
+	}
+}
+
+/*
+ * Create the event on an online CPU of @mask and release it: an event this
+ * machine cannot count fails here, at CONFIGURE, with perf's errno.
  */
 static int hs_try_event(const struct hotstack_config *c, const struct cpumask *mask)
 {
-	struct hs_try t = { .cfg = c };
-	int ret = 0;
+	struct hs_try t = { .cfg = c, .mask = mask };
 
-	cpus_read_lock();
-	t.cpu = cpumask_first_and(mask, cpu_online_mask);
-	if (t.cpu < nr_cpu_ids)
-		ret = work_on_cpu(t.cpu, hs_try_event_on, &t);
-	cpus_read_unlock();
-	return ret;
+	INIT_WORK_ONSTACK(&t.work, hs_try_work);
+	queue_work(system_unbound_wq, &t.work);
+	flush_work(&t.work);
+	destroy_work_on_stack(&t.work);
+	return t.ret;
 }
 
-/* Lay out and allocate the tables of @c over the CPUs of @mask. */
-static int hs_alloc_tables(struct hotstack_session *s, const struct hotstack_config *c,
-			   const struct cpumask *mask)
+/* The memory node of the CPU whose slot holds byte @off of the buffer. */
+static int hs_page_node(const struct hs_tables *t, size_t hdr_size, size_t slot_size,
+			const unsigned int *slot_cpu, size_t off)
+{
+	size_t slot;
+
+	if (off < hdr_size)
+		return NUMA_NO_NODE;
+	slot = (off - hdr_size) / slot_size % t->nr_slots;
+	return cpu_to_node(slot_cpu[slot]);
+}
+
+/*
+ * Lay out and allocate the tables of @c over the CPUs of @mask into @t:
+ * pages charged to the caller's memory cgroup, each slot's on its CPU's
+ * node, vmap()ed for the sampler and marked for remap_vmalloc_range().
+ */
+static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
+			   const struct cpumask *mask, u64 seed)
 {
 	unsigned int nr_slots = cpumask_weight(mask), i, g;
-	size_t hdr_size, slot_size, size;
+	size_t hdr_size, slot_size, size, nr_pages, p;
 	struct hotstack_mmap_header *h;
+	unsigned int *slot_cpu;
 	int cpu;
 
+	memset(t, 0, sizeof(*t));
 	/* Bounded fields: none of this overflows, but say so. */
 	hdr_size = PAGE_ALIGN(struct_size(h, slot_cpu, nr_slots));
 	slot_size = ALIGN(HS_STATS_SIZE + (size_t)c->table_entries * sizeof(struct hotstack_entry) +
@@ -242,17 +319,35 @@ static int hs_alloc_tables(struct hotstack_session *s, const struct hotstack_con
 		atomic64_sub(size, &hotstack_memory);
 		return -E2BIG;
 	}
+	t->size = size;
+	t->nr_slots = nr_slots;
 
-	s->buf = vmalloc_user(size);
-	s->slot_of_cpu = kmalloc_array(nr_cpu_ids, sizeof(int), GFP_KERNEL);
-	s->slots = kcalloc(nr_slots, sizeof(*s->slots), GFP_KERNEL);
-	s->buf_size = size;
-	s->nr_slots = nr_slots;
-	if (!s->buf || !s->slot_of_cpu || !s->slots)
+	nr_pages = size >> PAGE_SHIFT;
+	t->pages = kvcalloc(nr_pages, sizeof(*t->pages), GFP_KERNEL_ACCOUNT);
+	t->slot_of_cpu = kmalloc_array(nr_cpu_ids, sizeof(int), GFP_KERNEL_ACCOUNT);
+	t->slots = kcalloc(nr_slots, sizeof(*t->slots), GFP_KERNEL_ACCOUNT);
+	slot_cpu = kmalloc_array(nr_slots, sizeof(*slot_cpu), GFP_KERNEL);
+	if (!t->pages || !t->slot_of_cpu || !t->slots || !slot_cpu)
+		goto out_nomem;
+	i = 0;
+	for_each_cpu(cpu, mask)
+		slot_cpu[i++] = cpu;
+	for (p = 0; p < nr_pages; p++) {
+		int node = hs_page_node(t, hdr_size, slot_size, slot_cpu, p << PAGE_SHIFT);
+
+		t->pages[p] = alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					       __GFP_NOWARN, 0);
+		if (!t->pages[p])
+			goto out_nomem;
+		if (!(p % 1024))
+			cond_resched();
+	}
+	t->buf = vmap(t->pages, nr_pages, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (!t->buf)
 		goto out_nomem;
 
-	h = s->buf;
-	s->hdr = h;
+	h = t->buf;
+	t->hdr = h;
 	h->version = HOTSTACK_MMAP_VERSION;
 	h->header_size = sizeof(*h);
 	h->nr_slots = nr_slots;
@@ -269,35 +364,51 @@ static int hs_alloc_tables(struct hotstack_session *s, const struct hotstack_con
 	h->max_depth = c->max_depth;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		s->slot_of_cpu[cpu] = -1;
-	i = 0;
-	for_each_cpu(cpu, mask) {
-		struct hs_slot *sl = &s->slots[i];
+		t->slot_of_cpu[cpu] = -1;
+	for (i = 0; i < nr_slots; i++) {
+		struct hs_slot *sl = &t->slots[i];
 
-		s->slot_of_cpu[cpu] = i;
-		h->slot_cpu[i] = cpu;
+		t->slot_of_cpu[slot_cpu[i]] = i;
+		h->slot_cpu[i] = slot_cpu[i];
 		for (g = 0; g < 2; g++) {
-			void *base = s->buf + h->gen_offset[g] + (size_t)i * slot_size;
+			void *base = t->buf + h->gen_offset[g] + (size_t)i * slot_size;
 			struct hotstack_entry *entries = base + HS_STATS_SIZE;
 
 			hs_table_init(&sl->tab[g], base, entries, c->table_entries,
-				      (u64 *)(entries + c->table_entries), c->arena_frames);
+				      (u64 *)(entries + c->table_entries), c->arena_frames, seed);
 		}
-		sl->buf = kmalloc(struct_size(sl->buf, frames, c->max_depth), GFP_KERNEL);
+		sl->buf = kmalloc_node(struct_size(sl->buf, frames, c->max_depth),
+				       GFP_KERNEL_ACCOUNT, cpu_to_node(slot_cpu[i]));
 		if (!sl->buf)
 			goto out_nomem;
-		i++;
 	}
+	kfree(slot_cpu);
 	return 0;
 
 out_nomem:
-	hs_free_tables(s);
+	kfree(slot_cpu);
+	hs_free_tables(t);
 	return -ENOMEM;
 }
 
+/**
+ * hotstack_configure - CONFIGURE a session that is not running
+ * @s: the session, locked
+ * @c: the configuration (every field but the CPU mask unchecked)
+ * @mask: the CPUs asked for, each a possible CPU
+ *
+ * Tables are made for the CPUs of @mask online now; one that comes online
+ * later is reported (HOTSTACK_EV_CPU_MISSED, stats.cpus_missed), not
+ * sampled: the mmap layout is fixed here. On failure the previous
+ * configuration, tables and counters are kept as they were.
+ */
 int hotstack_configure(struct hotstack_session *s, const struct hotstack_config *c,
 		       const struct cpumask *mask)
 {
+	struct hs_tables tabs;
+	cpumask_var_t online;
+	struct pid *pid = NULL;
+	u64 seed;
 	int ret;
 
 	lockdep_assert_held(&s->lock);
@@ -310,67 +421,167 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 		return ret;
 	if (cpumask_empty(mask))
 		return -EINVAL;
-	ret = hs_try_event(c, mask);
+	if (!perfmon_capable()) {
+		ret = hs_check_delegated(c);
+		if (ret)
+			return ret;
+	}
+	if (c->flags & HOTSTACK_CFG_PID) {
+		/* A process of the opener's pid namespace. */
+		rcu_read_lock();
+		pid = get_pid(find_pid_ns(c->pid, s->pid_ns));
+		rcu_read_unlock();
+		if (!pid)
+			return -ESRCH;
+	}
+	if (!zalloc_cpumask_var(&online, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto out_pid;
+	}
+	/* No lock: a CPU that changes meanwhile is the hotplug callbacks' to handle. */
+	cpumask_and(online, mask, cpu_online_mask);
+	ret = cpumask_empty(online) ? -ENODEV : hs_try_event(c, online);
+	seed = get_random_u64();
+	if (!ret)
+		ret = hs_alloc_tables(&tabs, c, online, seed);
+	free_cpumask_var(online);
 	if (ret)
-		return ret;
+		goto out_pid;
 
-	hs_free_tables(s);
-	s->state = HOTSTACK_STATE_NEW;
-	ret = hs_alloc_tables(s, c, mask);
-	if (ret)
-		return ret;
+	/* The previous tables go only now that the new ones exist. */
+	mutex_lock(&s->ev_lock);
+	hs_free_tables(&s->tabs);
+	s->tabs = tabs;
+	mutex_unlock(&s->ev_lock);
+	swap(s->pid, pid);
+	cpumask_copy(s->cpus, mask);
+	atomic_set(&s->cpus_missed, 0);
 	s->cfg = *c;
+	s->seed = seed;
+	s->privileged = perfmon_capable();
+	s->uid = current_uid();
 	s->sync_event = c->event_type == PERF_TYPE_SOFTWARE &&
 			(c->event_config == PERF_COUNT_SW_PAGE_FAULTS ||
 			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES);
+	/* perf_sw_event_sched() hands over perf_fetch_caller_regs()' registers. */
+	s->caller_regs = c->event_type == PERF_TYPE_SOFTWARE &&
+			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES;
 	s->active = 0;
 	s->generation = 0;
-	s->ev_raised = 0;
+	s->ev_raised[0] = 0;
+	s->ev_raised[1] = 0;
 	s->elapsed_ns[0] = 0;
 	s->elapsed_ns[1] = 0;
 	s->state = HOTSTACK_STATE_READY;
+	atomic_inc(&s->reader_gen);
 	hs_hdr_update(s);
-	return 0;
+out_pid:
+	put_pid(pid);
+	return ret;
+}
+
+/*
+ * Make each slot's perf event what the hotplug callbacks asked for: one
+ * on every CPU that is online while the session runs, none elsewhere, and
+ * none from before its CPU last went offline (perf detached it then).
+ * Process context without the hotplug lock (see struct hotstack_session).
+ */
+static void hs_sync_events(struct hotstack_session *s)
+{
+	struct hs_tables *t = &s->tabs;
+	struct perf_event_attr attr;
+	unsigned int i;
+	int cpu;
+
+	lockdep_assert_held(&s->ev_lock);
+	hs_event_attr(&s->cfg, &attr);
+	for (i = 0; i < t->nr_slots; i++) {
+		struct hs_slot *sl = &t->slots[i];
+		struct perf_event *event;
+		bool want;
+		u32 seq;
+
+		spin_lock(&s->hp_lock);
+		want = sl->want;
+		seq = sl->hp_seq;
+		spin_unlock(&s->hp_lock);
+		if (sl->event && (!want || sl->event_seq != seq)) {
+			perf_event_release_kernel(sl->event);
+			WRITE_ONCE(sl->event, NULL);
+		}
+		if (!want || sl->event)
+			continue;
+		event = perf_event_create_kernel_counter(&attr, t->hdr->slot_cpu[i], NULL,
+							 hotstack_overflow, s);
+		if (IS_ERR(event)) {
+			/* -ENODEV: it went offline meanwhile; its callback queued us again. */
+			if (PTR_ERR(event) != -ENODEV && sl->err != PTR_ERR(event))
+				hotstack_event(s, HOTSTACK_EV_CPU_FAILED, -PTR_ERR(event),
+					       t->hdr->slot_cpu[i]);
+			sl->err = PTR_ERR(event);
+			continue;
+		}
+		sl->err = 0;
+		sl->event_seq = seq;
+		WRITE_ONCE(sl->event, event);
+	}
+	/* CPUs of the mask that came online without a table: say so. */
+	for_each_cpu(cpu, s->missed) {
+		spin_lock(&s->hp_lock);
+		cpumask_clear_cpu(cpu, s->missed);
+		spin_unlock(&s->hp_lock);
+		hotstack_event(s, HOTSTACK_EV_CPU_MISSED, 0, cpu);
+	}
+}
+
+static void hs_hp_work(struct work_struct *work)
+{
+	struct hotstack_session *s = container_of(work, struct hotstack_session, hp_work);
+
+	mutex_lock(&s->ev_lock);
+	hs_sync_events(s);
+	mutex_unlock(&s->ev_lock);
+}
+
+/* Run hs_sync_events() in a kernel worker and wait for it. */
+static void hs_sync_events_now(struct hotstack_session *s)
+{
+	queue_work(system_unbound_wq, &s->hp_work);
+	flush_work(&s->hp_work);
+}
+
+/*
+ * A CPU hotplug callback's note: the CPU's slot should (@want) or should
+ * not have an event; the worker acts on it. It runs with the hotplug lock
+ * held, so it takes none of the session's sleeping locks.
+ */
+static void hs_cpu_note(struct hotstack_session *s, unsigned int cpu, bool want)
+{
+	int idx = s->tabs.slot_of_cpu[cpu];
+
+	spin_lock(&s->hp_lock);
+	if (idx >= 0) {
+		s->tabs.slots[idx].want = want;
+		s->tabs.slots[idx].hp_seq++;
+	} else if (want && cpumask_test_cpu(cpu, s->cpus)) {
+		atomic_inc(&s->cpus_missed);
+		cpumask_set_cpu(cpu, s->missed);
+	}
+	spin_unlock(&s->hp_lock);
+	queue_work(system_unbound_wq, &s->hp_work);
 }
 
 /* CPU hotplug: a CPU of a running session came online (or START). */
 static int hs_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
-	struct hotstack_session *s = hlist_entry(node, struct hotstack_session, cpuhp_node);
-	int idx = s->slot_of_cpu[cpu];
-	struct perf_event_attr attr;
-	struct perf_event *event;
-	struct hs_slot *sl;
-
-	if (idx < 0)
-		return 0;
-	sl = &s->slots[idx];
-	hs_event_attr(&s->cfg, &attr);
-	event = perf_event_create_kernel_counter(&attr, cpu, NULL, hotstack_overflow, s);
-	if (IS_ERR(event)) {
-		/* Never fail a CPU's onlining for a profiler: remember why. */
-		sl->err = PTR_ERR(event);
-		return 0;
-	}
-	sl->err = 0;
-	sl->event = event;
+	hs_cpu_note(hlist_entry(node, struct hotstack_session, cpuhp_node), cpu, true);
 	return 0;
 }
 
 /* CPU hotplug: a CPU of a running session goes offline (or STOP). */
 static int hs_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
-	struct hotstack_session *s = hlist_entry(node, struct hotstack_session, cpuhp_node);
-	int idx = s->slot_of_cpu[cpu];
-	struct hs_slot *sl;
-
-	if (idx < 0)
-		return 0;
-	sl = &s->slots[idx];
-	if (sl->event) {
-		perf_event_release_kernel(sl->event);
-		sl->event = NULL;
-	}
+	hs_cpu_note(hlist_entry(node, struct hotstack_session, cpuhp_node), cpu, false);
 	return 0;
 }
 
@@ -390,12 +601,26 @@ void hotstack_cpuhp_exit(void)
 	cpuhp_remove_multi_state(hotstack_cpuhp_state);
 }
 
+/* No event on any CPU: released by the worker before this returns. */
+static void hs_stop_events(struct hotstack_session *s)
+{
+	unsigned int i;
+
+	spin_lock(&s->hp_lock);
+	for (i = 0; i < s->tabs.nr_slots; i++)
+		s->tabs.slots[i].want = false;
+	spin_unlock(&s->hp_lock);
+	hs_sync_events_now(s);
+}
+
 void hotstack_stop(struct hotstack_session *s)
 {
 	lockdep_assert_held(&s->lock);
 	if (s->state != HOTSTACK_STATE_RUNNING)
 		return;
-	cpuhp_state_remove_instance(hotstack_cpuhp_state, &s->cpuhp_node);
+	/* The callbacks of every online CPU say "no event"; then released. */
+	cpuhp_state_remove_instance_nocalls(hotstack_cpuhp_state, &s->cpuhp_node);
+	hs_stop_events(s);
 	mutex_lock(&hotstack_running_lock);
 	list_del_rcu(&s->run_node);
 	mutex_unlock(&hotstack_running_lock);
@@ -420,29 +645,35 @@ int hotstack_start(struct hotstack_session *s)
 	if (s->state != HOTSTACK_STATE_READY)
 		return -EINVAL;
 
-	for (i = 0; i < s->nr_slots; i++)
-		s->slots[i].err = 0;
+	for (i = 0; i < s->tabs.nr_slots; i++)
+		s->tabs.slots[i].err = 0;
 	/* Before the first sample can raise an event of its own. */
 	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
 	mutex_lock(&hotstack_running_lock);
 	list_add_rcu(&s->run_node, &hotstack_running);
 	mutex_unlock(&hotstack_running_lock);
+	s->run_start_ns = ktime_get_ns();
 
-	/* Creates the events on every online CPU of the session. */
+	/* The callbacks of the online CPUs ask for their events; made here. */
 	ret = cpuhp_state_add_instance(hotstack_cpuhp_state, &s->cpuhp_node);
 	if (ret) {
 		/* Not added: nothing to remove from the hotplug state. */
+		hs_stop_events(s);
 		mutex_lock(&hotstack_running_lock);
 		list_del_rcu(&s->run_node);
 		mutex_unlock(&hotstack_running_lock);
 		synchronize_rcu();
+		s->state = HOTSTACK_STATE_READY;
 		hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
 		return ret;
 	}
-	for (i = 0; !ret && i < s->nr_slots; i++)
-		ret = s->slots[i].err;
-	s->run_start_ns = ktime_get_ns();
 	s->state = HOTSTACK_STATE_RUNNING;
+	hs_sync_events_now(s);
+	mutex_lock(&s->ev_lock);
+	for (i = 0; !ret && i < s->tabs.nr_slots; i++)
+		if (s->tabs.slots[i].err != -ENODEV)
+			ret = s->tabs.slots[i].err;
+	mutex_unlock(&s->ev_lock);
 	if (ret) {
 		/* Nothing half started: release what was created. */
 		hotstack_stop(s);
@@ -452,13 +683,18 @@ int hotstack_start(struct hotstack_session *s)
 	return 0;
 }
 
+/* Empty generation @gen (quiet: no sampler writes it). */
 static void hs_clear_gen(struct hotstack_session *s, unsigned int gen)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->nr_slots; i++)
-		hs_table_clear(&s->slots[i].tab[gen]);
+	for (i = 0; i < s->tabs.nr_slots; i++) {
+		hs_table_clear(&s->tabs.slots[i].tab[gen]);
+		cond_resched();
+	}
 	s->elapsed_ns[gen] = 0;
+	/* Events fire once per generation: arm them again. */
+	WRITE_ONCE(s->ev_raised[gen], 0);
 }
 
 /*
@@ -471,7 +707,7 @@ void hotstack_swap(struct hotstack_session *s, bool reset)
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&s->lock);
-	hs_hdr_begin(s->hdr);
+	hs_hdr_begin(s->tabs.hdr);
 	hs_clear_gen(s, new);
 	if (s->state == HOTSTACK_STATE_RUNNING) {
 		s->elapsed_ns[old] += now - s->run_start_ns;
@@ -481,13 +717,13 @@ void hotstack_swap(struct hotstack_session *s, bool reset)
 	/* Samplers are RCU readers (NMI too): after this, @old is quiet. */
 	if (s->state == HOTSTACK_STATE_RUNNING)
 		synchronize_rcu();
-	if (reset)
+	if (reset) {
 		hs_clear_gen(s, old);
-	/* Events fire once per generation: arm them again. */
-	WRITE_ONCE(s->ev_raised, 0);
+		atomic_inc(&s->reader_gen);
+	}
 	s->generation++;
 	hs_hdr_fields(s);
-	hs_hdr_end(s->hdr);
+	hs_hdr_end(s->tabs.hdr);
 }
 
 static void hs_stats_add(struct hotstack_cpu_stats *sum, const struct hotstack_cpu_stats *st)
@@ -509,19 +745,29 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	lockdep_assert_held(&s->lock);
 	memset(&st->total, 0, sizeof(st->total));
 	st->elapsed_ns = 0;
-	st->mmap_size = s->buf_size;
+	st->mmap_size = s->tabs.size;
 	st->id = s->id;
 	st->pad = 0;
 	st->state = s->state;
-	st->nr_cpus = s->nr_slots;
+	st->nr_cpus = s->tabs.nr_slots;
 	st->generation = s->generation;
+	st->cpus_sampled = 0;
+	st->cpus_missed = 0;
+	st->table_entries = 0;
+	st->pad2 = 0;
+	st->arena_frames = 0;
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
+	st->cpus_missed = atomic_read(&s->cpus_missed);
+	st->table_entries = s->cfg.table_entries;
+	st->arena_frames = s->cfg.arena_frames;
 	st->elapsed_ns = s->elapsed_ns[gen];
 	if (s->state == HOTSTACK_STATE_RUNNING && gen == s->active)
 		st->elapsed_ns += ktime_get_ns() - s->run_start_ns;
-	for (i = 0; i < s->nr_slots; i++)
-		hs_stats_add(&st->total, s->slots[i].tab[gen].stats);
+	for (i = 0; i < s->tabs.nr_slots; i++) {
+		hs_stats_add(&st->total, s->tabs.slots[i].tab[gen].stats);
+		st->cpus_sampled += !!READ_ONCE(s->tabs.slots[i].event);
+	}
 }
 
 /**

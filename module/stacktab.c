@@ -18,7 +18,7 @@ static void hs_table_rearm(struct hs_table *t)
 /* Set @t up on zeroed memory: @nr_entries (a power of two) and the arena. */
 void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 		   struct hotstack_entry *entries, u32 nr_entries,
-		   u64 *arena, u64 arena_frames)
+		   u64 *arena, u64 arena_frames, u64 seed)
 {
 	t->stats = stats;
 	t->entries = entries;
@@ -26,6 +26,7 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 	t->mask = nr_entries - 1;
 	t->max_used = nr_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
 	t->arena_frames = arena_frames;
+	t->seed = seed;
 	hs_table_rearm(t);
 }
 

@@ -69,6 +69,7 @@ struct hs_table {
 	u64 arena_frames;	/* frames the arena holds */
 	u32 fill_mark;		/* entries at which the next fill event is due */
 	u32 fill_step;		/* fill events raised so far */
+	u64 seed;		/* of the hash: random per configuration */
 };
 
 /* A 64-bit load of 8 bytes of key: one instruction on 64-bit machines. */
@@ -88,13 +89,15 @@ static inline u64 hs_mix(u64 h, u64 word)
  * A multiply-rotate hash over whole words (xxh64's round, without its
  * tail handling): frames are words, and a table slot needs no more. A
  * collision costs a probe, never a merge: entries are compared in full.
- * Never 0: 0 marks a free entry.
+ * The seed is secret and random per configuration, so that nobody can
+ * build stacks (user frame pointers are the caller's to choose) that all
+ * land on one probe sequence. Never 0: 0 marks a free entry.
  */
-static inline u64 hs_stack_hash(const struct hs_stack *st)
+static inline u64 hs_stack_hash(const struct hs_stack *st, u64 seed)
 {
 	const u64 *key = (const u64 *)&st->key;
 	unsigned int i, nr = st->key.nr_kernel + st->key.nr_user;
-	u64 h = hs_mix(hs_mix(0x27d4eb2f165667c5ULL, key[0]), key[1]);
+	u64 h = hs_mix(hs_mix(seed ^ 0x27d4eb2f165667c5ULL, key[0]), key[1]);
 
 	/* Words 2-3 are the comm: left out when empty (no HOTSTACK_KEY_COMM). */
 	if (st->key.comm[0])
@@ -133,6 +136,16 @@ static inline bool hs_entry_equal(const struct hotstack_entry *e, const u64 *are
 	return true;
 }
 
+/*
+ * Arena words an entry of @nr frames takes: at least one, so that every
+ * entry's place in the arena says when it was made (a reader of a running
+ * table leaves out entries past the arena_used it started with).
+ */
+static inline u64 hs_arena_words(u64 nr)
+{
+	return nr ? nr : 1;
+}
+
 /* Fill free entry @e with @st and publish it. */
 static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 				const struct hs_stack *st, u64 hash)
@@ -143,7 +156,7 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 
 	if (stats->entries >= t->max_used)
 		return HOTSTACK_DROP_TABLE_FULL;
-	if (nr > t->arena_frames - used)
+	if (hs_arena_words(nr) > t->arena_frames - used)
 		return HOTSTACK_DROP_ARENA_FULL;
 
 	memcpy(t->arena + used, st->frames, nr * sizeof(u64));
@@ -156,7 +169,7 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 	e->depth = st->key.depth;
 	e->tgid = st->key.tgid;
 	memcpy(e->comm, st->key.comm, sizeof(e->comm));
-	WRITE_ONCE(stats->arena_used, used + nr);
+	WRITE_ONCE(stats->arena_used, used + hs_arena_words(nr));
 	WRITE_ONCE(stats->entries, stats->entries + 1);
 	/* Publish: frames and fields before the hash (pairs with readers' acquire). */
 	smp_store_release(&e->hash, hash);
@@ -190,7 +203,7 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 
 void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 		   struct hotstack_entry *entries, u32 nr_entries,
-		   u64 *arena, u64 arena_frames);
+		   u64 *arena, u64 arena_frames, u64 seed);
 /* Empty the table and zero its counters (the table must be quiet). */
 void hs_table_clear(struct hs_table *t);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hotstack watch: print the module's events as they come. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,14 @@ void hs_format_event(const struct hs_event *ev, char *buf, size_t len)
 	case HOTSTACK_EV_DROP:
 		n += snprintf(buf + n, len - n, "first drop: %s on CPU %d",
 			      hs_drop_name(ev->value), ev->cpu);
+		break;
+	case HOTSTACK_EV_CPU_MISSED:
+		n += snprintf(buf + n, len - n, "CPU %d came online without a table: not sampled "
+			      "(configure again to include it)", ev->cpu);
+		break;
+	case HOTSTACK_EV_CPU_FAILED:
+		n += snprintf(buf + n, len - n, "CPU %d not sampled: its event failed (%s)",
+			      ev->cpu, strerror((int)ev->value));
 		break;
 	default:
 		n += snprintf(buf + n, len - n, "event %u value %llu", ev->event,
@@ -91,6 +100,11 @@ int cmd_watch(int argc, char **argv)
 		ret = hs_genl_watch(&g, hs_watch_cb, NULL, &hs_watch_stop);
 	}
 	hs_genl_close(&g);
+	if (ret == -EPERM) {
+		fprintf(stderr, "hotstack watch: joining the module's events needs CAP_SYS_ADMIN "
+			"(the only rule generic netlink offers for a group): run as root\n");
+		return 1;
+	}
 	if (ret) {
 		fprintf(stderr, "hotstack watch: %s\n", strerror(-ret));
 		return 1;

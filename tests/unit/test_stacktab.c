@@ -13,6 +13,7 @@
 #define ENTRIES 64
 #define ARENA	256
 #define MAXF	16
+#define SEED	0x5eed5eed5eed5eedULL
 
 struct fixture {
 	struct hotstack_cpu_stats stats;
@@ -29,7 +30,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	hs_table_init(&f->t, &f->stats, f->entries, ENTRIES, f->arena, ARENA);
+	hs_table_init(&f->t, &f->stats, f->entries, ENTRIES, f->arena, ARENA, SEED);
 	*state = f;
 	return 0;
 }
@@ -61,7 +62,7 @@ static int addh(struct fixture *f, struct hs_stack *st, u64 hash)
 /* Add with the real hash. */
 static int add(struct fixture *f, struct hs_stack *st)
 {
-	return addh(f, st, hs_stack_hash(st));
+	return addh(f, st, hs_stack_hash(st, f->t.seed));
 }
 
 static u64 count_of(struct fixture *f, struct hs_stack *st)
@@ -194,15 +195,36 @@ static void hash_properties(void **state)
 	struct fixture *f = *state;
 	u64 a[] = { 1, 2, 3 }, h1, h2;
 
-	h1 = hs_stack_hash(stack(f, a, 3, 0));
-	h2 = hs_stack_hash(stack(f, a, 3, 0));
+	h1 = hs_stack_hash(stack(f, a, 3, 0), SEED);
+	h2 = hs_stack_hash(stack(f, a, 3, 0), SEED);
 	assert_int_equal(h1, h2);
 	assert_int_not_equal(h1, 0);
-	assert_int_not_equal(h1, hs_stack_hash(stack(f, a, 2, 0)));
-	assert_int_not_equal(h1, hs_stack_hash(stack(f, a, 3, 1)));
-	h1 = hs_stack_hash(stack(f, a, 3, 1));
+	assert_int_not_equal(h1, hs_stack_hash(stack(f, a, 2, 0), SEED));
+	assert_int_not_equal(h1, hs_stack_hash(stack(f, a, 3, 1), SEED));
+	/* Another configuration's seed: another hash for the same stack. */
+	assert_int_not_equal(h1, hs_stack_hash(stack(f, a, 3, 0), SEED + 1));
+	h1 = hs_stack_hash(stack(f, a, 3, 1), SEED);
 	memcpy(f->buf.st.key.comm, "bash", 5);
-	assert_int_not_equal(hs_stack_hash(&f->buf.st), h1);
+	assert_int_not_equal(hs_stack_hash(&f->buf.st, SEED), h1);
+}
+
+/* A stack with no frames still takes an arena word: its place orders it. */
+static void empty_stack_takes_a_word(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[] = { 1, 2 };
+
+	assert_int_equal(add(f, stack(f, a, 0, 7)), -1);
+	assert_int_equal(f->stats.arena_used, 1);
+	assert_int_equal(add(f, stack(f, a, 2, 0)), -1);
+	assert_int_equal(f->stats.arena_used, 3);
+	assert_int_equal(add(f, stack(f, a, 0, 7)), -1);
+	assert_int_equal(f->stats.arena_used, 3);
+	assert_int_equal(count_of(f, stack(f, a, 0, 7)), 2);
+	/* The last word goes to an empty stack, then nothing fits. */
+	f->t.arena_frames = 4;
+	assert_int_equal(add(f, stack(f, a, 0, 8)), -1);
+	assert_int_equal(add(f, stack(f, a, 0, 9)), HOTSTACK_DROP_ARENA_FULL);
 }
 
 /* Random stacks against a model: every count exact, nothing merged. */
@@ -217,12 +239,13 @@ static void random_against_model(void **state)
 	for (k = 0; k < POOL; k++)
 		for (i = 0; i < 4; i++)
 			pool[k][i] = (u64)(rand() % 3) << 12 | (i & k);
+	/* 40 stacks of at most 4 frames fit (48 entries, 256 frames): all counted. */
 	for (i = 0; i < 5000; i++) {
 		k = rand() % POOL;
 		n = 1 + k % 4;
 		memcpy(fr, pool[k], sizeof(fr));
-		if (add(f, stack(f, fr, n, k % 3)) == -1)
-			model[k]++;
+		assert_int_equal(add(f, stack(f, fr, n, k % 3)), -1);
+		model[k]++;
 	}
 	/* Pool members that are equal stacks share a count: compare by content. */
 	for (k = 0; k < POOL; k++) {
@@ -249,6 +272,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(arena_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(clear_empties, setup, teardown),
 		cmocka_unit_test_setup_teardown(hash_properties, setup, teardown),
+		cmocka_unit_test_setup_teardown(empty_stack_takes_a_word, setup, teardown),
 		cmocka_unit_test_setup_teardown(random_against_model, setup, teardown),
 	};
 

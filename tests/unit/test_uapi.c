@@ -22,10 +22,31 @@ static void info_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_info, max_depth), 20);
 	assert_int_equal(offsetof(struct hotstack_info, max_memory), 24);
 	assert_int_equal(offsetof(struct hotstack_info, features), 32);
-	assert_int_equal(offsetof(struct hotstack_info, reserved), 40);
+	assert_int_equal(offsetof(struct hotstack_info, memory_used), 40);
+	assert_int_equal(offsetof(struct hotstack_info, max_freq), 48);
+	assert_int_equal(offsetof(struct hotstack_info, pad), 52);
+	assert_int_equal(offsetof(struct hotstack_info, reserved), 56);
 	assert_int_equal(FIELD_END(struct hotstack_info, reserved), sizeof(struct hotstack_info));
 	/* Same layout for 32-bit callers: 64-bit fields are naturally aligned. */
 	assert_int_equal(offsetof(struct hotstack_info, max_memory) % 8, 0);
+}
+
+/* The fields carved from reserved words keep the struct's size and places. */
+static void stats_layout(void **state)
+{
+	size_t total = offsetof(struct hotstack_stats, total);
+
+	(void)state;
+	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER0);
+	assert_int_equal(total, 48);
+	assert_int_equal(offsetof(struct hotstack_stats, cpus_sampled),
+			 total + sizeof(struct hotstack_cpu_stats));
+	assert_int_equal(offsetof(struct hotstack_stats, cpus_missed), total + 320 + 4);
+	assert_int_equal(offsetof(struct hotstack_stats, table_entries), total + 320 + 8);
+	assert_int_equal(offsetof(struct hotstack_stats, pad2), total + 320 + 12);
+	assert_int_equal(offsetof(struct hotstack_stats, arena_frames), total + 320 + 16);
+	assert_int_equal(FIELD_END(struct hotstack_stats, reserved), sizeof(struct hotstack_stats));
+	assert_int_equal(sizeof(struct hotstack_entry), 48);
 }
 
 static void ioctl_numbers(void **state)
@@ -41,6 +62,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(info_layout),
+		cmocka_unit_test(stats_layout),
 		cmocka_unit_test(ioctl_numbers),
 	};
 

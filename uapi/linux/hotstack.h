@@ -53,9 +53,15 @@
  * @max_memory:	out: bytes all sessions' tables may take together
  *		(module parameter max_memory_mb)
  * @features:	out: HOTSTACK_FEAT_* bits; bits not defined are 0
+ * @memory_used: out: bytes all sessions' tables take now (of @max_memory)
+ * @max_freq:	out: highest frequency (samples per second per CPU) the
+ *		caller may ask for: HOTSTACK_MAX_FREQ with CAP_PERFMON, else
+ *		the module parameter group_max_freq (see Privilege)
+ * @pad:	in: must be 0; out: 0
  * @reserved:	in: must be 0; out: 0
  *
- * Works in any session state and never changes one.
+ * The out fields must be 0 on input too. Works in any session state and
+ * never changes one.
  */
 struct hotstack_info {
 	__u32 size;
@@ -66,7 +72,10 @@ struct hotstack_info {
 	__u32 max_depth;
 	__u64 max_memory;
 	__u64 features;
-	__u64 reserved[4];
+	__u64 memory_used;
+	__u32 max_freq;
+	__u32 pad;
+	__u64 reserved[2];
 };
 
 #define HOTSTACK_INFO_SIZE_VER0	72	/* sizeof first published */
@@ -235,7 +244,19 @@ struct hotstack_cpu_stats {
  * @id:		out: the session's ID, as generic netlink reports it
  * @pad:	out: 0
  * @total:	out: the counters of every CPU added up
+ * @cpus_sampled: out: CPUs whose perf event is live now (RUNNING: the
+ *		online CPUs of @nr_cpus; fewer if creating one failed, which
+ *		HOTSTACK_EV_CPU_FAILED reports)
+ * @cpus_missed: out: CPUs of the configured mask that came online after
+ *		CONFIGURE, so have no table and are not sampled (tables are
+ *		made for the CPUs online at CONFIGURE; CONFIGURE again to
+ *		include them)
+ * @table_entries: out: hotstack_config.table_entries in use (per CPU)
+ * @pad2:	out: 0
+ * @arena_frames: out: hotstack_config.arena_frames in use (per CPU)
  * @reserved:	in: 0; out: 0
+ *
+ * The out fields must be 0 on input.
  */
 struct hotstack_stats {
 	__u32 size;
@@ -248,7 +269,12 @@ struct hotstack_stats {
 	__u32 id;
 	__u32 pad;
 	struct hotstack_cpu_stats total;
-	__u64 reserved[4];
+	__u32 cpus_sampled;
+	__u32 cpus_missed;
+	__u32 table_entries;
+	__u32 pad2;
+	__u64 arena_frames;
+	__u64 reserved[1];
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
@@ -259,6 +285,14 @@ struct hotstack_stats {
 #define HOTSTACK_ENTRY_COLLAPSED	_BITUL(1) /* recursion was collapsed */
 #define HOTSTACK_ENTRY_USER_MODE	_BITUL(2) /* interrupted in user mode */
 #define HOTSTACK_ENTRY_USER_FAULT	_BITUL(3) /* user walk stopped on a fault */
+/* The user stack is another user's: not walked for a delegated session. */
+#define HOTSTACK_ENTRY_USER_HIDDEN	_BITUL(4)
+/*
+ * Kernel frame 0 is a return address like the others, not an interrupted
+ * instruction: the event handed over its caller's registers (context
+ * switches). Symbolize it as a call site (address - 1).
+ */
+#define HOTSTACK_ENTRY_CALLER		_BITUL(5)
 
 /*
  * hotstack_entry.context (with HOTSTACK_KEY_CONTEXT; else 0): what the
@@ -424,6 +458,10 @@ enum hotstack_genl_attr {
 	HOTSTACK_A_EVENT_VALUE,		/* u64: per event, see enum hotstack_event */
 	HOTSTACK_A_CPU,			/* u32: the CPU an event is about */
 	HOTSTACK_A_SUPPRESSED,		/* u64: events not sent since the last one (rate limit) */
+	HOTSTACK_A_TABLE_ENTRIES,	/* u32: hotstack_config.table_entries */
+	HOTSTACK_A_ARENA_FRAMES,	/* u64: hotstack_config.arena_frames */
+	HOTSTACK_A_CPUS_SAMPLED,	/* u32: hotstack_stats.cpus_sampled */
+	HOTSTACK_A_CPUS_MISSED,		/* u32: hotstack_stats.cpus_missed */
 	__HOTSTACK_A_MAX,
 };
 
@@ -439,6 +477,10 @@ enum hotstack_event {
 	HOTSTACK_EV_DROP = 5,		/* first drop for reason VALUE in this generation */
 	/* perf throttled the event (too many samples a tick): once per generation. */
 	HOTSTACK_EV_THROTTLED = 6,
+	/* CPU came online with no table (see hotstack_stats.cpus_missed). */
+	HOTSTACK_EV_CPU_MISSED = 7,
+	/* The event could not be created on CPU: VALUE is the errno. */
+	HOTSTACK_EV_CPU_FAILED = 8,
 };
 
 #define HOTSTACK_IOC_MAGIC	0xB2	/* unused in ioctl-number.rst */

@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# Table full, CPU hotplug, and the NMI stress: real NMIs drive the sample
-# path while sessions come and go, snapshot, reset, and a CPU goes away.
+# Table full, and the NMI stress: real NMIs drive the sample path while
+# sessions come and go, snapshot, reset, and a CPU goes away.
 . /tests/lib.sh
 
 check "insmod hotstack.ko test_hooks=1" reload test_hooks=1
 check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
 tap "hs_vmtest tablefull" hs_vmtest tablefull
-tap "hs_vmtest hotplug" hs_vmtest hotplug
 if [ -e /tests/hs_nmi.ko ]; then
 	# At least 10^6 NMIs on the generic kernel (one round reaches every
 	# online CPU); fewer where KASAN makes each one slow.

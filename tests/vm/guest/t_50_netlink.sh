@@ -20,7 +20,11 @@ check_output "hotstack status --json lists it" '"state": "new"' hotstack status 
 exec 3>&-
 
 start_watch /tmp/watch.log
+# Its TAP lines are counted too: shown once its session ID is read.
 hs_vmtest genl-events >/tmp/events.out
+rc=$?
+cat /tmp/events.out
+[ $rc -eq 0 ] || notok "hs_vmtest genl-events exited with status $rc"
 id=$(sed -n 's/^# session //p' /tmp/events.out)
 wait_output /tmp/watch.log " session $id closed"
 kill -INT $watch

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# CPU hotplug while sessions run, for every event the tool offers: every CPU
+# but 0 goes offline and comes back. Software events take the hotplug lock
+# when created and released, so a module that made or released them in its
+# hotplug callbacks would hang the kernel here (the VM would time out).
+. /tests/lib.sh
+
+check "insmod hotstack.ko" reload
+events="cpu-clock task-clock page-faults context-switches"
+[ "$HS_EVENT" = cycles ] && events="$events cycles"
+for ev in $events; do
+	tap "hs_vmtest hotplug $ev" hs_vmtest hotplug $ev
+done
+
+# As users run it: hotstack record while every CPU but 0 goes and comes back.
+cpus=$(seq 1 $(($(nproc) - 1)))
+for ev in $events; do
+	hotstack record -e $ev -a -o /tmp/hp.folded >/tmp/hp.out 2>&1 &
+	rec=$!
+	wait_session
+	ok=0
+	for cpu in $cpus; do
+		echo 0 >/sys/devices/system/cpu/cpu$cpu/online || ok=1
+	done
+	for cpu in $cpus; do
+		echo 1 >/sys/devices/system/cpu/cpu$cpu/online || ok=1
+	done
+	check "record -e $ev: every CPU but 0 offline and online again while it runs" [ $ok = 0 ]
+	kill -INT $rec
+	wait $rec
+	check "record -e $ev then ends cleanly on SIGINT" [ $? -eq 0 ]
+	check "and writes its profile" [ -s /tmp/hp.folded ]
+	sed 's/^/#   /' /tmp/hp.out
+done
+
+# A CPU that comes online after CONFIGURE has no table: reported.
+start_watch /tmp/hpw.log
+hs_vmtest hotplug-missed >/tmp/hpm.out
+rc=$?
+cat /tmp/hpm.out
+[ $rc -eq 0 ] || notok "hs_vmtest hotplug-missed exited with status $rc"
+id=$(sed -n 's/^# session //p' /tmp/hpm.out)
+check "hotstack watch says which CPU came online without a table" \
+	wait_output /tmp/hpw.log " session $id CPU 1 came online without a table: not sampled"
+kill -INT $watch
+wait $watch
+
+check "rmmod hotstack" rmmod hotstack
