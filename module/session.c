@@ -335,8 +335,9 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	for (p = 0; p < nr_pages; p++) {
 		int node = hs_page_node(t, hdr_size, slot_size, slot_cpu, p << PAGE_SHIFT);
 
+		/* Past the cgroup's limit: fail, never wake its OOM killer. */
 		t->pages[p] = alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-					       __GFP_NOWARN, 0);
+					       __GFP_NOWARN | __GFP_RETRY_MAYFAIL, 0);
 		if (!t->pages[p])
 			goto out_nomem;
 		if (!(p % 1024))

@@ -408,7 +408,9 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 		else
 			q += sprintf(q, "0x%llx;", (unsigned long long)f[i]);
 	}
-	if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
+	if (e->flags & HOTSTACK_ENTRY_USER_HIDDEN)
+		q = hs_put(q, "[user hidden]", 13);
+	else if ((e->flags & HOTSTACK_ENTRY_USER_MODE) && !e->nr_user)
 		q = hs_put(q, "[user]", 6);
 	for (i = nk - 1; i >= 0 && q < end; i--) {
 		if (sym[i] == k->nr || k->sym[sym[i]].name == HS_KSYM_NONE) {
@@ -458,15 +460,17 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		 * miss the cache and are independent, so they overlap, and so do
 		 * the loads of their names (prefetched) before they are copied.
 		 * A return address is looked up as the call (address - 1),
-		 * the innermost frame as it is.
+		 * the innermost frame as it is (unless it returns too:
+		 * HOTSTACK_ENTRY_CALLER).
 		 */
 		for (b = n, nf = 0; b < c->nr && nf < HS_BATCH_FRAMES; b++) {
 			const uint64_t *f = c->frames + c->items[b].frames;
+			int ret0 = !!(c->items[b].flags & HOTSTACK_ENTRY_CALLER);
 
 			nk = c->items[b].nr_kernel < HOTSTACK_MAX_DEPTH ? c->items[b].nr_kernel :
 									  HOTSTACK_MAX_DEPTH;
 			for (i = 0; i < nk; i++)
-				sym[nf++] = hs_ksyms_find(k, f[i] - (i > 0));
+				sym[nf++] = hs_ksyms_find(k, f[i] - (i > 0 || ret0));
 		}
 		for (i = 0; i < (int)nf; i++)
 			__builtin_prefetch(&k->sym[sym[i] < k->nr ? sym[i] : 0]);

@@ -16,12 +16,15 @@
  *   hs_vmtest userstack            a child's user stack, pid filter, keys
  *   hs_vmtest events               task-clock, page-faults, context-switches
  *   hs_vmtest context              context key, exclude idle
- *   hs_vmtest delegated            read() but not mmap without CAP_PERFMON
+ *   hs_vmtest delegated PID        the group's policy (PID: another user's)
  *   hs_vmtest churn N              N sessions started and closed, fast
+ *   hs_vmtest lifecycle            a refused CONFIGURE, read() across RESET
+ *   hs_vmtest memcg CGROUP         tables charged to the cgroup we run in
  *   hs_vmtest genl-status          netlink GET equals GET_STATS
  *   hs_vmtest genl-events          fill a small table (events for watch)
  *   hs_vmtest genl-errors          malformed netlink requests
- *   hs_vmtest genl-perm            netlink GET refused without privilege
+ *   hs_vmtest genl-perm member|outsider  netlink as the group's member or not
+ *   hs_vmtest genl-cred            GET on a socket another user opened
  *   hs_vmtest hotplug EVENT        every CPU but 0 offline and back mid-run
  *   hs_vmtest hotplug-missed       a CPU that comes online after CONFIGURE
  *   hs_vmtest tablefull            full table and arena: drops, recovery
@@ -59,6 +62,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -1494,25 +1498,81 @@ static void test_context(void)
 }
 
 /* As a non-root member of the module's group: read() yes, mmap no. */
-static void test_delegated(void)
+/* CONFIGURE @c as a delegated user: @want, and a TAP line saying @what. */
+static void expect_delegated(int fd, struct hotstack_config *c, int want, const char *what)
 {
+	char line[128];
+
+	snprintf(line, sizeof(line), "delegated: %s", what);
+	expect_cfg(fd, c, want, line);
+}
+
+/*
+ * As a member of the module's group without CAP_PERFMON (runas): the
+ * policy of README's Privilege section. @other is a process of another
+ * user, spinning in user mode.
+ */
+static void test_delegated(pid_t other)
+{
+	struct hotstack_info info = { .size = sizeof(info) };
 	struct hotstack_config c;
 	struct hotstack_stats st;
-	char *text;
+	char own[32], hidden[48], shown[32], *text;
+	pid_t child;
 	void *p;
 	int fd = open_dev();
 
+	tap(xioctl(fd, HOTSTACK_IOC_GET_INFO, &info) == 0 && info.max_freq == 1000,
+	    "delegated: GET_INFO's max_freq is group_max_freq, 1000 (got %u)", info.max_freq);
 	default_config(&c);
-	expect_cfg(fd, &c, 0, "delegated");
+	c.flags = HOTSTACK_CFG_FREQ;
+	c.event_type = PERF_TYPE_SOFTWARE;
+	c.event_config = PERF_COUNT_SW_CPU_CLOCK;
+	c.sample = 1001;
+	expect_delegated(fd, &c, EPERM, "cpu-clock at 1001 Hz, above group_max_freq");
+	c.flags = 0;
+	c.sample = 999999;
+	expect_delegated(fd, &c, EPERM, "cpu-clock every 999999 ns, more often than 1000 Hz");
+	c.sample = 1000000;
+	expect_delegated(fd, &c, 0, "cpu-clock every 1000000 ns");
+	c.event_config = PERF_COUNT_SW_PAGE_FAULTS;
+	c.sample = 1;
+	expect_delegated(fd, &c, EPERM, "page-faults by a period (counts are not time)");
+	c.flags = HOTSTACK_CFG_FREQ;
+	c.sample = 100;
+	expect_delegated(fd, &c, 0, "page-faults at 100 Hz");
+	c.event_type = PERF_TYPE_RAW;
+	c.event_config = 0xc0;
+	expect_delegated(fd, &c, EPERM, "a raw PMU event");
+
+	/* Kernel and user stacks, by process: another user's user stack stays hidden. */
+	default_config(&c);
+	c.flags = HOTSTACK_CFG_FREQ;
+	c.sample = 1000;
+	c.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+	c.keys = HOTSTACK_KEY_TGID;
+	expect_delegated(fd, &c, 0, "kernel and user stacks at 1000 Hz");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "delegated: START");
-	msleep(300);
+	child = fork();
+	if (!child) {
+		uspin(1500);
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "delegated: STOP");
 	get_stats(fd, &st, 0);
 	p = mmap(NULL, st.mmap_size, PROT_READ, MAP_SHARED, fd, 0);
 	tap(p == MAP_FAILED && errno == EPERM, "delegated: mmap (raw addresses) is EPERM");
 	text = read_all(fd);
-	tap(strlen(text) > 0 && !strstr(text, "0xffff"),
-	    "delegated: read() gives symbolized stacks, no kernel address");
+	snprintf(own, sizeof(own), "[pid %d];0x", child);
+	snprintf(hidden, sizeof(hidden), "[pid %d];[user hidden];", other);
+	snprintf(shown, sizeof(shown), "[pid %d];0x", other);
+	tap(strstr(text, own) != NULL, "delegated: its own process's user frames are there (%s)",
+	    own);
+	tap(strstr(text, hidden) && !strstr(text, shown),
+	    "delegated: another user's process has no user frames, marked (%s)", hidden);
+	tap(strstr(text, "do_idle") && !strstr(text, "0xffff"),
+	    "delegated: read() names kernel frames, never a kernel address");
 	free(text);
 	close(fd);
 }
@@ -1569,6 +1629,131 @@ static void test_events(void)
 		check_invariant(fd, what);
 	}
 	close(fd);
+}
+
+/* ---- lifecycle: a failed CONFIGURE, read() across RESET, memory cgroups -- */
+
+/* A session that sampled hs_workload: configured with @c, stopped. */
+static void sampled(int fd, const struct hotstack_config *c, const char *what)
+{
+	profile_workload(fd, c, what, 6, 4, 50);
+}
+
+/* Whether GET_STATS says @fd is READY with @c's tables and @size bytes. */
+static bool kept(int fd, const struct hotstack_config *c, __u64 size, __u64 counted)
+{
+	struct hotstack_stats st;
+
+	return !get_stats(fd, &st, 0) && st.state == HOTSTACK_STATE_READY &&
+	       st.table_entries == c->table_entries && st.arena_frames == c->arena_frames &&
+	       st.mmap_size == size && st.total.counted == counted;
+}
+
+static void test_lifecycle(void)
+{
+	struct hotstack_config c, big;
+	struct hotstack_stats st;
+	char buf[4096];
+	ssize_t n;
+	int fd = open_dev();
+
+	default_config(&c);
+	sampled(fd, &c, "lifecycle");
+	get_stats(fd, &st, 0);
+	tap(st.total.counted > 0 && st.table_entries == c.table_entries &&
+	    st.arena_frames == c.arena_frames,
+	    "lifecycle: GET_STATS gives the table size in use (%u entries, %llu frames)",
+	    st.table_entries, (unsigned long long)st.arena_frames);
+
+	/* Past max_memory_mb: E2BIG, and the session is as it was. */
+	big = c;
+	big.arena_frames = HOTSTACK_MAX_ARENA;
+	expect_cfg(fd, &big, E2BIG, "lifecycle: tables past max_memory_mb");
+	tap(kept(fd, &c, st.mmap_size, st.total.counted),
+	    "lifecycle: after the refused CONFIGURE the previous tables and counts are kept");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "lifecycle: START after the refused CONFIGURE");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "lifecycle: STOP");
+
+	/* A read() in progress starts over after RESET and after CONFIGURE. */
+	n = read(fd, buf, 16);
+	tap(n == 16, "lifecycle: read() the first 16 bytes (%zd)", n);
+	expect_ioc(fd, HOTSTACK_IOC_RESET, NULL, 0, "lifecycle: RESET");
+	n = read(fd, buf, sizeof(buf));
+	tap(n == 0, "lifecycle: after RESET read() starts over: nothing left to read (%zd)", n);
+	sampled(fd, &c, "lifecycle, again");
+	n = read(fd, buf, 16);
+	tap(n == 16, "lifecycle: read() the first 16 bytes again (%zd)", n);
+	expect_cfg(fd, &c, 0, "lifecycle: CONFIGURE during a read");
+	n = read(fd, buf, sizeof(buf));
+	tap(n == 0, "lifecycle: after CONFIGURE read() starts over: empty tables (%zd)", n);
+	close(fd);
+}
+
+/* A number from a cgroup file (memory.current), or -1. */
+static long long cg_read(const char *cg, const char *file)
+{
+	char path[256], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10);
+}
+
+static int cg_write(const char *cg, const char *file, long long v)
+{
+	char path[256], buf[32];
+	int fd, n, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = v < 0 ? snprintf(buf, sizeof(buf), "max") : snprintf(buf, sizeof(buf), "%lld", v);
+	ok = write(fd, buf, n) == n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Run in the memory cgroup @cg: the tables are charged to it, and its
+ * limit refuses tables that do not fit (ENOMEM, nothing changed).
+ */
+static void test_memcg(const char *cg)
+{
+	struct hotstack_config c, big;
+	struct hotstack_stats st;
+	long long before, after, closed;
+	int fd = open_dev();
+
+	default_config(&c);
+	c.table_entries = 1 << 16;
+	c.arena_frames = 1 << 20;
+	before = cg_read(cg, "memory.current");
+	expect_cfg(fd, &c, 0, "memcg: 11 MiB tables per CPU and generation");
+	get_stats(fd, &st, 0);
+	after = cg_read(cg, "memory.current");
+	tap(before >= 0 && after - before >= (long long)st.mmap_size,
+	    "memcg: the cgroup is charged the tables (%lld bytes more, tables %llu)",
+	    after - before, (unsigned long long)st.mmap_size);
+	tap(cg_write(cg, "memory.max", after + (8 << 20)) == 0, "memcg: memory.max 8 MiB above");
+	big = c;
+	big.arena_frames = 1 << 21;
+	expect_cfg(fd, &big, ENOMEM, "memcg: tables past the cgroup's limit");
+	tap(kept(fd, &c, st.mmap_size, 0), "memcg: the previous tables are kept");
+	cg_write(cg, "memory.max", -1);
+	close(fd);
+	closed = cg_read(cg, "memory.current");
+	tap(after - closed >= (long long)st.mmap_size,
+	    "memcg: closing the session uncharges them (%lld bytes less)", after - closed);
 }
 
 /* ---- generic netlink ------------------------------------------------------ */
@@ -1729,8 +1914,12 @@ static void test_genl_errors(void)
 	close(fd);
 }
 
-/* As a user outside the module's group: the status is refused. */
-static void test_genl_perm(void)
+/*
+ * As a member of the module's group (@member) or an outsider: GET is the
+ * group's (as /dev/hotstack is); joining the events group takes
+ * CAP_SYS_ADMIN, which neither has.
+ */
+static void test_genl_perm(bool member)
 {
 	struct genl_find f = { 0 };
 	struct hs_genl g;
@@ -1741,9 +1930,94 @@ static void test_genl_perm(void)
 		return;
 	}
 	ret = hs_genl_status(&g, 0, genl_find_cb, &f);
-	tap(ret == -EPERM && strstr(g.error, "CAP_PERFMON"),
-	    "netlink: GET dump as uid %u: EPERM, \"%s\"", getuid(), g.error);
+	if (member)
+		tap(ret == 0, "netlink: GET dump as uid %u in the module's group: allowed (%s)",
+		    getuid(), ret ? strerror(-ret) : "ok");
+	else
+		tap(ret == -EPERM && strstr(g.error, "CAP_PERFMON"),
+		    "netlink: GET dump as uid %u: EPERM, \"%s\"", getuid(), g.error);
+	ret = hs_genl_subscribe(&g);
+	tap(ret == -EPERM, "netlink: joining the events group as uid %u: EPERM (%s)", getuid(),
+	    ret ? strerror(-ret) : "joined");
 	hs_genl_close(&g);
+}
+
+/*
+ * The CVE-2014-0181 pattern, both ways: a socket opened by an unprivileged
+ * process and handed to root (SCM_RIGHTS), and a socket root opened used
+ * by an unprivileged process: GET is refused on both, it takes a socket
+ * whose opener and sender are both allowed.
+ */
+static void test_genl_cred(void)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct genl_find f = { 0 };
+	struct hs_genl g, mine;
+	int sv[2], status, ret;
+	uint16_t family = 0;
+	pid_t pid;
+
+	if (hs_genl_open(&mine)) {
+		tap(false, "netlink: resolve the hotstack family");
+		return;
+	}
+	tap(hs_genl_status(&mine, 0, genl_find_cb, &f) == 0, "netlink: root's own socket: GET");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		tap(false, "socketpair");
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		/* uid 1000, no group: opens a socket and hands it over. */
+		if (setgroups(0, NULL) || setgid(1000) || setuid(1000) || hs_genl_open(&g))
+			_exit(1);
+		iov.iov_base = &g.family;
+		iov.iov_len = sizeof(g.family);
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		u.h.cmsg_level = SOL_SOCKET;
+		u.h.cmsg_type = SCM_RIGHTS;
+		u.h.cmsg_len = CMSG_LEN(sizeof(int));
+		*(int *)CMSG_DATA(&u.h) = mnl_socket_get_fd(g.nl);
+		_exit(sendmsg(sv[1], &msg, 0) < 0 ? 1 : 0);
+	}
+	iov.iov_base = &family;
+	iov.iov_len = sizeof(family);
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	ret = recvmsg(sv[0], &msg, 0);
+	waitpid(pid, &status, 0);
+	if (ret <= 0 || !CMSG_FIRSTHDR(&msg) || CMSG_FIRSTHDR(&msg)->cmsg_type != SCM_RIGHTS) {
+		tap(false, "netlink: receive uid 1000's socket");
+	} else {
+		memset(&g, 0, sizeof(g));
+		g.nl = mnl_socket_fdopen(*(int *)CMSG_DATA(CMSG_FIRSTHDR(&msg)));
+		g.family = family;
+		g.portid = g.nl ? mnl_socket_get_portid(g.nl) : 0;
+		ret = g.nl ? hs_genl_status(&g, 0, genl_find_cb, &f) : -EBADF;
+		tap(ret == -EPERM, "netlink: GET by root on a socket uid 1000 opened: EPERM (%s)",
+		    ret ? strerror(-ret) : "allowed");
+		hs_genl_close(&g);
+	}
+	close(sv[0]);
+	close(sv[1]);
+
+	pid = fork();
+	if (!pid) {
+		/* Root's socket, used after dropping to uid 1000. */
+		if (setgroups(0, NULL) || setgid(1000) || setuid(1000))
+			_exit(2);
+		_exit(hs_genl_status(&mine, 0, genl_find_cb, &f) == -EPERM ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	tap(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "netlink: GET by uid 1000 on a socket root opened: EPERM");
+	hs_genl_close(&mine);
 }
 
 /* N sessions started, stopped and closed quickly: a storm of events. */
@@ -2208,18 +2482,24 @@ int main(int argc, char **argv)
 		test_events();
 	else if (argc == 3 && !strcmp(argv[1], "churn"))
 		test_churn(strtoul(argv[2], NULL, 10));
+	else if (argc == 2 && !strcmp(argv[1], "lifecycle"))
+		test_lifecycle();
+	else if (argc == 3 && !strcmp(argv[1], "memcg"))
+		test_memcg(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "genl-status"))
 		test_genl_status();
 	else if (argc == 2 && !strcmp(argv[1], "genl-events"))
 		test_genl_events();
 	else if (argc == 2 && !strcmp(argv[1], "genl-errors"))
 		test_genl_errors();
-	else if (argc == 2 && !strcmp(argv[1], "genl-perm"))
-		test_genl_perm();
+	else if (argc == 3 && !strcmp(argv[1], "genl-perm"))
+		test_genl_perm(!strcmp(argv[2], "member"));
+	else if (argc == 2 && !strcmp(argv[1], "genl-cred"))
+		test_genl_cred();
 	else if (argc == 2 && !strcmp(argv[1], "context"))
 		test_context();
-	else if (argc == 2 && !strcmp(argv[1], "delegated"))
-		test_delegated();
+	else if (argc == 3 && !strcmp(argv[1], "delegated"))
+		test_delegated(atoi(argv[2]));
 	else if (argc == 3 && !strcmp(argv[1], "uspin"))
 		uspin(atoi(argv[2]));
 	else if (argc == 5 && !strcmp(argv[1], "symbols"))

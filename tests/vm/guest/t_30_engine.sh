@@ -12,8 +12,13 @@ tap "hs_vmtest userstack" hs_vmtest userstack
 tap "hs_vmtest context" hs_vmtest context
 tap "hs_vmtest events" hs_vmtest events
 check "insmod group=1234 test_hooks=1" reload group=1234
+# Another user's process (root's), spinning in user mode meanwhile.
+hs_vmtest uspin 60000 &
+other=$!
 tap "hs_vmtest delegated (uid 1000, group 1234)" \
-	hs_vmtest runas 1000 1000,1234 hs_vmtest delegated
+	hs_vmtest runas 1000 1000,1234 hs_vmtest delegated $other
+kill $other
+wait $other 2>/dev/null
 check_output "read() of an unconfigured session without autostart is empty" \
 	'^0$' sh -c 'cat /dev/hotstack | wc -c'
 

@@ -77,6 +77,14 @@ check_output "an event storm is rate-limited and the suppressed ones are counted
 check_output "every storm event was sent or counted as suppressed (303)" '^303$' storm_events
 
 tap "hs_vmtest genl-errors" hs_vmtest genl-errors
-tap "hs_vmtest genl-perm (uid 1000)" hs_vmtest runas 1000 1000 hs_vmtest genl-perm
+tap "hs_vmtest genl-perm (uid 1000)" hs_vmtest runas 1000 1000 hs_vmtest genl-perm outsider
+tap "hs_vmtest genl-cred" hs_vmtest genl-cred
+check "insmod group=1234" reload group=1234
+tap "hs_vmtest genl-perm (uid 1000, group 1234)" \
+	hs_vmtest runas 1000 1000,1234 hs_vmtest genl-perm member
+hs_vmtest runas 1000 1000,1234 hotstack watch >/tmp/watchu.out 2>&1
+check "hotstack watch in the group exits 1" [ $? -eq 1 ]
+check_output "and says joining the events takes CAP_SYS_ADMIN" \
+	'joining the module.s events needs CAP_SYS_ADMIN' cat /tmp/watchu.out
 check "rmmod hs_workload" rmmod hs_workload
 check "rmmod hotstack" rmmod hotstack
