@@ -14,37 +14,9 @@
 #include "device.h"
 #include "maps.h"
 #include "profile.h"
-#include "record.h"
+#include "output.h"
 #include "table.h"
-
-/* The folded text of @fd until EOF, or NULL. */
-char *hs_read_folded(int fd)
-{
-	size_t cap = 1 << 16, len = 0;
-	char *text = malloc(cap), *grown;
-	ssize_t n;
-
-	while (text) {
-		if (cap - len < 4096) {
-			grown = realloc(text, cap *= 2);
-			if (!grown)
-				break;
-			text = grown;
-		}
-		n = read(fd, text + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (!n) {
-			text[len] = '\0';
-			return text;
-		}
-		len += n;
-	}
-	free(text);
-	return NULL;
-}
+#include "util.h"
 
 int cmd_dump(int argc, char **argv)
 {
@@ -79,12 +51,12 @@ int cmd_dump(int argc, char **argv)
 	if (!hs_session_profile(fd, NULL, HS_GEN_ACTIVE, NULL, 0, &p, 0)) {
 		close(fd);
 		/* The running kernel's and modules' build IDs (pprof's mappings). */
-		ret = hs_maps_kernel(&p, "/sys") ?: hs_write_profile(out, format, &p);
+		ret = hs_maps_kernel(&p, "/sys") ?: hs_write_profile("dump", out, format, &p);
 		hs_profile_free(&p);
 		return ret ? 1 : 0;
 	}
 	hs_profile_free(&p);
-	text = hs_read_folded(fd);
+	text = hs_read_fd(fd, NULL);
 	close(fd);
 	if (!text) {
 		fprintf(stderr, "hotstack dump: cannot read the profile: %s\n", strerror(errno));
@@ -100,7 +72,7 @@ int cmd_dump(int argc, char **argv)
 	free(text);
 	ret = ret ?: hs_maps_kernel(&p, "/sys");
 	if (!ret)
-		ret = hs_write_profile(out, format, &p);
+		ret = hs_write_profile("dump", out, format, &p);
 	hs_profile_free(&p);
 	return ret ? 1 : 0;
 }

@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "profile.h"
-#include "record.h"
+#include "output.h"
 
 int cmd_report(int argc, char **argv)
 {
@@ -46,7 +46,7 @@ int cmd_report(int argc, char **argv)
 	if (bad)
 		fprintf(stderr, "hotstack report: %zu line(s) of %s are not folded stacks "
 			"(\"frame;frame COUNT\"), left out\n", bad, path);
-	ret = hs_write_profile(out, format, &p);
+	ret = hs_write_profile("report", out, format, &p);
 	hs_profile_free(&p);
 	return ret ? 1 : 0;
 }

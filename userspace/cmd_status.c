@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "events.h"
 #include "netlink.h"
+#include "util.h"
 
 static const char *hs_state_name(uint32_t state)
 {
@@ -45,18 +46,23 @@ static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
 
 static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 {
+	const char *state = hs_state_name(st->state), *event;
 	int i;
 
-	printf("%s\n  {\"id\": %u, \"owner\": %u, \"state\": \"%s\"", out->count++ ? "," : "[",
-	       st->id, st->owner, hs_state_name(st->state));
+	printf("%s\n  {\"id\": %u, \"owner\": %u, \"state\": ", out->count++ ? "," : "[",
+	       st->id, st->owner);
+	hs_json_str(stdout, state, strlen(state));
 	if (st->configured) {
-		printf(", \"event\": \"%s\", \"event_type\": %u, \"event_config\": %llu, "
+		event = hs_event_name(st->event_type, st->event_config);
+		printf(", \"event\": ");
+		hs_json_str(stdout, event, strlen(event));
+		printf(", \"event_type\": %u, \"event_config\": %llu, "
 		       "\"sample\": %llu, \"flags\": %u, \"stacks\": %u, \"max_depth\": %u, "
 		       "\"keys\": %u, \"cpus\": %u, \"generation\": %llu, \"elapsed_ns\": %llu, "
 		       "\"samples\": %llu, \"counted\": %llu, \"nmi_samples\": %llu, "
 		       "\"truncated\": %llu, \"stacks_held\": %llu, \"capacity\": %llu, "
 		       "\"fill_pct\": %u, \"cost_ns\": %llu, \"overhead_ppm\": %llu, \"drops\": {",
-		       hs_event_name(st->event_type, st->event_config), st->event_type,
+		       st->event_type,
 		       (unsigned long long)st->event_config, (unsigned long long)st->sample,
 		       st->flags, st->stacks, st->max_depth, st->keys, st->nr_cpus,
 		       (unsigned long long)st->generation, (unsigned long long)st->elapsed_ns,
@@ -65,10 +71,15 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       (unsigned long long)st->entries, (unsigned long long)st->capacity,
 		       st->fill_pct, (unsigned long long)st->cost_ns,
 		       (unsigned long long)st->overhead_ppm);
-		for (i = 0; i < HOTSTACK_DROP_MAX; i++)
-			if (strcmp(hs_drop_name(i), "unknown"))
-				printf("%s\"%s\": %llu", i ? ", " : "", hs_drop_name(i),
-				       (unsigned long long)st->drops[i]);
+		for (i = 0; i < HOTSTACK_DROP_MAX; i++) {
+			const char *name = hs_drop_name(i);
+
+			if (!strcmp(name, "unknown"))
+				continue;
+			printf("%s", i ? ", " : "");
+			hs_json_str(stdout, name, strlen(name));
+			printf(": %llu", (unsigned long long)st->drops[i]);
+		}
 		printf("}");
 	}
 	printf("}");

@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,104 +22,91 @@
 #include "device.h"
 #include "events.h"
 #include "profile.h"
-#include "record.h"
+#include "session.h"
 #include "symbols.h"
 #include "table.h"
 #include "top.h"
 #include "usyms.h"
-
-static const char hs_top_usage[] =
-	"usage: hotstack top [-e EVENT[:p|:pp|:ppp|:k|:u]] [-F HZ | -c PERIOD]\n"
-	"                    [-a | -C CPUS] [-p PID] [-g] [--stacks kernel|user|both]\n"
-	"                    [--max-depth N] [--keys comm,pid,context] [--collapse]\n"
-	"                    [--table-entries N] [--arena-frames N]\n"
-	"                    [-d SECONDS] [-b] [-n ITERATIONS] [--sort self|total]\n"
-	"keys: q quit, s sort by self, t sort by total, space or r refresh now\n";
+#include "util.h"
 
 /* Rows of the text frame in batch mode (a terminal gets what fits). */
 #define HS_TOP_BATCH_FNS	20
 #define HS_TOP_BATCH_STACKS	10
 
-static int hs_top_error(const char *fmt, const char *arg)
-{
-	return hs_cmd_usage_error("top", hs_top_usage, fmt, arg);
-}
+enum { O_DELAY = 'd', O_BATCH = 'b', O_ITER = 'n', O_SORT = HS_SESSION_OPT_NEXT };
+
+static const struct hs_option hs_top_options[] = {
+	{ O_DELAY, "delay", "SECONDS", "time between refreshes, 0.1-3600 (default 1)" },
+	{ O_BATCH, "batch", NULL, "each refresh as plain text on standard output, no ncurses" },
+	{ O_ITER, "iterations", "N", "exit after N refreshes (default: until q or Ctrl-C)" },
+	{ O_SORT, "sort", "self|total", "the functions' order (default self; keys s and t)" },
+	HS_OPTION_END,
+};
 
 int hs_top_parse(int argc, char **argv, struct hs_top_opts *o)
 {
-	enum { O_SORT = HS_OPT_NEXT };
-	static const struct option longopts[] = {
-		HS_SESSION_LONGOPTS,
-		{ "delay", required_argument, NULL, 'd' },
-		{ "batch", no_argument, NULL, 'b' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "sort", required_argument, NULL, O_SORT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct hs_option *const tables[] = {
+		hs_session_options, hs_top_options, NULL,
 	};
-	struct hs_session_parse sp = { .cmd = "top", .usage = hs_top_usage };
 	unsigned long long n;
-	int c, ret;
-	char *end;
+	struct hs_args a;
+	char *value, **rest;
+	int id, ret;
 
 	memset(o, 0, sizeof(*o));
-	hs_session_defaults(&o->s);
+	hs_config_defaults(&o->s);
 	o->delay = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" HS_SESSION_SHORTOPTS "d:bn:h", longopts,
-				NULL)) != -1) {
-		ret = hs_session_option(&sp, c, optarg, &o->s);
-		if (ret != 1) {
-			if (ret)
-				return ret;
-			continue;
+	if (hs_args_init(&a, "top", "[OPTIONS]",
+			 "A live view of the hottest functions and stacks, refreshed every "
+			 "interval (keys: q quit, s/t sort by self/total, space or r refresh).",
+			 tables, 0, argc, argv))
+		return 1;
+	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END) {
+		if (id == HS_ARGS_EXIT) {
+			ret = a.status ? a.status : -1;
+			goto out;
 		}
-		switch (c) {
-		case 'd':
-			errno = 0;
-			o->delay = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->delay >= 0.1 && o->delay <= 3600))
-				return hs_top_error("-d wants the seconds between refreshes, "
-						    "0.1 to 3600, not '%s'", optarg);
+		ret = hs_config_option(&a, &o->s, id, value);
+		if (ret == 0)
+			continue;
+		if (ret != 1)
+			goto out;
+		ret = 0;
+		switch (id) {
+		case O_DELAY:
+			if (hs_parse_seconds(value, 0.1, 3600, &o->delay))
+				ret = hs_args_error(&a, "-d wants the seconds between refreshes, "
+						    "0.1 to 3600, not '%s'", value);
 			break;
-		case 'b':
+		case O_BATCH:
 			o->batch = 1;
 			break;
-		case 'n':
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || !n ||
-			    n > 1000000000)
-				return hs_top_error("-n wants a number of refreshes, 1 or more, "
-						    "not '%s'", optarg);
-			o->iterations = n;
+		case O_ITER:
+			if (hs_parse_u64(value, 1, 1000000000, &n))
+				ret = hs_args_error(&a, "-n wants a number of refreshes, 1 or more, "
+						    "not '%s'", value);
+			else
+				o->iterations = n;
 			break;
 		case O_SORT:
-			if (!strcmp(optarg, "self"))
+			if (!strcmp(value, "self"))
 				o->by_total = 0;
-			else if (!strcmp(optarg, "total"))
+			else if (!strcmp(value, "total"))
 				o->by_total = 1;
 			else
-				return hs_top_error("--sort wants self or total, not '%s'", optarg);
+				ret = hs_args_error(&a, "--sort wants self or total, not '%s'", value);
 			break;
-		case 'h':
-			printf("%s", hs_top_usage);
-			return -1;
-		case ':':
-			return hs_top_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return hs_top_error("unknown option '%s'", argv[optind - 1]);
 		}
+		if (ret)
+			goto out;
 	}
-	ret = hs_session_check(&sp, &o->s);
-	if (ret)
-		return ret;
-	if (optind < argc)
-		return hs_top_error("top takes no command ('%s'): it watches the whole system, "
-				    "or -p PID", argv[optind]);
-	return 0;
+	ret = hs_config_check(&a, &o->s);
+	if (!ret && hs_args_rest(&a, &rest))
+		ret = hs_args_error(&a, "top takes no command ('%s'): it watches the whole system, "
+				    "or -p PID", rest[0]);
+out:
+	hs_args_free(&a);
+	return ret;
 }
 
 /* ---- the text of one refresh ------------------------------------------ */
@@ -288,15 +274,11 @@ struct hs_top {
 /* A hash of /proc/modules: the kernel's symbols change when it does. */
 static uint64_t hs_modules_sig(void)
 {
-	uint64_t h = 14695981039346656037ULL;
-	FILE *f = fopen("/proc/modules", "r");
-	int c;
+	size_t len;
+	char *text = hs_read_file("/proc/modules", &len);
+	uint64_t h = text ? hs_hash(text, len) : 0;
 
-	if (!f)
-		return 0;
-	while ((c = getc(f)) != EOF)
-		h = (h ^ (unsigned char)c) * 1099511628211ULL;
-	fclose(f);
+	free(text);
 	return h;
 }
 
@@ -347,21 +329,13 @@ static void hs_top_source(struct hs_top *t)
 		return;
 	}
 	t->source = "the mmap, named from /proc/kallsyms";
-	if (t->o.s.stacks & HOTSTACK_STACK_USER) {
-		if ((t->o.s.keys & HOTSTACK_KEY_TGID) || t->o.s.pid)
+	if (t->o.s.abi.stacks & HOTSTACK_STACK_USER) {
+		if ((t->o.s.abi.keys & HOTSTACK_KEY_TGID) || t->o.s.abi.pid)
 			t->u = hs_usyms_new();
 		else
 			fprintf(stderr, "hotstack top: note: user frames stay addresses without "
 				"a process to look them up in: add --keys pid or -p PID\n");
 	}
-}
-
-static int hs_top_stats(int fd, uint32_t flags, struct hotstack_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	st->flags = flags;
-	return ioctl(fd, HOTSTACK_IOC_GET_STATS, st) ? -errno : 0;
 }
 
 /*
@@ -380,10 +354,10 @@ static int hs_top_refresh(struct hs_top *t)
 	hs_profile_free(&t->p);
 	fr->p = NULL;
 	if (t->m.base) {
-		hs_capture_maps(t->u, &t->m, t->o.s.pid, 0);
+		hs_capture_maps(t->u, &t->m, t->o.s.abi.pid, 0);
 		if (ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			return -errno;
-		ret = hs_top_stats(t->fd, HOTSTACK_STATS_READABLE, &fr->st);
+		ret = hs_session_stats(t->fd, HOTSTACK_STATS_READABLE, &fr->st);
 		if (!ret)
 			ret = hs_top_ksyms(t, 1);
 		if (!ret)
@@ -391,13 +365,13 @@ static int hs_top_refresh(struct hs_top *t)
 		if (ret)
 			return ret;
 		fr->st.total = c.total;		/* the counters of exactly that copy */
-		ret = hs_table_profile(&c, &t->k, t->u, t->o.s.pid, &t->p);
+		ret = hs_table_profile(&c, &t->k, t->u, t->o.s.abi.pid, &t->p);
 		hs_table_copy_free(&c);
 	} else {
-		text = hs_read_folded(t->fd);
+		text = hs_read_fd(t->fd, NULL);
 		if (!text)
 			return -errno;
-		ret = hs_top_stats(t->fd, 0, &fr->st);
+		ret = hs_session_stats(t->fd, 0, &fr->st);
 		if (!ret && ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			ret = -errno;
 		if (!ret)
@@ -571,20 +545,17 @@ int cmd_top(int argc, char **argv)
 		goto out_close;
 	hs_top_source(&t);
 	t.fr.event = t.o.s.event;
-	hs_rate_str(t.o.s.freq ? HOTSTACK_CFG_FREQ : 0, t.o.s.sample, t.fr.rate,
-		    sizeof(t.fr.rate));
-	t.fr.table_entries = t.o.s.table_entries;
+	hs_config_rate(&t.o.s, t.fr.rate, sizeof(t.fr.rate));
+	t.fr.table_entries = t.o.s.abi.table_entries;
 	t.fr.source = t.source;
 	t.fr.by_total = t.o.by_total;
-	hs_top_stats(t.fd, 0, &t.fr.st);	/* nr_cpus, before the first refresh */
+	hs_session_stats(t.fd, 0, &t.fr.st);	/* nr_cpus, before the first refresh */
 
 	/* Before initscr(): ncurses leaves handlers that are not the default. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (ioctl(t.fd, HOTSTACK_IOC_START, 0)) {
-		fprintf(stderr, "hotstack top: cannot start: %s\n", strerror(errno));
+	if (hs_session_start(t.fd, "top"))
 		goto out_unmap;
-	}
 	t.start = hs_now();
 	/* newterm(), not initscr(): that one exits on a terminal it does not know. */
 	if (!t.o.batch && !newterm(NULL, stdout, stdin)) {
@@ -595,7 +566,7 @@ int cmd_top(int argc, char **argv)
 	}
 	ret = t.o.batch ? hs_top_batch(&t) : hs_top_screen(&t);
 out_stop:
-	ioctl(t.fd, HOTSTACK_IOC_STOP, 0);
+	hs_session_stop(t.fd);
 	if (ret < 0) {
 		fprintf(stderr, "hotstack top: cannot read the profile: %s\n", strerror(-ret));
 		ret = 1;

@@ -19,50 +19,6 @@ static void hs_watch_signal(int sig)
 	hs_watch_stop = 1;
 }
 
-/* What happened, as watch prints it after "HH:MM:SS.mmm session ID ". */
-void hs_format_event(const struct hs_event *ev, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	switch (ev->event) {
-	case HOTSTACK_EV_STARTED:
-		n += snprintf(buf + n, len - n, "started");
-		break;
-	case HOTSTACK_EV_STOPPED:
-		n += snprintf(buf + n, len - n, "stopped");
-		break;
-	case HOTSTACK_EV_CLOSED:
-		n += snprintf(buf + n, len - n, "closed");
-		break;
-	case HOTSTACK_EV_TABLE_FILL:
-		n += snprintf(buf + n, len - n, "table %llu%% full on CPU %d",
-			      (unsigned long long)ev->value, ev->cpu);
-		break;
-	case HOTSTACK_EV_THROTTLED:
-		n += snprintf(buf + n, len - n, "throttled by perf on CPU %d "
-			      "(kernel.perf_event_max_sample_rate)", ev->cpu);
-		break;
-	case HOTSTACK_EV_DROP:
-		n += snprintf(buf + n, len - n, "first drop: %s on CPU %d",
-			      hs_drop_name(ev->value), ev->cpu);
-		break;
-	case HOTSTACK_EV_CPU_MISSED:
-		n += snprintf(buf + n, len - n, "CPU %d came online without a table: not sampled "
-			      "(configure again to include it)", ev->cpu);
-		break;
-	case HOTSTACK_EV_CPU_FAILED:
-		n += snprintf(buf + n, len - n, "CPU %d not sampled: its event failed (%s)",
-			      ev->cpu, strerror((int)ev->value));
-		break;
-	default:
-		n += snprintf(buf + n, len - n, "event %u value %llu", ev->event,
-			      (unsigned long long)ev->value);
-	}
-	if (ev->suppressed && n < len)
-		snprintf(buf + n, len - n, " (%llu earlier events suppressed by the rate limit)",
-			 (unsigned long long)ev->suppressed);
-}
-
 static void hs_watch_cb(const struct hs_event *ev, void *data)
 {
 	char line[256], stamp[16];

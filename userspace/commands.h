@@ -5,8 +5,7 @@
 
 #include <stddef.h>
 
-/* Exit status for a usage error, as perf and getopt users expect. */
-#define HS_EXIT_USAGE 2
+#include "options.h"	/* HS_EXIT_USAGE */
 
 struct hs_command {
 	const char *name;
@@ -27,13 +26,6 @@ int cmd_report(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
-
-/* The folded text read() gives on @fd, until EOF; NULL (errno) on error. */
-char *hs_read_folded(int fd);
 int cmd_watch(int argc, char **argv);
-
-struct hs_event;
-/* What hotstack watch prints for @ev after the time stamp and session ID. */
-void hs_format_event(const struct hs_event *ev, char *buf, size_t len);
 
 #endif

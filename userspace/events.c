@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hotstack tool: perf's names of the events hotstack counts. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/hotstack.h>
 #include <linux/perf_event.h>
 
 #include "events.h"
+#include "netlink.h"
 
 static const struct {
 	const char *name;
@@ -168,4 +170,48 @@ int hs_parse_cpus(const char *list, uint64_t *words, unsigned int max_words,
 bad:
 	snprintf(err, errlen, "bad CPU list '%s': want e.g. 0,2-3", list);
 	return -1;
+}
+
+/* What happened, as watch prints it after "HH:MM:SS.mmm session ID ". */
+void hs_format_event(const struct hs_event *ev, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	switch (ev->event) {
+	case HOTSTACK_EV_STARTED:
+		n += snprintf(buf + n, len - n, "started");
+		break;
+	case HOTSTACK_EV_STOPPED:
+		n += snprintf(buf + n, len - n, "stopped");
+		break;
+	case HOTSTACK_EV_CLOSED:
+		n += snprintf(buf + n, len - n, "closed");
+		break;
+	case HOTSTACK_EV_TABLE_FILL:
+		n += snprintf(buf + n, len - n, "table %llu%% full on CPU %d",
+			      (unsigned long long)ev->value, ev->cpu);
+		break;
+	case HOTSTACK_EV_THROTTLED:
+		n += snprintf(buf + n, len - n, "throttled by perf on CPU %d "
+			      "(kernel.perf_event_max_sample_rate)", ev->cpu);
+		break;
+	case HOTSTACK_EV_DROP:
+		n += snprintf(buf + n, len - n, "first drop: %s on CPU %d",
+			      hs_drop_name(ev->value), ev->cpu);
+		break;
+	case HOTSTACK_EV_CPU_MISSED:
+		n += snprintf(buf + n, len - n, "CPU %d came online without a table: not sampled "
+			      "(configure again to include it)", ev->cpu);
+		break;
+	case HOTSTACK_EV_CPU_FAILED:
+		n += snprintf(buf + n, len - n, "CPU %d not sampled: its event failed (%s)",
+			      ev->cpu, strerror((int)ev->value));
+		break;
+	default:
+		n += snprintf(buf + n, len - n, "event %u value %llu", ev->event,
+			      (unsigned long long)ev->value);
+	}
+	if (ev->suppressed && n < len)
+		snprintf(buf + n, len - n, " (%llu earlier events suppressed by the rate limit)",
+			 (unsigned long long)ev->suppressed);
 }

@@ -43,4 +43,10 @@ uint64_t hs_sum_drops(const __u64 *drops);
 /* Name of a drop reason (HOTSTACK_DROP_*), as the tool prints it. */
 const char *hs_drop_name(unsigned int reason);
 
+/* An event of the module's netlink group, as netlink.h decodes it. */
+struct hs_event;
+
+/* What hotstack watch prints for @ev after the time stamp and session ID (record too). */
+void hs_format_event(const struct hs_event *ev, char *buf, size_t len);
+
 #endif

@@ -25,98 +25,53 @@
 #include "maps.h"
 #include "profile.h"
 #include "profile.pb-c.h"
+#include "util.h"
 
 /* Mapping ids of the profiles hotstack writes. */
 #define HS_PPROF_KERNEL	1
 #define HS_PPROF_USER	2
 
-/* The string table, and the frames among its strings, found by hashing. */
-struct hs_strtab {
-	char **str;
+/* The string table (util's, copying), and the function id of each frame among its strings. */
+struct hs_pprof_strs {
+	struct hs_strtab t;
 	uint64_t *fn;		/* per string: its function id, 0 if not a frame */
-	size_t nr, cap;
-	size_t *slot;		/* string index + 1; 0 is empty */
-	size_t nslots;		/* a power of two, at least twice nr */
-	size_t nr_fn;
+	size_t fn_cap;
+	char **ptrs;		/* the strings, for the protobuf */
 };
 
-static size_t hs_hash(const char *s, size_t len)
-{
-	size_t h = 5381;
-
-	while (len--)
-		h = h * 33 + (unsigned char)*s++;
-	return h;
-}
-
-static int hs_strtab_grow(struct hs_strtab *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 1024, i, j;
-	size_t *slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (i = 0; i < t->nr; i++) {
-		j = hs_hash(t->str[i], strlen(t->str[i])) & (n - 1);
-		while (slot[j])
-			j = (j + 1) & (n - 1);
-		slot[j] = i + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslots = n;
-	return 0;
-}
-
 /* The index of @s[0..len) in the table, added if new; -1 without memory. */
-static int64_t hs_strtab_index(struct hs_strtab *t, const char *s, size_t len)
+static int64_t hs_strs_index(struct hs_pprof_strs *t, const char *s, size_t len)
 {
-	size_t j;
+	size_t nr = t->t.nr;
+	long i = hs_strtab_add(&t->t, s, len);
 
-	if ((t->nr + 1) * 2 > t->nslots && hs_strtab_grow(t))
+	if (i < 0)
 		return -1;
-	for (j = hs_hash(s, len) & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1)) {
-		const char *o = t->str[t->slot[j] - 1];
+	if ((size_t)i == nr) {
+		if (nr == t->fn_cap) {
+			size_t cap = t->fn_cap ? t->fn_cap * 2 : 1024;
+			uint64_t *fn = realloc(t->fn, cap * sizeof(*fn));
 
-		if (!strncmp(o, s, len) && !o[len])
-			return t->slot[j] - 1;
+			if (!fn)
+				return -1;
+			t->fn = fn;
+			t->fn_cap = cap;
+		}
+		t->fn[i] = 0;
 	}
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		char **str = realloc(t->str, cap * sizeof(*str));
-		uint64_t *fn;
-
-		if (!str)
-			return -1;
-		t->str = str;
-		fn = realloc(t->fn, cap * sizeof(*fn));
-		if (!fn)
-			return -1;
-		t->fn = fn;
-		t->cap = cap;
-	}
-	t->str[t->nr] = strndup(s, len);
-	if (!t->str[t->nr])
-		return -1;
-	t->fn[t->nr] = 0;
-	t->slot[j] = t->nr + 1;
-	return t->nr++;
+	return i;
 }
 
-static int64_t hs_strtab_add(struct hs_strtab *t, const char *s)
+static int64_t hs_strs_add(struct hs_pprof_strs *t, const char *s)
 {
-	return hs_strtab_index(t, s, strlen(s));
+	return hs_strs_index(t, s, strlen(s));
 }
 
-static void hs_strtab_free(struct hs_strtab *t)
+static void hs_strs_free(struct hs_pprof_strs *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->nr; i++)
-		free(t->str[i]);
-	free(t->str);
+	hs_strtab_free(&t->t);
 	free(t->fn);
-	free(t->slot);
+	free(t->ptrs);
 }
 
 /* A user frame is a hex address: "0x7f12...". */
@@ -169,7 +124,7 @@ struct hs_pprof_out {
 	uint64_t *ids;		/* every sample's location ids, one array */
 	int64_t *values;	/* every sample's values, one array */
 	int64_t comments[8];
-	struct hs_strtab strs;
+	struct hs_pprof_strs strs;
 };
 
 static void hs_pprof_out_free(struct hs_pprof_out *o)
@@ -187,13 +142,13 @@ static void hs_pprof_out_free(struct hs_pprof_out *o)
 	free(o->maps);
 	free(o->map_ptrs);
 	free(o->map_id);
-	hs_strtab_free(&o->strs);
+	hs_strs_free(&o->strs);
 }
 
-static int hs_value_type(struct hs_strtab *t, Perftools__Profiles__ValueType *vt,
+static int hs_value_type(struct hs_pprof_strs *t, Perftools__Profiles__ValueType *vt,
 			 const char *type, const char *unit)
 {
-	int64_t ty = hs_strtab_add(t, type), un = hs_strtab_add(t, unit);
+	int64_t ty = hs_strs_add(t, type), un = hs_strs_add(t, unit);
 
 	perftools__profiles__value_type__init(vt);
 	vt->type = ty;
@@ -229,7 +184,7 @@ static int64_t hs_pprof_period(const struct hs_profile *p, int *clock)
 static int hs_pprof_mappings(struct hs_pprof_out *o, const struct hs_maps *m)
 {
 	size_t n = 2 + (m ? m->nr : 0), i, next = 2;
-	struct hs_strtab *t = &o->strs;
+	struct hs_pprof_strs *t = &o->strs;
 
 	o->maps = calloc(n, sizeof(*o->maps));
 	o->map_ptrs = calloc(n, sizeof(*o->map_ptrs));
@@ -250,7 +205,7 @@ static int hs_pprof_mappings(struct hs_pprof_out *o, const struct hs_maps *m)
 			mp->id = i < 2 ? i + 1 : ++next;
 			if (k)
 				o->map_id[i - 2] = mp->id;
-			mp->filename = hs_strtab_add(t, file);
+			mp->filename = hs_strs_add(t, file);
 			mp->has_functions = 1;
 			o->map_ptrs[o->prof.n_mapping++] = mp;
 			if (mp->filename < 0)
@@ -261,7 +216,7 @@ static int hs_pprof_mappings(struct hs_pprof_out *o, const struct hs_maps *m)
 			mp->memory_limit = k->limit;
 			mp->file_offset = k->offset;
 			if (k->build_id[0]) {
-				mp->build_id = hs_strtab_add(t, k->build_id);
+				mp->build_id = hs_strs_add(t, k->build_id);
 				if (mp->build_id < 0)
 					return -ENOMEM;
 			}
@@ -275,7 +230,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 			   int clock)
 {
 	Perftools__Profiles__Profile *prof = &o->prof;
-	struct hs_strtab *t = &o->strs;
+	struct hs_pprof_strs *t = &o->strs;
 	char buf[128];
 	int ret;
 
@@ -304,7 +259,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	prof->comment = o->comments;
 #define HS_COMMENT(...) do {							\
 		snprintf(buf, sizeof(buf), "hotstack " __VA_ARGS__);		\
-		o->comments[prof->n_comment] = hs_strtab_add(t, buf);		\
+		o->comments[prof->n_comment] = hs_strs_add(t, buf);		\
 		if (o->comments[prof->n_comment++] < 0)				\
 			ret = -ENOMEM;						\
 	} while (0)
@@ -325,7 +280,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 /* Functions and locations: one each per distinct frame, ids from 1 in order of appearance. */
 static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *nr_ids)
 {
-	struct hs_strtab *t = &o->strs;
+	struct hs_pprof_strs *t = &o->strs;
 	size_t i, n = 0, cap = 0, k;
 
 	*nr_ids = 0;
@@ -336,7 +291,7 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 			int64_t idx;
 
 			e = strchrnul(s, ';');
-			idx = hs_strtab_index(t, s, e - s);
+			idx = hs_strs_index(t, s, e - s);
 			if (idx < 0)
 				return -ENOMEM;
 			if (!t->fn[idx])
@@ -355,7 +310,7 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 	o->line_ptrs = calloc(cap, sizeof(*o->line_ptrs));
 	if (!o->fns || !o->fn_ptrs || !o->locs || !o->loc_ptrs || !o->lines || !o->line_ptrs)
 		return -ENOMEM;
-	for (k = 0; k < t->nr; k++) {
+	for (k = 0; k < t->t.nr; k++) {
 		Perftools__Profiles__Function *fn;
 		Perftools__Profiles__Location *loc;
 		uint64_t id = t->fn[k];
@@ -373,7 +328,7 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 		loc = &o->locs[id - 1];
 		perftools__profiles__location__init(loc);
 		loc->id = id;
-		loc->mapping_id = hs_frame_mapping(t->str[k], p->maps, o->map_id, &loc->address);
+		loc->mapping_id = hs_frame_mapping(t->t.str[k].s, p->maps, o->map_id, &loc->address);
 		loc->line = &o->line_ptrs[id - 1];
 		loc->n_line = 1;
 		o->loc_ptrs[id - 1] = loc;
@@ -411,7 +366,7 @@ static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p, 
 			int64_t idx;
 
 			e = strchrnul(f, ';');
-			idx = hs_strtab_index(&o->strs, f, e - f);
+			idx = hs_strs_index(&o->strs, f, e - f);
 			if (idx < 0)
 				return -ENOMEM;
 			s->location_id[--k] = o->strs.fn[idx];
@@ -466,21 +421,29 @@ static int hs_gzip_write(FILE *f, const uint8_t *buf, size_t len)
 int hs_write_pprof(FILE *f, const struct hs_profile *p)
 {
 	struct hs_pprof_out o = { 0 };
-	size_t nr_ids, len;
+	size_t nr_ids, len, i;
 	int64_t period;
 	uint8_t *buf = NULL;
 	int clock, ret;
 
 	perftools__profiles__profile__init(&o.prof);
+	hs_strtab_init(&o.strs.t, 1);
 	/* String 0 is "", as the format wants. */
-	ret = hs_strtab_add(&o.strs, "") ? -ENOMEM : 0;
+	ret = hs_strs_add(&o.strs, "") ? -ENOMEM : 0;
 	period = hs_pprof_period(p, &clock);
 	ret = ret ?: hs_pprof_header(&o, p, period, clock);
 	ret = ret ?: hs_pprof_frames(&o, p, &nr_ids);
 	ret = ret ?: hs_pprof_samples(&o, p, nr_ids, period);
 	if (!ret) {
-		o.prof.string_table = o.strs.str;
-		o.prof.n_string_table = o.strs.nr;
+		o.strs.ptrs = malloc(o.strs.t.nr * sizeof(*o.strs.ptrs));
+		if (!o.strs.ptrs)
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		for (i = 0; i < o.strs.t.nr; i++)
+			o.strs.ptrs[i] = (char *)o.strs.t.str[i].s;
+		o.prof.string_table = o.strs.ptrs;
+		o.prof.n_string_table = o.strs.t.nr;
 		len = perftools__profiles__profile__get_packed_size(&o.prof);
 		buf = malloc(len ? len : 1);
 		if (!buf)

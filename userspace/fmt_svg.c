@@ -19,6 +19,7 @@
 
 #include "maps.h"
 #include "profile.h"
+#include "util.h"
 
 #define HS_SVG_WIDTH	1200
 #define HS_SVG_FRAME	16	/* height of a frame, px */
@@ -107,48 +108,33 @@ static int hs_node_depth(const struct hs_node *n)
 
 static void hs_xml(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, f);
-		}
-	}
+	hs_xml_str(f, s, strlen(s));
 }
 
-/* The name as it fits @w px at 7 px a character (as the script's fit()). */
+/*
+ * The name as it fits @w px at 7 px a character (as the script's fit()),
+ * cut between characters, never inside one.
+ */
 static void hs_label(FILE *f, const char *name, double w)
 {
-	int chars = (int)((w - 6) / 7);
-	size_t len = strlen(name);
-	char *cut;
+	size_t len = strlen(name), max = w > 6 ? (size_t)((w - 6) / 7) : 0, cut;
 
-	if (chars < 3)
+	if (max < 3)
 		return;
-	if (len <= (size_t)chars) {
-		hs_xml(f, name);
+	cut = hs_utf8_prefix(name, len, max, NULL);
+	if (cut == len) {
+		hs_xml_str(f, name, len);
 		return;
 	}
-	cut = strndup(name, chars - 2);
-	if (cut)
-		hs_xml(f, cut);
-	free(cut);
+	hs_xml_str(f, name, hs_utf8_prefix(name, len, max - 2, NULL));
 	fputs("..", f);
 }
 
 /* Colour by kind, varied by a hash of the name so neighbours differ. */
 static void hs_color(const char *name, int user, char *buf, size_t len)
 {
-	unsigned int h = 5381;
-	const char *s;
+	unsigned int h = hs_hash(name, strlen(name));
 
-	for (s = name; *s; s++)
-		h = h * 33 + (unsigned char)*s;
 	if (name[0] == '[')
 		snprintf(buf, len, "rgb(%u,%u,%u)", 160 + h % 30, 160 + h % 30, 160 + h % 30);
 	else if (user)

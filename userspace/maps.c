@@ -20,15 +20,6 @@
 /* Notes files are small (the kernel's: a few hundred bytes). */
 #define HS_NOTES_MAX	65536
 
-static size_t hs_name_hash(const char *s, size_t len)
-{
-	size_t h = 5381;
-
-	while (len--)
-		h = h * 33 + (unsigned char)*s++;
-	return h;
-}
-
 static int hs_build_id_equal(const char *a, const char *b)
 {
 	return !strcmp(a, b ?: "");
@@ -45,6 +36,7 @@ long hs_maps_add(struct hs_maps **mp, const char *file, const char *build_id, ui
 		m = calloc(1, sizeof(*m));
 		if (!m)
 			return -ENOMEM;
+		hs_strtab_init(&m->frames, 1);
 		*mp = m;
 	}
 	for (i = 0; i < m->nr; i++)
@@ -71,63 +63,33 @@ long hs_maps_add(struct hs_maps **mp, const char *file, const char *build_id, ui
 	return m->nr++;
 }
 
-static int hs_frames_grow(struct hs_maps *m)
-{
-	size_t mask = m->mask ? m->mask * 2 + 1 : 255, i, j;
-	struct hs_frame_mapping *f = calloc(mask + 1, sizeof(*f));
-
-	if (!f)
-		return -ENOMEM;
-	for (i = 0; m->frames && i <= m->mask; i++) {
-		if (!m->frames[i].name)
-			continue;
-		for (j = hs_name_hash(m->frames[i].name, strlen(m->frames[i].name)) & mask;
-		     f[j].name; j = (j + 1) & mask)
-			;
-		f[j] = m->frames[i];
-	}
-	free(m->frames);
-	m->frames = f;
-	m->mask = mask;
-	return 0;
-}
-
-/* The slot of @name[0..len): its own, or the empty one it would take. */
-static size_t hs_frame_slot(const struct hs_maps *m, const char *name, size_t len)
-{
-	size_t j;
-
-	for (j = hs_name_hash(name, len) & m->mask; m->frames[j].name; j = (j + 1) & m->mask)
-		if (!strncmp(m->frames[j].name, name, len) && !m->frames[j].name[len])
-			break;
-	return j;
-}
-
 int hs_maps_frame(struct hs_maps *m, const char *name, size_t len, size_t map)
 {
-	size_t j;
+	size_t nr = m->frames.nr;
+	long id = hs_strtab_add(&m->frames, name, len);
 
-	if ((m->nr_frames + 1) * 2 > m->mask + 1 && hs_frames_grow(m))
+	if (id < 0)
 		return -ENOMEM;
-	j = hs_frame_slot(m, name, len);
-	if (m->frames[j].name)
-		return 0;
-	m->frames[j].name = strndup(name, len);
-	if (!m->frames[j].name)
-		return -ENOMEM;
-	m->frames[j].map = map;
-	m->nr_frames++;
+	if ((size_t)id < nr)
+		return 0;	/* the first one named wins */
+	if (m->frame_cap <= (size_t)id) {
+		size_t cap = m->frame_cap ? m->frame_cap * 2 : 256;
+		size_t *fm = realloc(m->frame_map, cap * sizeof(*fm));
+
+		if (!fm)
+			return -ENOMEM;
+		m->frame_map = fm;
+		m->frame_cap = cap;
+	}
+	m->frame_map[id] = map;
 	return 0;
 }
 
 long hs_maps_find_frame(const struct hs_maps *m, const char *name, size_t len)
 {
-	size_t j;
+	long id = m ? hs_strtab_find(&m->frames, name, len) : -1;
 
-	if (!m || !m->nr_frames)
-		return -1;
-	j = hs_frame_slot(m, name, len);
-	return m->frames[j].name ? (long)m->frames[j].map : -1;
+	return id < 0 ? -1 : (long)m->frame_map[id];
 }
 
 long hs_maps_find_file(const struct hs_maps *m, const char *file, size_t len)
@@ -158,10 +120,9 @@ int hs_maps_merge(struct hs_maps **dst, const struct hs_maps *src)
 		if (idx[i] < 0)
 			ret = -ENOMEM;
 	}
-	for (i = 0; src->frames && i <= src->mask && !ret; i++)
-		if (src->frames[i].name)
-			ret = hs_maps_frame(*dst, src->frames[i].name, strlen(src->frames[i].name),
-					    idx[src->frames[i].map]);
+	for (i = 0; i < src->frames.nr && !ret; i++)
+		ret = hs_maps_frame(*dst, src->frames.str[i].s, src->frames.str[i].len,
+				    idx[src->frame_map[i]]);
 	free(idx);
 	return ret;
 }
@@ -174,43 +135,18 @@ void hs_maps_free(struct hs_maps *m)
 		return;
 	for (i = 0; i < m->nr; i++)
 		free(m->map[i].file);
-	for (i = 0; m->frames && i <= m->mask; i++)
-		free(m->frames[i].name);
-	free(m->frames);
+	hs_strtab_free(&m->frames);
+	free(m->frame_map);
 	free(m->map);
 	free(m);
-}
-
-/* Read up to HS_NOTES_MAX bytes of @path at @buf; the length, or -errno. */
-static ssize_t hs_read_notes(const char *path, unsigned char *buf)
-{
-	ssize_t n, len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while (len < HS_NOTES_MAX) {
-		n = read(fd, buf + len, HS_NOTES_MAX - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	return len;
 }
 
 int hs_build_id_notes(const char *path, char *hex)
 {
 	GElf_Ehdr *eh;
 	unsigned char *img;
-	size_t off = 0, next, name_off, desc_off, i;
+	char *notes;
+	size_t off = 0, next, name_off, desc_off, i, n;
 	Elf_Data *data;
 	GElf_Nhdr nh;
 	ssize_t len;
@@ -218,15 +154,18 @@ int hs_build_id_notes(const char *path, char *hex)
 	int ret = -ENOENT;
 
 	hex[0] = '\0';
+	notes = hs_read_file(path, &n);
+	if (!notes)
+		return -errno;
+	len = n < HS_NOTES_MAX ? n : HS_NOTES_MAX;
 	/* The notes after an ELF header of this machine: an image libelf opens. */
-	img = calloc(1, sizeof(*eh) + HS_NOTES_MAX);
-	if (!img)
+	img = calloc(1, sizeof(*eh) + len);
+	if (!img) {
+		free(notes);
 		return -ENOMEM;
-	len = hs_read_notes(path, img + sizeof(*eh));
-	if (len < 0) {
-		free(img);
-		return len;
 	}
+	memcpy(img + sizeof(*eh), notes, len);
+	free(notes);
 	eh = (GElf_Ehdr *)img;
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
 	eh->e_ident[EI_CLASS] = ELFCLASS64;

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util.h"
+
 /* The kernel's mapping, named as perf names it. */
 #define HS_KERNEL_MAPPING	"[kernel.kallsyms]"
 /* The longest build ID kept, in bytes (a SHA-1 one has 20). */
@@ -24,17 +26,12 @@ struct hs_mapping {
 	uint64_t start, limit, offset;	/* where it was mapped; 0 when unknown */
 };
 
-/* A user frame's name and the mapping it came from. */
-struct hs_frame_mapping {
-	char *name;		/* NULL: empty slot */
-	size_t map;
-};
-
 struct hs_maps {
 	struct hs_mapping *map;
 	size_t nr, cap;
-	struct hs_frame_mapping *frames;	/* open addressing, mask + 1 slots */
-	size_t nr_frames, mask;
+	struct hs_strtab frames;	/* the user frames' names (copied) */
+	size_t *frame_map;		/* the mapping of each of them */
+	size_t frame_cap;
 };
 
 /*

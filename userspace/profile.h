@@ -5,12 +5,16 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "util.h"
 
 struct hs_maps;
 
 /* One folded line: "frame;frame;...;frame COUNT", outermost first. */
 struct hs_stack_line {
-	char *stack;		/* the frames, ';'-separated */
+	const char *stack;	/* the frames, ';'-separated, NUL-terminated: in p->text */
+	size_t len;
 	uint64_t count;
 };
 
@@ -27,12 +31,8 @@ struct hs_profile {
 	char rate[32];
 	double seconds;
 	char event_buf[32];	/* the event's name when read from a file */
-	/*
-	 * One block holding the stacks of many lines (hs_table_profile()'s),
-	 * not malloc'd one by one: free them with hs_profile_free() only.
-	 */
-	char *text;
-	size_t text_size;
+	/* The text of every line's stack: the profile owns it, all of it here. */
+	struct hs_arena text;
 	/* The binaries frames came from, when known (maps.h); NULL: unknown. */
 	struct hs_maps *maps;
 };
@@ -40,19 +40,35 @@ struct hs_profile {
 /* The pseudo-stack of the drops of one reason: "[dropped];[REASON]". */
 #define HS_DROPPED_FRAME "[dropped]"
 
+/* Whether @stack is one of those; the reason ("[table full]") follows at HS_DROP_REASON. */
+static inline int hs_is_drop_stack(const char *stack)
+{
+	return !strncmp(stack, HS_DROPPED_FRAME ";", sizeof(HS_DROPPED_FRAME));
+}
+#define HS_DROP_REASON	sizeof(HS_DROPPED_FRAME)
+
 /*
  * Parse folded text (read() of /dev/hotstack, or a .folded file). Lines
  * that are not "STACK COUNT" are counted in *bad (may be NULL) and skipped.
  * Returns 0 or -errno.
  */
 int hs_profile_parse(struct hs_profile *p, const char *text, size_t *bad);
+
+/* Add a line: @stack[0..len) is copied into p->text. 0 or -ENOMEM. */
 int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
+
+/*
+ * Add a line whose NUL-terminated @stack is in p->text already (the
+ * profile owns it). 0 or -ENOMEM.
+ */
+int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
+
 void hs_profile_free(struct hs_profile *p);
 
 /* Writers: each returns 0 or -errno. */
-int hs_write_folded(FILE *f, const struct hs_profile *p);
-int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top);
-int hs_write_json(FILE *f, const struct hs_profile *p);
+int hs_write_folded(FILE *f, const struct hs_profile *p);		/* fmt_folded.c */
+int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top);	/* fmt_report.c */
+int hs_write_json(FILE *f, const struct hs_profile *p);		/* fmt_json.c */
 int hs_write_svg(FILE *f, const struct hs_profile *p);	/* fmt_svg.c */
 int hs_write_pprof(FILE *f, const struct hs_profile *p);	/* fmt_pprof.c, gzipped */
 

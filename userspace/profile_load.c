@@ -16,38 +16,7 @@
 #include <zlib.h>
 
 #include "profile.h"
-
-/* All of @fd, NUL-terminated (not counted in *len); NULL (errno) on error. */
-static unsigned char *hs_read_all(int fd, size_t *len)
-{
-	size_t cap = 1 << 16;
-	unsigned char *buf = malloc(cap), *grown;
-	ssize_t n;
-
-	*len = 0;
-	while (buf) {
-		if (cap - *len < 4096) {
-			grown = realloc(buf, cap *= 2);
-			if (!grown)
-				break;
-			buf = grown;
-		}
-		n = read(fd, buf + *len, cap - *len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (!n) {
-			buf[*len] = '\0';
-			return buf;
-		}
-		*len += n;
-	}
-	n = errno;
-	free(buf);
-	errno = n ? n : ENOMEM;
-	return NULL;
-}
+#include "util.h"
 
 /* Inflate gzip data, NUL-terminated; 0, -EBADMSG (corrupt or cut short) or -ENOMEM. */
 static int hs_gunzip(const unsigned char *in, size_t len, unsigned char **out, size_t *out_len)
@@ -101,10 +70,10 @@ int hs_profile_load(struct hs_profile *p, const char *path, size_t *bad, char *e
 
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot open %s: %s", name, strerror(errno));
+		snprintf(err, errlen, "cannot open %s: %s", name, strerror(-ret));
 		return ret;
 	}
-	data = hs_read_all(fd, &len);
+	data = (unsigned char *)hs_read_fd(fd, &len);
 	ret = -errno;
 	if (fd)
 		close(fd);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "util.h"
 
 const char hs_kptr_restrict_hint[] =
 	"kernel addresses are hidden (kernel.kptr_restrict): /proc/kallsyms shows only "
@@ -44,44 +45,6 @@ struct hs_ksym_build {
 	char *names;
 	size_t names_len, names_cap;
 };
-
-/* The whole of a /proc file (their size is 0 until read): malloc'd, NUL-ended. */
-static char *hs_slurp(const char *path, size_t *lenp)
-{
-	size_t cap = 1 << 20, len = 0;
-	char *buf, *grown;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	while (buf) {
-		if (cap - len < 65536) {
-			grown = realloc(buf, cap *= 2);
-			if (!grown)
-				break;
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (!n) {
-			close(fd);
-			buf[len] = '\0';
-			*lenp = len;
-			return buf;
-		}
-		len += n;
-	}
-	n = errno;
-	free(buf);
-	close(fd);
-	errno = n ? n : ENOMEM;
-	return NULL;
-}
 
 static int hs_build_add(struct hs_ksym_build *b, uint64_t addr, int marker, const char *name,
 			size_t name_len, const char *mod, size_t mod_len)
@@ -277,7 +240,7 @@ int hs_ksyms_load(struct hs_ksyms *k, const char *kallsyms, const char *modules,
 	memset(k, 0, sizeof(*k));
 	if (!kallsyms)
 		kallsyms = "/proc/kallsyms";
-	text = hs_slurp(kallsyms, &len);
+	text = hs_read_file(kallsyms, &len);
 	if (!text) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot read %s: %s", kallsyms, strerror(-ret));
@@ -297,7 +260,7 @@ int hs_ksyms_load(struct hs_ksyms *k, const char *kallsyms, const char *modules,
 		ret = -ENOENT;
 		goto out_free;
 	}
-	text = modules ? hs_slurp(modules, &len) : NULL;
+	text = modules ? hs_read_file(modules, &len) : NULL;
 	if (text) {
 		ret = hs_parse_modules(&b, text);
 		free(text);

@@ -22,6 +22,7 @@
 #include "symbols.h"
 #include "table.h"
 #include "usyms.h"
+#include "util.h"
 
 /*
  * malloc() for the arrays of a large dump (10^6 stacks: hundreds of MB),
@@ -433,23 +434,12 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p)
 {
-	size_t first = p->nr, cap = c->nr_frames * 24 + 2 * HS_LINE_MAX, used = 0, n, b, nf;
+	size_t cap = c->nr_frames * 24 + 2 * HS_LINE_MAX, used = 0, n, b, nf;
 	uint32_t sym[HS_BATCH_FRAMES + HOTSTACK_MAX_DEPTH];
 	int i, nk, ret = -ENOMEM;
-	struct hs_stack_line *l;
 	size_t *off = NULL;
 	char *text, *q;
 
-	/* The lines go in one block, p->text (the drop lines are malloc'd). */
-	if (p->text)
-		return -EBUSY;
-	if (p->cap < p->nr + c->nr + HOTSTACK_DROP_MAX) {
-		l = realloc(p->lines, (p->nr + c->nr + HOTSTACK_DROP_MAX) * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		p->lines = l;
-		p->cap = p->nr + c->nr + HOTSTACK_DROP_MAX;
-	}
 	text = hs_alloc_big(cap);
 	off = malloc((c->nr + 1) * sizeof(*off));
 	if (!text || !off)
@@ -495,30 +485,16 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 			*q = '\0';
 			off[n] = used;
 			used = q + 1 - text;
-			p->total += e->count;
-			if (e->flags & HOTSTACK_ENTRY_TRUNCATED)
-				p->truncated += e->count;
-			if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
-				p->collapsed += e->count;
 		}
 	}
-	/* The block stays where it is now: the lines can point into it. */
-	for (n = 0; n < c->nr; n++) {
-		p->lines[first + n].stack = text + off[n];
-		p->lines[first + n].count = c->items[n].count;
-	}
-	p->nr += c->nr;
-	p->text = text;
-	p->text_size = cap;
-	ret = hs_profile_add_drops(p, c->total.drops);
-	if (!ret)
-		text = NULL;
-	/* Else leave @p as it was: a caller may free its lines one by one. */
-	while (ret && p->nr > first) {
-		if (--p->nr >= first + c->nr)
-			free(p->lines[p->nr].stack);
-		p->text = NULL;
-	}
+	/* The block stays where it is now: the profile owns it, its lines point into it. */
+	if (hs_arena_adopt(&p->text, text))
+		goto out;
+	for (n = 0, ret = 0; n < c->nr && !ret; n++)
+		ret = hs_profile_add_owned(p, text + off[n], (n + 1 < c->nr ? off[n + 1] : used) -
+					   off[n] - 1, c->items[n].count);
+	text = NULL;
+	ret = ret ?: hs_profile_add_drops(p, c->total.drops);
 out:
 	free(off);
 	free(text);

@@ -58,9 +58,8 @@ void hs_table_copy_free(struct hs_table_copy *c);
  * prints them, kernel frames symbolized with @k, user frames with @u
  * when not NULL (else in hex, as read() prints them). @pid: the process
  * of every sample when the session filtered one (user frames without a
- * tgid key), else 0. Then the drop lines. The lines' stacks share one
- * block, p->text: once per profile (-EBUSY after). 0 or -ENOMEM; @p is
- * left as it was on error.
+ * tgid key), else 0. Then the drop lines. The lines' text is one block,
+ * which p->text takes. 0 or -ENOMEM (then @p holds what was added: free it).
  */
 int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p);

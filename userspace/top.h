@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <linux/hotstack.h>
 
-#include "record.h"
+#include "session.h"
 
 struct hs_profile;
 
 struct hs_top_opts {
-	struct hs_record_opts s;	/* the session, as record takes it */
+	struct hs_config s;		/* the session, as record takes it */
 	double delay;			/* -d: seconds between refreshes */
 	unsigned long iterations;	/* -n: refreshes, then exit; 0: until q or Ctrl-C */
 	int batch;			/* -b: plain text on standard output */

@@ -21,6 +21,7 @@
 
 #include "maps.h"
 #include "usyms.h"
+#include "util.h"
 
 struct hs_uproc {
 	uint32_t pid;
@@ -124,46 +125,20 @@ unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid)
 	return 0;
 }
 
+/* /proc/PID/maps, or NULL (errno; ENOENT for a zombie, whose memory is gone). */
 static char *hs_read_maps(uint32_t pid)
 {
-	size_t cap = 16384, len = 0;
-	char path[64], *buf = NULL, *grown;
-	ssize_t n;
-	int fd;
+	char path[64], *buf;
+	size_t len;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	buf = hs_read_file(path, &len);
+	if (buf && !len) {
+		free(buf);
+		errno = ENOENT;
 		return NULL;
-	for (;;) {
-		grown = realloc(buf, cap);
-		if (!grown)
-			break;
-		buf = grown;
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n < 0)
-				break;
-			close(fd);
-			buf[len] = '\0';
-			if (!len) {	/* a zombie: its memory is gone */
-				free(buf);
-				errno = ENOENT;
-				return NULL;
-			}
-			return buf;
-		}
-		len += n;
-		if (cap - len < 4096)
-			cap *= 2;
 	}
-	n = errno;
-	free(buf);
-	close(fd);
-	errno = n;
-	return NULL;
+	return buf;
 }
 
 /* Open every module's ELF now, while the process (and its vDSO) is there. */

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "commands.h"
+#include "output.h"
 #include "profile.h"
 #include "profile.pb-c.h"
 #include "pprof_decode.h"
@@ -68,7 +69,7 @@ static void write_pprof(const char *path, const struct hs_profile *p)
 	int fd = dup(2);
 
 	freopen("/dev/null", "w", stderr);
-	assert_int_equal(hs_write_profile(path, HS_FMT_PPROF, p), 0);
+	assert_int_equal(hs_write_profile("test", path, HS_FMT_PPROF, p), 0);
 	fflush(stderr);
 	dup2(fd, 2);
 	close(fd);

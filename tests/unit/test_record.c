@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "events.h"
 #include "profile.h"
+#include "output.h"
 #include "record.h"
 
 /* Parse a NULL-terminated argument list, stderr silenced. */
@@ -43,11 +44,11 @@ static void defaults_like_perf(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&o, NULL), 0);
-	assert_string_equal(o.event, "cycles");
-	assert_int_equal(o.ev.type, PERF_TYPE_HARDWARE);
-	assert_true(o.freq);
-	assert_int_equal(o.sample, 4000);
-	assert_int_equal(o.stacks, HOTSTACK_STACK_KERNEL);
+	assert_string_equal(o.s.event, "cycles");
+	assert_int_equal(o.s.ev.type, PERF_TYPE_HARDWARE);
+	assert_true((o.s.abi.flags & HOTSTACK_CFG_FREQ));
+	assert_int_equal(o.s.abi.sample, 4000);
+	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL);
 	assert_string_equal(o.output, "hotstack.folded");
 	assert_int_equal(o.format, HS_FMT_FOLDED);
 	assert_null(o.cmd);
@@ -62,15 +63,15 @@ static void options(void **state)
 			       "--stacks", "both", "--max-depth", "64", "--keys",
 			       "comm,pid,context", "--collapse", "-o", "out.json", "--", "ls",
 			       "-l", NULL), 0);
-	assert_int_equal(o.ev.type, PERF_TYPE_SOFTWARE);
-	assert_false(o.freq);
-	assert_int_equal(o.sample, 100000);
-	assert_int_equal(o.cpus_words, 1);
-	assert_int_equal(o.cpus[0], 0xd);
-	assert_int_equal(o.stacks, HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER);
-	assert_int_equal(o.max_depth, 64);
-	assert_int_equal(o.keys, HOTSTACK_KEY_ALL);
-	assert_true(o.collapse);
+	assert_int_equal(o.s.ev.type, PERF_TYPE_SOFTWARE);
+	assert_false((o.s.abi.flags & HOTSTACK_CFG_FREQ));
+	assert_int_equal(o.s.abi.sample, 100000);
+	assert_int_equal(o.s.abi.cpus_words, 1);
+	assert_int_equal(o.s.cpus[0], 0xd);
+	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER);
+	assert_int_equal(o.s.abi.max_depth, 64);
+	assert_int_equal(o.s.abi.keys, HOTSTACK_KEY_ALL);
+	assert_true((o.s.abi.flags & HOTSTACK_CFG_COLLAPSE));
 	assert_int_equal(o.format, HS_FMT_JSON);
 	assert_string_equal(o.cmd[0], "ls");
 	assert_string_equal(o.cmd[1], "-l");
@@ -78,7 +79,7 @@ static void options(void **state)
 	assert_int_equal(o.format, HS_FMT_REPORT);
 	assert_true(o.duration > 2.4 && o.duration < 2.6);
 	assert_int_equal(parse(&o, "-e", "cycles:u", NULL), 0);
-	assert_int_equal(o.stacks, HOTSTACK_STACK_USER);
+	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_USER);
 	assert_int_equal(parse(&o, "--format", "report", "-o", "-", NULL), 0);
 	assert_int_equal(o.format, HS_FMT_REPORT);
 	assert_int_equal(parse(&o, "-o", "flame.svg", NULL), 0);

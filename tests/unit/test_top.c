@@ -48,10 +48,10 @@ static void defaults_like_record_and_top(void **state)
 	assert_int_equal(parse(&o, NULL), 0);
 	assert_string_equal(o.s.event, "cycles");
 	assert_int_equal(o.s.ev.type, PERF_TYPE_HARDWARE);
-	assert_true(o.s.freq);
-	assert_int_equal(o.s.sample, 4000);
-	assert_int_equal(o.s.stacks, HOTSTACK_STACK_KERNEL);
-	assert_int_equal(o.s.table_entries, 8192);
+	assert_true((o.s.abi.flags & HOTSTACK_CFG_FREQ));
+	assert_int_equal(o.s.abi.sample, 4000);
+	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL);
+	assert_int_equal(o.s.abi.table_entries, 8192);
 	assert_true(o.delay > 0.99 && o.delay < 1.01);
 	assert_int_equal(o.iterations, 0);
 	assert_false(o.batch);
@@ -74,24 +74,24 @@ static void options(void **state)
 	assert_true(o.by_total);
 	assert_string_equal(o.s.event, "cpu-clock");
 	assert_int_equal(o.s.ev.type, PERF_TYPE_SOFTWARE);
-	assert_int_equal(o.s.sample, 99);
-	assert_int_equal(o.s.cpus_words, 1);
+	assert_int_equal(o.s.abi.sample, 99);
+	assert_int_equal(o.s.abi.cpus_words, 1);
 	assert_int_equal(o.s.cpus[0], 0xd);
-	assert_int_equal(o.s.keys, HOTSTACK_KEY_COMM | HOTSTACK_KEY_TGID);
-	assert_int_equal(o.s.stacks, HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER);
-	assert_int_equal(o.s.table_entries, 1024);
-	assert_int_equal(o.s.arena_frames, 4096);
-	assert_int_equal(o.s.max_depth, 32);
-	assert_true(o.s.collapse);
-	assert_int_equal(o.s.pid, 42);
+	assert_int_equal(o.s.abi.keys, HOTSTACK_KEY_COMM | HOTSTACK_KEY_TGID);
+	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER);
+	assert_int_equal(o.s.abi.table_entries, 1024);
+	assert_int_equal(o.s.abi.arena_frames, 4096);
+	assert_int_equal(o.s.abi.max_depth, 32);
+	assert_true((o.s.abi.flags & HOTSTACK_CFG_COLLAPSE));
+	assert_int_equal(o.s.abi.pid, 42);
 	/* Long spellings, a period, :k, and the sort back to self. */
 	assert_int_equal(parse(&o, "--batch", "--iterations", "2", "--delay", "2", "-c", "100000",
 			       "-e", "cpu-clock:k", "--sort", "self", "-a", NULL), 0);
 	assert_true(o.batch);
 	assert_int_equal(o.iterations, 2);
-	assert_false(o.s.freq);
-	assert_int_equal(o.s.sample, 100000);
-	assert_int_equal(o.s.stacks, HOTSTACK_STACK_KERNEL);
+	assert_false((o.s.abi.flags & HOTSTACK_CFG_FREQ));
+	assert_int_equal(o.s.abi.sample, 100000);
+	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL);
 	assert_false(o.by_total);
 }
 

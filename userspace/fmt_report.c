@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack tool: the report, as perf report's text: the profile's facts
+ * (samples, drops by reason, filtered out, truncated, collapsed, distinct
+ * stacks), then the top functions by self and by total.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static int hs_fn_cmp_self(const void *a, const void *b)
+{
+	const struct hs_fn *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int hs_fn_cmp_total(const void *a, const void *b)
+{
+	const struct hs_fn *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void hs_print_top(FILE *f, struct hs_fn *fns, size_t nr, uint64_t total,
+			 unsigned int top, int by_self)
+{
+	size_t i, shown = 0;
+
+	qsort(fns, nr, sizeof(*fns), by_self ? hs_fn_cmp_self : hs_fn_cmp_total);
+	fprintf(f, "\n# %s\n#   %%self  %%total      samples  function\n",
+		by_self ? "by self (the function was running)" :
+			  "by total (the function was on the stack)");
+	for (i = 0; i < nr && shown < top; i++) {
+		uint64_t n = by_self ? fns[i].self : fns[i].total;
+
+		if (!n)
+			continue;
+		fprintf(f, "  %6.2f%% %6.2f%% %12llu  %s\n", 100.0 * fns[i].self / total,
+			100.0 * fns[i].total / total, (unsigned long long)n, fns[i].name);
+		shown++;
+	}
+}
+
+int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top)
+{
+	uint64_t counted = p->total - p->dropped;
+	struct hs_fn *fns;
+	size_t nr = 0, i;
+
+	fprintf(f, "# hotstack report\n");
+	if (p->event)
+		fprintf(f, "# event: %s, %s, %.1f s\n", p->event, p->rate, p->seconds);
+	fprintf(f, "# samples: %llu, counted: %llu, dropped: %llu\n",
+		(unsigned long long)p->total, (unsigned long long)counted,
+		(unsigned long long)p->dropped);
+	for (i = 0; i < p->nr; i++)
+		if (hs_is_drop_stack(p->lines[i].stack))
+			fprintf(f, "#   dropped, %s: %llu\n", p->lines[i].stack + HS_DROP_REASON,
+				(unsigned long long)p->lines[i].count);
+	if (p->filtered)
+		fprintf(f, "# filtered out (other processes, idle; not in the samples): %llu\n",
+			(unsigned long long)p->filtered);
+	fprintf(f, "# truncated stacks (deeper than --max-depth): %llu samples\n",
+		(unsigned long long)p->truncated);
+	fprintf(f, "# collapsed recursion: %llu samples\n", (unsigned long long)p->collapsed);
+	fprintf(f, "# distinct stacks: %zu\n", p->nr);
+	if (!counted)
+		return ferror(f) ? -EIO : 0;
+	fns = hs_functions(p, &nr);
+	if (!fns)
+		return -ENOMEM;
+	hs_print_top(f, fns, nr, counted, top, 1);
+	hs_print_top(f, fns, nr, counted, top, 0);
+	hs_fns_free(fns, nr);
+	return ferror(f) ? -EIO : 0;
+}

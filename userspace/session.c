@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hotstack tool: the session record and top run (session.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "session.h"
+#include "table.h"
+#include "usyms.h"
+
+const struct hs_option hs_session_options[] = {
+	{ 'e', "event", "EVENT[:MODS]", "cycles (default), instructions, cache-misses, "
+	  "branch-misses, cpu-clock, task-clock, page-faults, context-switches, rHEX; "
+	  "MODS: p/pp/ppp precise, k or u stacks only" },
+	{ 'F', "freq", "HZ", "samples per second per CPU, 1-100000 (default 4000)" },
+	{ 'c', "count", "PERIOD", "events between samples, instead of -F" },
+	{ 'a', "all-cpus", NULL, "every CPU (the default; with a command: the whole system)" },
+	{ 'C', "cpu", "CPUS", "only these CPUs, a list like 0,2-3" },
+	{ 'p', "pid", "PID", "only this process's samples (others are counted as filtered out)" },
+	{ 'g', "call-graph", NULL, "accepted, as perf takes it: stacks are always recorded" },
+	{ HS_SESSION_OPT_STACKS, "stacks", "kernel|user|both", "the stacks to walk "
+	  "(default kernel; user stacks by frame pointers)" },
+	{ HS_SESSION_OPT_DEPTH, "max-depth", "N", "frames kept per stack, 1-1024 (default 127)" },
+	{ HS_SESSION_OPT_KEYS, "keys", "comm,pid,context", "count stacks apart by these too "
+	  "(leading frames)" },
+	{ HS_SESSION_OPT_COLLAPSE, "collapse", NULL, "collapse direct recursion "
+	  "(marked [collapsed N])" },
+	{ HS_SESSION_OPT_TABLE, "table-entries", "N", "stacks per CPU table, a power of two "
+	  "16-16777216 (default 8192)" },
+	{ HS_SESSION_OPT_ARENA, "arena-frames", "N", "frames per CPU arena, 64-268435456 "
+	  "(default 131072)" },
+	HS_OPTION_END,
+};
+
+void hs_config_defaults(struct hs_config *c)
+{
+	char err[256];
+
+	memset(c, 0, sizeof(*c));
+	c->event = "cycles";
+	hs_parse_event(c->event, &c->ev, err, sizeof(err));
+	c->abi.flags = HOTSTACK_CFG_FREQ;
+	c->abi.sample = 4000;
+	c->abi.stacks = HOTSTACK_STACK_KERNEL;
+	c->abi.max_depth = 127;
+	c->abi.table_entries = 8192;
+	c->abi.arena_frames = 131072;
+}
+
+/* --keys: a comma-separated list of comm, pid and context, none empty. */
+static int hs_parse_keys(const char *s, uint32_t *keys)
+{
+	static const struct { const char *name; uint32_t key; } names[] = {
+		{ "comm", HOTSTACK_KEY_COMM },
+		{ "pid", HOTSTACK_KEY_TGID },
+		{ "context", HOTSTACK_KEY_CONTEXT },
+	};
+	const char *e;
+	size_t i, n;
+
+	*keys = 0;
+	for (;; s = e + 1) {
+		e = strchrnul(s, ',');
+		n = e - s;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n && !memcmp(names[i].name, s, n))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		*keys |= names[i].key;
+		if (!*e)
+			return 0;
+	}
+}
+
+int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char *value)
+{
+	unsigned long long v;
+	char err[256];
+
+	switch (id) {
+	case 'e':
+		if (hs_parse_event(value, &c->ev, err, sizeof(err)))
+			return hs_args_error(a, "%s", err);
+		c->event = value;
+		break;
+	case 'F':
+		if (hs_parse_u64(value, 1, HOTSTACK_MAX_FREQ, &v))
+			return hs_args_error(a, "-F wants a frequency from 1 to 100000 Hz, not '%s'",
+					     value);
+		c->abi.flags |= HOTSTACK_CFG_FREQ;
+		c->abi.sample = v;
+		c->have_F = 1;
+		break;
+	case 'c':
+		if (hs_parse_u64(value, 1, INT64_MAX, &v))
+			return hs_args_error(a, "-c wants a positive period, not '%s'", value);
+		c->abi.flags &= ~HOTSTACK_CFG_FREQ;
+		c->abi.sample = v;
+		c->have_c = 1;
+		break;
+	case 'a':
+		c->all_cpus = 1;
+		break;
+	case 'C':
+		if (hs_parse_cpus(value, c->cpus, HS_MAX_CPU_WORDS, &c->abi.cpus_words, err,
+				  sizeof(err)))
+			return hs_args_error(a, "%s", err);
+		break;
+	case 'p':
+		if (hs_parse_u64(value, 1, 4194304, &v))
+			return hs_args_error(a, "-p wants a process ID, not '%s'", value);
+		c->abi.pid = v;
+		break;
+	case 'g':
+		break;	/* perf habit: stacks are always recorded */
+	case HS_SESSION_OPT_STACKS:
+		if (!strcmp(value, "kernel"))
+			c->abi.stacks = HOTSTACK_STACK_KERNEL;
+		else if (!strcmp(value, "user"))
+			c->abi.stacks = HOTSTACK_STACK_USER;
+		else if (!strcmp(value, "both"))
+			c->abi.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+		else
+			return hs_args_error(a, "--stacks wants kernel, user or both, not '%s'",
+					     value);
+		break;
+	case HS_SESSION_OPT_DEPTH:
+		if (hs_parse_u64(value, 1, HOTSTACK_MAX_DEPTH, &v))
+			return hs_args_error(a, "--max-depth wants 1 to 1024, not '%s'", value);
+		c->abi.max_depth = v;
+		break;
+	case HS_SESSION_OPT_KEYS:
+		if (hs_parse_keys(value, &c->abi.keys))
+			return hs_args_error(a, "--keys takes a list of comm, pid and context, "
+					     "not '%s'", value);
+		break;
+	case HS_SESSION_OPT_COLLAPSE:
+		c->abi.flags |= HOTSTACK_CFG_COLLAPSE;
+		break;
+	case HS_SESSION_OPT_TABLE:
+		if (hs_parse_u64(value, HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES, &v) ||
+		    (v & (v - 1)))
+			return hs_args_error(a, "--table-entries wants a power of two from 16 "
+					     "to 16777216, not '%s'", value);
+		c->abi.table_entries = v;
+		break;
+	case HS_SESSION_OPT_ARENA:
+		if (hs_parse_u64(value, HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA, &v))
+			return hs_args_error(a, "--arena-frames wants 64 to 268435456, not '%s'",
+					     value);
+		c->abi.arena_frames = v;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+int hs_config_check(struct hs_args *a, struct hs_config *c)
+{
+	if (c->have_F && c->have_c)
+		return hs_args_error(a, "-F and -c do not go together: a frequency or a period");
+	if (c->all_cpus && c->abi.cpus_words)
+		return hs_args_error(a, "-a and -C do not go together");
+	if (c->ev.stacks)
+		c->abi.stacks = c->ev.stacks;	/* :k / :u */
+	return 0;
+}
+
+const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len)
+{
+	return hs_rate_str(c->abi.flags, c->abi.sample, buf, len);
+}
+
+int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
+{
+	struct hotstack_config cfg = c->abi;
+	int err;
+
+	cfg.size = sizeof(cfg);
+	cfg.flags |= cfg.pid ? HOTSTACK_CFG_PID : 0;
+	cfg.event_type = c->ev.type;
+	cfg.event_config = c->ev.config;
+	cfg.precise = c->ev.precise;
+	cfg.cpus_ptr = cfg.cpus_words ? (uintptr_t)c->cpus : 0;
+	if (!ioctl(fd, HOTSTACK_IOC_CONFIGURE, &cfg))
+		return 0;
+	err = errno;
+	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
+	    c->ev.type == PERF_TYPE_HARDWARE && c->ev.config == PERF_COUNT_HW_CPU_CYCLES) {
+		fprintf(stderr, "hotstack: warning: cycles is not supported on this machine "
+			"(no PMU?), falling back to cpu-clock\n");
+		c->event = "cpu-clock";
+		c->ev.type = PERF_TYPE_SOFTWARE;
+		c->ev.config = PERF_COUNT_SW_CPU_CLOCK;
+		c->ev.precise = 0;
+		return hs_session_configure(fd, c, cmd);
+	}
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		fprintf(stderr, "hotstack %s: event %s is not supported on this machine (%s)\n",
+			cmd, c->event, strerror(err));
+		break;
+	case E2BIG:
+		fprintf(stderr, "hotstack %s: the tables would pass the module's memory limit "
+			"(max_memory_mb): use smaller --table-entries / --arena-frames, fewer CPUs "
+			"(-C), or reload the module with a larger max_memory_mb\n", cmd);
+		break;
+	default:
+		fprintf(stderr, "hotstack %s: cannot configure the session: %s\n", cmd,
+			strerror(err));
+	}
+	return -1;
+}
+
+int hs_session_start(int fd, const char *cmd)
+{
+	if (!ioctl(fd, HOTSTACK_IOC_START, 0))
+		return 0;
+	fprintf(stderr, "hotstack %s: cannot start: %s\n", cmd, strerror(errno));
+	return -1;
+}
+
+void hs_session_stop(int fd)
+{
+	ioctl(fd, HOTSTACK_IOC_STOP, 0);
+}
+
+int hs_session_stats(int fd, uint32_t flags, struct hotstack_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->flags = flags;
+	return ioctl(fd, HOTSTACK_IOC_GET_STATS, st) ? -errno : 0;
+}
+
+void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
+		     struct hs_live *l)
+{
+	const struct hotstack_cpu_stats *t = &st->total;
+
+	memset(l, 0, sizeof(*l));
+	/* A table takes stacks up to 3/4 of its entries (the module's probe limit). */
+	l->capacity = (uint64_t)table_entries * 3 / 4 * st->nr_cpus;
+	l->rate = seconds > 0 ? t->samples / seconds : 0;
+	l->fill = l->capacity ? 100.0 * t->entries / l->capacity : 0;
+	l->dropped = hs_sum_drops(t->drops);
+	l->cost_ns = t->timed ? (double)t->handler_ns / t->timed : 0;
+	l->overhead = st->elapsed_ns && st->nr_cpus ?
+		      100.0 * l->cost_ns * t->samples / ((double)st->elapsed_ns * st->nr_cpus) : 0;
+}
+
+void hs_live_status_line(int fd, double elapsed, uint32_t table_entries)
+{
+	struct hotstack_stats st;
+	struct hs_live l;
+
+	if (hs_session_stats(fd, 0, &st) || !st.nr_cpus)
+		return;
+	hs_live_compute(&st, table_entries, elapsed, &l);
+	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu), %llu dropped, "
+		"%.0f ns/sample, %.3f%% CPU\033[K", elapsed, l.rate,
+		(unsigned long long)st.total.entries, l.fill, (unsigned long long)l.capacity,
+		(unsigned long long)l.dropped, l.cost_ns, l.overhead);
+}
+
+/* Whether @pid still runs this program (forked, not yet exec'd its command). */
+static int hs_not_execd(pid_t pid)
+{
+	char path[64], exe[4096], self[4096];
+	ssize_t a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	a = readlink(path, exe, sizeof(exe));
+	b = readlink("/proc/self/exe", self, sizeof(self));
+	return a > 0 && a == b && !memcmp(exe, self, a);
+}
+
+void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid, int child)
+{
+	static uint32_t pids[4096];
+	size_t n, i;
+
+	if (!u)
+		return;
+	if (pid && !(child && hs_not_execd(child)))
+		hs_usyms_capture(u, pid);
+	n = m->base ? hs_table_pids(m, pids, sizeof(pids) / sizeof(pids[0])) : 0;
+	for (i = 0; i < n; i++)
+		if (pids[i] != pid && pids[i] != (uint32_t)getpid())
+			hs_usyms_capture(u, pids[i]);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hotstack tool: a session of the tool's own, as record and top run one.
+ * The session options they share (-e -F -c -a -C -p -g --stacks
+ * --max-depth --keys --collapse --table-entries --arena-frames), parsed
+ * into struct hs_config; CONFIGURE (with perf's cycles -> cpu-clock
+ * fallback), START and STOP; the counters and what the status lines show
+ * of them; the user mappings captured while it runs.
+ *
+ * A new session option: a line in hs_session_options[] (session.c), its
+ * case in hs_config_option(), and its field of struct hotstack_config.
+ */
+#ifndef HOTSTACK_SESSION_H
+#define HOTSTACK_SESSION_H
+
+#include <stdint.h>
+#include <linux/hotstack.h>
+
+#include "events.h"
+#include "options.h"
+
+#define HS_MAX_CPU_WORDS	16	/* -C: CPUs 0-1023 */
+
+/* The session options: what CONFIGURE takes, and what the tool needs besides. */
+struct hs_config {
+	/*
+	 * CONFIGURE's argument as the options set it: flags (FREQ,
+	 * COLLAPSE), sample, cpus_words, pid, stacks, max_depth, keys,
+	 * table_entries, arena_frames. hs_session_configure() fills in the
+	 * event (from @ev), cpus_ptr and the PID flag.
+	 */
+	struct hotstack_config abi;
+	const char *event;		/* its name, as given (or the fallback) */
+	struct hs_event_spec ev;
+	uint64_t cpus[HS_MAX_CPU_WORDS];	/* -C; abi.cpus_words 0: every CPU */
+	int all_cpus;			/* -a was given */
+	int have_F, have_c;		/* while parsing: -F, -c seen */
+};
+
+/* The options' ids without a letter; HS_SESSION_OPT_NEXT: the first free for a command. */
+enum {
+	HS_SESSION_OPT_STACKS = HS_OPT_LONG, HS_SESSION_OPT_DEPTH, HS_SESSION_OPT_KEYS,
+	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA,
+	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
+};
+
+/* The session options' table, for hs_args_init(). */
+extern const struct hs_option hs_session_options[];
+
+/* record's defaults (cycles at 4000 Hz, kernel stacks, depth 127, ...). */
+void hs_config_defaults(struct hs_config *c);
+
+/*
+ * Option @id with its @value: 0 when it was a session option, 1 when it is
+ * not one (the command's own), HS_EXIT_USAGE after saying what is wrong.
+ */
+int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char *value);
+
+/* After the options: the ones that do not go together. 0 or HS_EXIT_USAGE. */
+int hs_config_check(struct hs_args *a, struct hs_config *c);
+
+/*
+ * CONFIGURE the session @fd as @c asks, falling back from cycles to
+ * cpu-clock (with a warning, and @c updated) without a PMU, as perf does.
+ * On failure prints why ("hotstack @cmd: ...") and returns -1.
+ */
+int hs_session_configure(int fd, struct hs_config *c, const char *cmd);
+
+/* START; on failure prints why ("hotstack @cmd: cannot start: ...") and returns -1. */
+int hs_session_start(int fd, const char *cmd);
+
+/* STOP: the events are released, the counts stay. */
+void hs_session_stop(int fd);
+
+/* GET_STATS of @fd (@flags: HOTSTACK_STATS_READABLE or 0); 0 or -errno. */
+int hs_session_stats(int fd, uint32_t flags, struct hotstack_stats *st);
+
+/* "1000 Hz" or "period N": the rate @c asks for, into @buf. */
+const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len);
+
+/* What record's status line (and top's header) shows of a generation. */
+struct hs_live {
+	uint64_t capacity;	/* stacks the tables of every CPU take */
+	double rate;		/* samples per second */
+	double fill;		/* entries in use, % of capacity */
+	uint64_t dropped;	/* every drop, filtered out included */
+	double cost_ns;		/* mean handler time of a sample */
+	double overhead;	/* that time over the CPU time of the session's CPUs, % */
+};
+
+/* @st's counters, over @seconds (for the rate), tables of @table_entries. */
+void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
+		     struct hs_live *l);
+
+/*
+ * record's status line on a terminal (stderr): \r, the line, clear to the
+ * end: elapsed time, samples/s, stacks and fill, drops, cost, overhead.
+ */
+void hs_live_status_line(int fd, double elapsed, uint32_t table_entries);
+
+struct hs_usyms;
+struct hs_table_map;
+/*
+ * Capture the mappings of the processes in the table, and of @pid (the
+ * only one with a pid filter), for their user symbols: at each refresh
+ * and once at the end, so that those that exit keep the last capture.
+ * @child: record's command (0: none), whose maps are not its own before exec.
+ */
+void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid,
+		     int child);
+
+#endif
