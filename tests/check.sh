@@ -54,6 +54,12 @@ if step deps tests/deps.sh; then
 	for k in $kernels; do
 		step "vm $k" tests/vm/run.sh "$k"
 	done
+	# 200 possible CPUs, 2 online: tables are for the online ones.
+	case " $kernels " in *" generic "*)
+		step "vm generic, 200 possible CPUs" env HOTSTACK_OUT="$out/big" \
+			HOTSTACK_VM_SMP=2,maxcpus=200 tests/vm/run.sh generic \
+			--script tests/vm/guest/bigmachine.sh ;;
+	esac
 	# QEMU's arm64 PMU counts instructions only under -icount.
 	case " $kernels " in *" arm64 "*)
 		step "vm arm64 icount" env HOTSTACK_OUT="$out/icount" tests/vm/run.sh arm64 \

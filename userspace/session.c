@@ -2,6 +2,7 @@
 /* hotstack tool: the session record and top run (session.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,12 +150,14 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 			return hs_args_error(a, "--table-entries wants a power of two from 16 "
 					     "to 16777216, not '%s'", value);
 		c->abi.table_entries = v;
+		c->have_table = 1;
 		break;
 	case HS_SESSION_OPT_ARENA:
 		if (hs_parse_u64(value, HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA, &v))
 			return hs_args_error(a, "--arena-frames wants 64 to 268435456, not '%s'",
 					     value);
 		c->abi.arena_frames = v;
+		c->have_arena = 1;
 		break;
 	default:
 		return 1;
@@ -178,10 +181,91 @@ const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len)
 	return hs_rate_str(c->abi.flags, c->abi.sample, buf, len);
 }
 
+/* Bytes a CPU's tables take, both generations: stacks of 16 frames. */
+#define HS_SLOT_BYTES(entries) \
+	(2 * ((uint64_t)(entries) * (sizeof(struct hotstack_entry) + 16 * sizeof(uint64_t)) + \
+	      sizeof(struct hotstack_cpu_stats) + 128))
+
+uint32_t hs_fit_table_entries(uint64_t max_memory, uint64_t used, unsigned int nr_cpus)
+{
+	uint64_t budget = used < max_memory ? (max_memory - used) / 2 : 0;
+	uint32_t entries = 8192;
+
+	/* The header: a page, and 4 bytes a CPU. */
+	budget = budget > 4096 + 4ull * nr_cpus ? budget - 4096 - 4ull * nr_cpus : 0;
+	while (entries >= HOTSTACK_MIN_ENTRIES && HS_SLOT_BYTES(entries) * nr_cpus > budget)
+		entries /= 2;
+	return entries >= HOTSTACK_MIN_ENTRIES ? entries : 0;
+}
+
+/* CPUs the session's tables will be for: those of -C (or all) online now. */
+static unsigned int hs_config_cpus(const struct hs_config *c)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN), n = 0;
+	unsigned int w, b;
+	char path[64];
+
+	if (!c->abi.cpus_words)
+		return online > 0 ? online : 1;
+	for (w = 0; w < c->abi.cpus_words; w++)
+		for (b = 0; b < 64; b++) {
+			int fd;
+			char on = '1';
+
+			if (!(c->cpus[w] >> b & 1))
+				continue;
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online",
+				 w * 64 + b);
+			fd = open(path, O_RDONLY);
+			if (fd >= 0) {
+				if (read(fd, &on, 1) != 1)
+					on = '1';
+				close(fd);
+			}
+			n += on == '1';
+		}
+	return n ? n : 1;
+}
+
+/*
+ * What the defaults become on this machine and for this caller: tables
+ * that fit the module's memory on these CPUs, and at most the frequency
+ * the module lets the caller ask for (the group's limit). Said on stderr.
+ */
+static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
+{
+	struct hotstack_info info = { .size = sizeof(info) };
+	unsigned int cpus = hs_config_cpus(c);
+	uint32_t entries;
+
+	if (ioctl(fd, HOTSTACK_IOC_GET_INFO, &info))
+		return;
+	if (!c->have_F && !c->have_c && info.max_freq && c->abi.sample > info.max_freq) {
+		fprintf(stderr, "hotstack %s: sampling at %u Hz, the most the module allows "
+			"this user (group_max_freq)\n", cmd, info.max_freq);
+		c->abi.sample = info.max_freq;
+	}
+	if (c->have_table || c->have_arena)
+		return;
+	entries = hs_fit_table_entries(info.max_memory, info.memory_used, cpus);
+	if (!entries || entries == c->abi.table_entries)
+		return;
+	c->abi.table_entries = entries;
+	c->abi.arena_frames = 16ull * entries;
+	fprintf(stderr, "hotstack %s: tables of %u stacks and %llu frames per CPU, to fit %u CPUs "
+		"in the module's memory (%llu of %llu MiB free; --table-entries and "
+		"--arena-frames choose)\n", cmd, entries, (unsigned long long)c->abi.arena_frames,
+		cpus, (unsigned long long)((info.max_memory - info.memory_used) >> 20),
+		(unsigned long long)(info.max_memory >> 20));
+}
+
 int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 {
-	struct hotstack_config cfg = c->abi;
+	struct hotstack_config cfg;
 	int err;
+
+	hs_config_fit(fd, c, cmd);
+	cfg = c->abi;
 
 	cfg.size = sizeof(cfg);
 	cfg.flags |= cfg.pid ? HOTSTACK_CFG_PID : 0;

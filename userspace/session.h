@@ -35,6 +35,7 @@ struct hs_config {
 	uint64_t cpus[HS_MAX_CPU_WORDS];	/* -C; abi.cpus_words 0: every CPU */
 	int all_cpus;			/* -a was given */
 	int have_F, have_c;		/* while parsing: -F, -c seen */
+	int have_table, have_arena;	/* --table-entries, --arena-frames given */
 };
 
 /* The options' ids without a letter; HS_SESSION_OPT_NEXT: the first free for a command. */
@@ -58,6 +59,15 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 
 /* After the options: the ones that do not go together. 0 or HS_EXIT_USAGE. */
 int hs_config_check(struct hs_args *a, struct hs_config *c);
+
+/*
+ * The default table for @nr_cpus CPUs when the module allows @max_memory
+ * bytes and @used are taken: 8192 stacks and 16 frames a stack per CPU, or
+ * the largest power of two of stacks whose tables (both generations) take
+ * at most half of what is left, so that others keep room. 0 when not even
+ * the smallest fits.
+ */
+uint32_t hs_fit_table_entries(uint64_t max_memory, uint64_t used, unsigned int nr_cpus);
 
 /*
  * CONFIGURE the session @fd as @c asks, falling back from cycles to
