@@ -847,6 +847,15 @@ static void test_workload(unsigned int depth, unsigned int patterns, unsigned in
 	close(fd);
 }
 
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void msleep(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -1520,9 +1529,10 @@ static void test_delegated(pid_t other)
 	char own[32], hidden[48], shown[32], *text;
 	pid_t child;
 	void *p;
-	int fd = open_dev();
+	int fd = open_dev(), ret;
 
-	tap(xioctl(fd, HOTSTACK_IOC_GET_INFO, &info) == 0 && info.max_freq == 1000,
+	ret = xioctl(fd, HOTSTACK_IOC_GET_INFO, &info);
+	tap(!ret && info.max_freq == 1000,
 	    "delegated: GET_INFO's max_freq is group_max_freq, 1000 (got %u)", info.max_freq);
 	default_config(&c);
 	c.flags = HOTSTACK_CFG_FREQ;
@@ -1555,7 +1565,15 @@ static void test_delegated(pid_t other)
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "delegated: START");
 	child = fork();
 	if (!child) {
-		uspin(1500);
+		/* User mode, then the kernel: reads of /dev/zero (vfs_read). */
+		static char zero[1 << 16];
+		double end;
+		int z = open("/dev/zero", O_RDONLY);
+
+		uspin(1000);
+		for (end = now_s() + 1; now_s() < end;)
+			if (read(z, zero, sizeof(zero)) < 0)
+				break;
 		_exit(0);
 	}
 	waitpid(child, NULL, 0);
@@ -1571,8 +1589,10 @@ static void test_delegated(pid_t other)
 	    own);
 	tap(strstr(text, hidden) && !strstr(text, shown),
 	    "delegated: another user's process has no user frames, marked (%s)", hidden);
-	tap(strstr(text, "do_idle") && !strstr(text, "0xffff"),
-	    "delegated: read() names kernel frames, never a kernel address");
+	tap(strstr(text, ";vfs_read;") && !strstr(text, "0xffff"),
+	    "delegated: read() names kernel frames (vfs_read), never a kernel address");
+	if (!strstr(text, ";vfs_read;") || strstr(text, "0xffff"))
+		printf("#   %.2000s\n", text);
 	free(text);
 	close(fd);
 }
@@ -1741,7 +1761,8 @@ static void test_memcg(const char *cg)
 	expect_cfg(fd, &c, 0, "memcg: 11 MiB tables per CPU and generation");
 	get_stats(fd, &st, 0);
 	after = cg_read(cg, "memory.current");
-	tap(before >= 0 && after - before >= (long long)st.mmap_size,
+	/* memory.current moves by per-CPU batches of 64 pages: within 1 MiB. */
+	tap(before >= 0 && after - before >= (long long)st.mmap_size - (1 << 20),
 	    "memcg: the cgroup is charged the tables (%lld bytes more, tables %llu)",
 	    after - before, (unsigned long long)st.mmap_size);
 	tap(cg_write(cg, "memory.max", after + (8 << 20)) == 0, "memcg: memory.max 8 MiB above");
@@ -1752,7 +1773,7 @@ static void test_memcg(const char *cg)
 	cg_write(cg, "memory.max", -1);
 	close(fd);
 	closed = cg_read(cg, "memory.current");
-	tap(after - closed >= (long long)st.mmap_size,
+	tap(after - closed >= (long long)st.mmap_size - (1 << 20),
 	    "memcg: closing the session uncharges them (%lld bytes less)", after - closed);
 }
 
@@ -2302,14 +2323,6 @@ static void vt_print(struct vt *vt, int n, const char *what, int master)
 		printf("%.*s\n", len, vt->cell[y]);
 	}
 	fflush(stdout);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*

@@ -33,15 +33,25 @@ check() {
 	fi
 }
 
-# check_fail DESC CMD...: CMD must fail.
-check_fail() {
+# check_refused DESC PATTERN CMD...: CMD must fail, for the reason PATTERN
+# (an extended regular expression) names: in its output or in the kernel
+# messages it caused (a refused insmod explains itself in dmesg).
+check_refused() {
 	desc=$1
-	shift
+	pattern=$2
+	shift 2
+	lines=$(dmesg | wc -l)
 	if "$@" >/tmp/check.out 2>&1; then
 		notok "$desc (it succeeded)"
 		sed 's/^/#   /' /tmp/check.out
-	else
+		return
+	fi
+	dmesg | tail -n +$((lines + 1)) >>/tmp/check.out
+	if grep -E -q -e "$pattern" /tmp/check.out; then
 		ok "$desc"
+	else
+		notok "$desc (refused, but not for '$pattern')"
+		sed 's/^/#   /' /tmp/check.out
 	fi
 }
 

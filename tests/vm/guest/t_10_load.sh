@@ -14,7 +14,8 @@ check_output "hotstack info reports the session limit" 'at most 16$' hotstack in
 tap "hs_vmtest getinfo" hs_vmtest getinfo
 
 exec 3<>/dev/hotstack
-check_fail "rmmod is refused while a session is open" rmmod hotstack
+check_refused "rmmod is refused while a session is open" \
+	"unload module 'hotstack': Resource temporarily unavailable" rmmod hotstack
 exec 3>&-
 check "rmmod once the session is closed" rmmod hotstack
 check "/dev/hotstack is gone after rmmod" test ! -e /dev/hotstack

@@ -2,14 +2,20 @@
 # Module parameters: bounds, session limit, group access.
 . /tests/lib.sh
 
-check_fail "insmod max_sessions=0 is refused" insmod /tests/hotstack.ko max_sessions=0
-check_output "max_sessions=0 is explained in dmesg" "max_sessions=0 is out of range" dmesg
-check_fail "insmod max_sessions=1025 is refused" insmod /tests/hotstack.ko max_sessions=1025
-check_fail "insmod max_memory_mb=0 is refused" insmod /tests/hotstack.ko max_memory_mb=0
-check_fail "insmod event_rate=0 is refused" insmod /tests/hotstack.ko event_rate=0
-check_fail "insmod group=-5 is refused" insmod /tests/hotstack.ko group=-5
-check_fail "insmod group=4294967295 (invalid gid) is refused" \
-	insmod /tests/hotstack.ko group=4294967295
+check_refused "insmod max_sessions=0 is refused, and says why" \
+	'max_sessions=0 is out of range 1-1024' insmod /tests/hotstack.ko max_sessions=0
+check_refused "insmod max_sessions=1025 is refused" \
+	'max_sessions=1025 is out of range 1-1024' insmod /tests/hotstack.ko max_sessions=1025
+check_refused "insmod max_memory_mb=0 is refused" \
+	'max_memory_mb=0 is out of range' insmod /tests/hotstack.ko max_memory_mb=0
+check_refused "insmod event_rate=0 is refused" \
+	'event_rate=0 is out of range' insmod /tests/hotstack.ko event_rate=0
+check_refused "insmod group_max_freq=0 is refused" \
+	'group_max_freq=0 is out of range' insmod /tests/hotstack.ko group_max_freq=0
+check_refused "insmod group=-5 is refused" \
+	'group=-5: use a group ID, or -1 for root only' insmod /tests/hotstack.ko group=-5
+check_refused "insmod group=4294967295 (no such gid: (gid_t)-1) is refused" \
+	'group=4294967295 is not a valid group ID' insmod /tests/hotstack.ko group=4294967295
 check "no refused insmod left the module loaded" sh -c '! grep -q "^hotstack " /proc/modules'
 
 check "insmod max_sessions=3" reload max_sessions=3

@@ -23,7 +23,8 @@ wait $other 2>/dev/null
 check_output "read() of an unconfigured session without autostart is empty" \
 	'^0$' sh -c 'cat /dev/hotstack | wc -c'
 
-check_fail "insmod autostart=1 autostart_event=bogus is refused" \
+check_refused "insmod autostart=1 autostart_event=bogus is refused" \
+	'autostart_event=bogus is not an event hotstack knows' \
 	reload autostart=1 autostart_event=bogus
 check "insmod autostart=1 autostart_freq=1000" reload autostart=1 autostart_freq=1000
 echo "6 4 50" >/proc/hs_workload

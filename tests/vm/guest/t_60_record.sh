@@ -149,5 +149,19 @@ check_output "the dump's flame graph has the workload" '<title>hs_leaf \[hs_work
 	cat /tmp/p.svg
 check_output "dump | report - gives the live report" '^# by self' \
 	sh -c 'hotstack dump | hotstack report -'
+
+# In a pid namespace of its own, pids are that namespace's: -p takes one of
+# them, and the pid key prints them (kernels with PID_NS: Debian's).
+if [ -e /proc/self/ns/pid ]; then
+	unshare -p -f --mount-proc sh -c 'hs_vmtest uspin 4000 & spin=$!
+		hotstack record -p $spin --keys pid --stacks both -d 2 -o /tmp/ns.folded
+		echo "spinner $spin"' >/tmp/ns.out 2>&1
+	sed 's/^/#   /' /tmp/ns.out
+	check_output "a pid namespace's own: its spinner is pid 2 there" '^spinner 2$' cat /tmp/ns.out
+	check_output "record -p 2 there samples it, under its pid there" \
+		'^\[pid 2\];.*u_top;u_mid;u_(leaf|call)(;[^;]+)* [0-9]+$' cat /tmp/ns.folded
+else
+	echo "# this kernel has no pid namespaces (CONFIG_PID_NS): not run"
+fi
 check "rmmod hs_workload" rmmod hs_workload
 check "rmmod hotstack" rmmod hotstack
