@@ -12,6 +12,38 @@
  * one session: its configuration, counters and tables live and die with
  * the file.
  *
+ * Privilege
+ * ---------
+ * CAP_PERFMON (or CAP_SYS_ADMIN) holders may use everything. Members of
+ * the module's group without it (delegated users) may sample kernel
+ * stacks of the whole system and read them as symbolized text (read()),
+ * with these limits, checked at CONFIGURE (EPERM) or while sampling:
+ *   - no raw PMU events (PERF_TYPE_RAW);
+ *   - at most group_max_freq samples a second per CPU (module parameter,
+ *     default 1000; hotstack_info.max_freq says the caller's limit): as a
+ *     frequency, or as a cpu-clock / task-clock period of at least
+ *     10^9 / group_max_freq ns; other events only by frequency;
+ *   - user stacks only of processes whose real, effective and saved user
+ *     IDs are the configurer's and which are not setuid (not dumpable):
+ *     ptrace's basic rule. Other processes' samples keep their kernel
+ *     stack and are marked HOTSTACK_ENTRY_USER_HIDDEN;
+ *   - no mmap (the tables hold raw kernel addresses: CAP_PERFMON or
+ *     CAP_SYSLOG);
+ *   - generic netlink GET, but not the events group (CAP_SYS_ADMIN).
+ * The perf events are created by kernel workers, so perf's own paranoia
+ * (kernel.perf_event_paranoid) is not applied: the rules above replace it
+ * for delegated users, whom an administrator chose by naming the group.
+ *
+ * Memory
+ * ------
+ * CONFIGURE makes tables for the CPUs of its mask that are online then
+ * (a CPU that comes online later is counted in hotstack_stats.cpus_missed
+ * and reported, not sampled): per CPU and generation, the counters (320
+ * bytes), 48 bytes an entry and 8 a frame, rounded up to 128 bytes, plus
+ * a header; all sessions together stay under max_memory_mb (E2BIG), and the
+ * pages are charged to the memory cgroup of the process that configures
+ * (ENOMEM past its limit; no OOM kill).
+ *
  * ioctl conventions
  * -----------------
  * Every ioctl argument is a struct whose first field is "size": the
@@ -142,8 +174,9 @@ enum hotstack_state {
  *		(bit n of word w is CPU 64 * w + n); 0 for every CPU
  * @cpus_words:	words at @cpus_ptr; 0 with @cpus_ptr 0. Bits past the
  *		last possible CPU must be 0.
- * @pid:	with HOTSTACK_CFG_PID, the process (tgid) whose samples count;
- *		the others are counted as HOTSTACK_DROP_FILTERED. Else 0.
+ * @pid:	with HOTSTACK_CFG_PID, the process (tgid) whose samples count,
+ *		as the opener's pid namespace numbers it; the others are
+ *		counted as HOTSTACK_DROP_FILTERED. Else 0.
  *		(HOTSTACK_CFG_EXCLUDE_IDLE likewise counts the idle task's
  *		samples as HOTSTACK_DROP_FILTERED.)
  * @stacks:	HOTSTACK_STACK_* to walk, at least one
@@ -159,8 +192,13 @@ enum hotstack_state {
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
  * when the tables would take more than the module's memory limit allows;
- * ENOENT / EOPNOTSUPP / ENODEV when this machine cannot count the event
- * (e.g. no PMU in a VM); EBUSY while running. Nothing is left half done.
+ * ENOMEM when the caller's memory cgroup cannot hold them; ENOENT /
+ * EOPNOTSUPP when this machine cannot count the event (e.g. no PMU in a
+ * VM); ENODEV when no CPU of the mask is online; EPERM for what a
+ * delegated user may not ask (see Privilege); ESRCH when @pid names no
+ * process of the caller's pid namespace; EBUSY while running or mapped.
+ * Nothing is left half done: a refused CONFIGURE keeps the previous
+ * configuration, tables and counts.
  */
 struct hotstack_config {
 	__u32 size;
@@ -318,7 +356,8 @@ enum hotstack_context {
  * @flags:	HOTSTACK_ENTRY_*
  * @context:	enum hotstack_context
  * @depth:	frames of the recursion collapsed away (HOTSTACK_ENTRY_COLLAPSED)
- * @tgid:	process (with HOTSTACK_KEY_TGID; else 0)
+ * @tgid:	process (with HOTSTACK_KEY_TGID; else 0), as the opener's pid
+ *		namespace numbers it (0 for a process outside it)
  * @frames:	index of the first frame in the CPU's arena
  * @comm:	task name (with HOTSTACK_KEY_COMM; else zeros)
  */
@@ -369,8 +408,17 @@ struct hotstack_entry {
  *
  * then walk generation "readable": for each entry with hash != 0 (read
  * hash, then smp_rmb(), then the rest), its frames are
- * arena[frames .. frames + nr_kernel + nr_user - 1]. If generation changed
- * while walking (check it again at the end), the data may be torn: retry.
+ * arena[frames .. frames + nr_kernel + nr_user - 1]. Then read seq again
+ * (smp_rmb() first): if it changed, a SNAPSHOT or RESET ran meanwhile and
+ * may have cleared what was read (the kernel makes seq odd before it
+ * clears anything, and even once "readable" is complete again): retry.
+ * "generation" alone does not tell: it changes only at the end.
+ *
+ * The active generation can be read while sampling goes on (a live view).
+ * Each CPU table has one writer, which fills entries in arena order (every
+ * entry takes at least one arena word): read arena_used first, then take
+ * the entries published (hash != 0) whose frames end at or before it; an
+ * entry past it was made while reading, and may be incomplete.
  */
 struct hotstack_mmap_header {
 	__u32 version;		/* HOTSTACK_MMAP_VERSION */

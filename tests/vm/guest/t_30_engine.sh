@@ -6,6 +6,8 @@ check "insmod hotstack.ko test_hooks=1" reload test_hooks=1
 check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
 tap "hs_vmtest config-errors" hs_vmtest config-errors
 tap "hs_vmtest lifecycle" hs_vmtest lifecycle
+tap "hs_vmtest mmap-race" hs_vmtest mmap-race
+tap "hs_vmtest read-live" hs_vmtest read-live
 tap "hs_vmtest workload (exact stacks)" hs_vmtest workload 6 16 40 64
 tap "hs_vmtest workload (truncated)" hs_vmtest workload 40 1 300 16
 tap "hs_vmtest workload (collapsed)" hs_vmtest workload 30 1 300 64 collapse
