@@ -275,9 +275,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (hs_write_profile("record", o.output, o.format, &p))
 		goto out_genl;
-	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples, %llu dropped, %llu filtered "
-		"out, %zu stacks (tables of %u on %u CPUs), %.0f ns/sample; wrote %s ]\n",
-		p.seconds, (unsigned long long)st.total.samples,
+	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples (%llu in NMI), %llu dropped, "
+		"%llu filtered out, %zu stacks (tables of %u on %u CPUs), %.0f ns/sample; "
+		"wrote %s ]\n", p.seconds, (unsigned long long)st.total.samples,
+		(unsigned long long)st.total.nmi_samples,
 		(unsigned long long)(hs_sum_drops(st.total.drops) - p.filtered),
 		(unsigned long long)p.filtered, p.nr, st.table_entries, st.nr_cpus,
 		st.total.timed ? (double)st.total.handler_ns / st.total.timed : 0.0,

@@ -192,7 +192,8 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 			(unsigned long long)t->drops[i]);
 		first = 0;
 	}
-	fprintf(f, "%s, filtered out %llu\n", first ? "" : ")", (unsigned long long)filtered);
+	fprintf(f, "%s, filtered out %llu, %llu in NMI\n", first ? "" : ")",
+		(unsigned long long)filtered, (unsigned long long)t->nmi_samples);
 	fprintf(f, "stacks: %llu distinct, table %.0f%% full (%llu of %llu)\n",
 		(unsigned long long)t->entries, l.fill, (unsigned long long)t->entries,
 		(unsigned long long)l.capacity);

@@ -219,7 +219,7 @@ static void frame_header(void **state)
 	assert_in_order(text,
 			"hotstack top - cpu-clock, 1000 Hz, 2 CPUs, up 3.0 s, sorted by self\n",
 			"samples: 112 samples/s (112 in 1.00 s), counted 100, dropped 5 "
-			"(table full 5), filtered out 7\n",
+			"(table full 5), filtered out 7, 0 in NMI\n",
 			"stacks: 4 distinct, table 17% full (4 of 24)\n",
 			/* 1000 ns x 112 samples in 2 CPU-seconds */
 			"cost: 1000 ns/sample, overhead 0.006% CPU\n",

@@ -12,8 +12,10 @@
 #   out/vm-KERNEL/console.log   the serial console (kernel messages)
 #   out/vm-KERNEL/guest.log     what the tests printed (TAP lines)
 # Prints TAP lines ("ok - ..." / "not ok - ...") for every guest test, plus
-# the harness's own checks: the guest finished in time, no panic, and no
-# BUG:, WARNING:, Call Trace, lockdep or KASAN line on the console.
+# the harness's own checks: the guest finished in time, no panic, no BUG:,
+# WARNING:, Call Trace, lockdep or KASAN line on the console, and each
+# guest script ran to its end with its plan's count of checks
+# (tests/vm/plan.sh, tests/vm/plan.txt).
 #
 # --icount: deterministic mode for benchmarks (-icount shift=0,sleep=off
 #           -smp 1): guest time counts guest instructions.
@@ -119,6 +121,7 @@ done
 	# Where the tests write (see the QEMU command line below).
 	echo "HOTSTACK_TAP=$([ "$KARCH" = arm64 ] && echo /dev/hvc0 || echo /dev/ttyS1)"
 	echo "HOTSTACK_MODE=$([ -n "$script" ] && echo script || echo test)"
+	echo "HOTSTACK_SCRIPT=${script##*/}"
 } >"$root/tests/env"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
@@ -247,6 +250,12 @@ elapsed=$(($(date +%s) - start))
 		tail -n 30 "$out/console.log" | sed 's/^/# /'
 	else
 		echo "ok - $tag guest booted, ran and powered off in ${elapsed}s"
+	fi
+	# Every script ran to its end, with its plan's count of checks (the
+	# suite's on KERNEL, a script's on KERNEL/SCRIPT where one is planned).
+	plan_key=$kind${script:+/${script##*/}}
+	if [ -z "$script" ] || grep -q "^$plan_key " "$repo/tests/vm/plan.txt"; then
+		"$repo/tests/vm/plan.sh" check "$plan_key" "$out/guest.log"
 	fi
 
 	# Kernel reports: BUG/WARNING (lockdep, KASAN, atomic sleep and

@@ -70,6 +70,14 @@ check_output() {
 	fi
 }
 
+# all_in_nmi FILE: record's summary, or each header of top in FILE, counts
+# samples, and every one was taken in NMI context (hardware events).
+all_in_nmi() {
+	sed -n -e 's/.* \([0-9]*\) samples (\([0-9]*\) in NMI).*/\1 \2/p' \
+		-e 's/^samples: .*(\([0-9]*\) in [0-9.]* s).*, \([0-9]*\) in NMI$/\1 \2/p' "$1" |
+		awk '{ n++; if ($1 == 0 || $1 != $2) bad = 1 } END { exit bad || !n }'
+}
+
 # tap DESC CMD...: CMD prints its own TAP lines; a non-zero exit is a
 # failure of its own, so a crash that printed nothing still counts.
 tap() {

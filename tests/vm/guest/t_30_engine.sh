@@ -22,8 +22,8 @@ tap "hs_vmtest delegated (uid 1000, group 1234)" \
 	hs_vmtest runas 1000 1000,1234 hs_vmtest delegated $other
 kill $other
 wait $other 2>/dev/null
-check_output "read() of an unconfigured session without autostart is empty" \
-	'^0$' sh -c 'cat /dev/hotstack | wc -c'
+check "read() of an unconfigured session without autostart is empty" \
+	sh -c 'cat /dev/hotstack >/tmp/empty && [ ! -s /tmp/empty ]'
 
 check_refused "insmod autostart=1 autostart_event=bogus is refused" \
 	'autostart_event=bogus is not an event hotstack knows' \
@@ -32,7 +32,7 @@ check "insmod autostart=1 autostart_freq=1000" reload autostart=1 autostart_freq
 echo "6 4 50" >/proc/hs_workload
 check_output "cat /dev/hotstack shows the persistent session's stacks" \
 	'hs_workload_write \[hs_workload\];hs_rec_[ab] .*hs_leaf' cat /dev/hotstack
-check_output "cat /dev/hotstack prints no raw kernel address" \
-	'^0$' sh -c 'cat /dev/hotstack | grep -c "0xffff"'
+check "cat /dev/hotstack prints stacks, and no raw kernel address" \
+	sh -c 'cat /dev/hotstack >/tmp/p.folded && [ -s /tmp/p.folded ] && ! grep -q 0xffff /tmp/p.folded'
 check "rmmod with the persistent session running" rmmod hotstack
 check "rmmod hs_workload" rmmod hs_workload

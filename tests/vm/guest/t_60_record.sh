@@ -12,6 +12,7 @@ check "record -d 1 (default event) succeeds" [ $? -eq 0 ]
 if [ "$HS_EVENT" = cycles ]; then
 	check_output "with a PMU, cycles is recorded: no fallback warning" '^0$' \
 		sh -c 'grep -c -e warning -e falling /tmp/a.out'
+	check "every sample of the recording was taken in NMI context" all_in_nmi /tmp/a.out
 	# QEMU's PMUv3 counts instructions only under -icount: elsewhere the
 	# tool must say so (pmu_icount.sh samples them under -icount).
 	check_output "record -e instructions: QEMU's PMU lacks it without icount, and record says so" \

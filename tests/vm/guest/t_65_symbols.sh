@@ -7,6 +7,7 @@ check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
 
 # One stopped session, written from read() and from the mmap: equal.
 for depth in 64 4; do
+	rm -f /tmp/s-read.folded /tmp/s-mmap.folded
 	tap "hs_vmtest symbols $depth" hs_vmtest symbols $depth /tmp/s-read.folded /tmp/s-mmap.folded
 	sort /tmp/s-read.folded >/tmp/s-read.sorted
 	sort /tmp/s-mmap.folded >/tmp/s-mmap.sorted
