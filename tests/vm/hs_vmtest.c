@@ -27,6 +27,8 @@
  *   hs_vmtest genl-errors          malformed netlink requests
  *   hs_vmtest genl-perm member|outsider  netlink as the group's member or not
  *   hs_vmtest genl-cred            GET on a socket another user opened
+ *   hs_vmtest genl-dump            a dump in parts: DUMP_INTR, rmmod meanwhile
+ *   hs_vmtest unload-mapped        rmmod with a mapping that outlived close()
  *   hs_vmtest hotplug EVENT        every CPU but 0 offline and back mid-run
  *   hs_vmtest hotplug-missed       a CPU that comes online after CONFIGURE
  *   hs_vmtest tablefull            full table and arena: drops, recovery
@@ -65,6 +67,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -555,6 +558,35 @@ static void test_config_errors(void)
 	c.flags = HOTSTACK_CFG_PID;
 	c.sample = 1000000;
 	expect_cfg(fd, &c, EINVAL, "PID flag with pid 0");
+	c.pid = 4000000;
+	expect_cfg(fd, &c, EINVAL, "PID flag with a pid past PID_MAX_LIMIT");
+	c.pid = 999999;
+	expect_cfg(fd, &c, ESRCH, "PID flag with a pid no process has");
+	/* The argument itself: pointers, sizes, a tail the module does not know. */
+	expect_ioc(fd, HOTSTACK_IOC_CONFIGURE, NULL, EFAULT, "CONFIGURE with a NULL pointer");
+	expect_ioc(fd, HOTSTACK_IOC_CONFIGURE, (void *)16, EFAULT, "CONFIGURE with a bad pointer");
+	{
+		size_t page = sysconf(_SC_PAGESIZE);
+		unsigned char *big = calloc(1, page + 8);
+
+		default_config(&c);
+		memcpy(big, &c, sizeof(c));
+		*(__u32 *)big = 0;
+		expect_ioc(fd, HOTSTACK_IOC_CONFIGURE, big, EINVAL, "CONFIGURE with size 0");
+		*(__u32 *)big = page + 1;
+		expect_ioc(fd, HOTSTACK_IOC_CONFIGURE, big, E2BIG,
+			   "CONFIGURE with a size above a page");
+		*(__u32 *)big = sizeof(c) + 8;
+		big[sizeof(c) + 3] = 1;
+		expect_ioc(fd, HOTSTACK_IOC_CONFIGURE, big, E2BIG,
+			   "CONFIGURE from a larger struct with a nonzero tail");
+		expect_ioc(fd, HOTSTACK_IOC_GET_STATS, NULL, EFAULT, "GET_STATS with a NULL pointer");
+		free(big);
+	}
+	default_config(&c);
+	c.cpus_ptr = (unsigned long)cpus;
+	c.cpus_words = 1025;
+	expect_cfg(fd, &c, EINVAL, "cpus_words 1025, above the limit");
 	default_config(&c);
 	c.sample = 1ULL << 63;
 	c.flags = 0;
@@ -607,6 +639,8 @@ static void test_config_errors(void)
 	expect_cfg(fd, &c, EBUSY, "while running");
 	expect_ioc(fd, HOTSTACK_IOC_SNAPSHOT, (void *)1, EINVAL,
 		   "SNAPSHOT with a nonzero argument");
+	expect_ioc(fd, HOTSTACK_IOC_RESET, (void *)1, EINVAL, "RESET with a nonzero argument");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, (void *)1, EINVAL, "STOP with a nonzero argument");
 	st.flags = 2;
 	expect_ioc(fd, HOTSTACK_IOC_GET_STATS, &st, EINVAL, "GET_STATS with flags 0x2");
 	/* The words after the counters: out fields and reserved, 0 on input. */
@@ -640,6 +674,14 @@ static void test_config_errors(void)
 			    "mmap header: version, one slot, 1024 entries, even seq");
 			tap(mprotect(m.base, m.size, PROT_READ | PROT_WRITE) != 0,
 			    "the mapping cannot be made writable");
+			/* Moved onto a place of our own: it would skip open/close. */
+			p = mmap(NULL, m.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			p = mremap(m.base, m.size, m.size, MREMAP_MAYMOVE | MREMAP_FIXED, p);
+			tap(p == MAP_FAILED && errno == EINVAL, "mremap of the mapping: EINVAL");
+			p = mremap(m.base, m.size, 2 * m.size, 0);
+			tap(p == MAP_FAILED, "the mapping cannot grow");
+			p = mmap(NULL, m.size + 4096, PROT_READ, MAP_SHARED, fd, 0);
+			tap(p == MAP_FAILED && errno == EINVAL, "mmap longer than the tables: EINVAL");
 			expect_cfg(fd, &c, EBUSY, "while the tables are mapped");
 			munmap(m.base, m.size);
 		}
@@ -789,9 +831,20 @@ static void test_workload(unsigned int depth, unsigned int patterns, unsigned in
 
 			snprintf(marker, sizeof(marker), "[collapsed %u]", depth - 2);
 			snprintf(entry_marker, sizeof(entry_marker), "[collapsed %u]", depth - 3);
+			/*
+			 * An arm64 entry sample lost the leaf site's frame (it was
+			 * still in the link register): hs_leaf right after the
+			 * collapsed recursion site, same depth. Either way the
+			 * 5% bound below holds them to what they are.
+			 */
+			bool entry_shape = first >= 0 && leaf == first + 1 &&
+					   frame_is(frames[first], "hs_rec_a");
+
 			if (shape && !strcmp(frames[0], marker))
 				seen[0]++;
-			else if (shape && arm64_entry_sample(leaf, n) && !strcmp(frames[0], entry_marker))
+			else if (arm64_entry_sample(leaf, n) &&
+				 ((shape && !strcmp(frames[0], entry_marker)) ||
+				  (entry_shape && !strcmp(frames[0], marker))))
 				entry++;
 			else if (bad++ < 3)
 				printf("#   unexpected: %s\n", copy);
@@ -2113,7 +2166,10 @@ static void test_genl_status(void)
 	close(fd);
 }
 
-/* Fill a 16-entry table so that every event fires; print the session ID. */
+/*
+ * Fill a 16-entry table so that every event fires, once per generation:
+ * again after a SNAPSHOT, not again within one. Prints the session ID.
+ */
 static void test_genl_events(void)
 {
 	struct hotstack_config c;
@@ -2125,6 +2181,10 @@ static void test_genl_events(void)
 	expect_cfg(fd, &c, 0, "netlink events");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "netlink events: START");
 	fill_table(fd, "netlink events");
+	/* More of the same generation: nothing new to say. */
+	tap(workload_write(6, 32, 20), "netlink events: more stacks in the full table");
+	expect_ioc(fd, HOTSTACK_IOC_SNAPSHOT, NULL, 0, "netlink events: SNAPSHOT");
+	fill_table(fd, "netlink events, next generation");
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "netlink events: STOP");
 	get_stats(fd, &st, 0);
 	printf("# session %u\n", st.id);
@@ -2208,6 +2268,22 @@ static void test_genl_perm(bool member)
 	else
 		tap(ret == -EPERM && strstr(g.error, "CAP_PERFMON"),
 		    "netlink: GET dump as uid %u: EPERM, \"%s\"", getuid(), g.error);
+	/* GET of one session: its own (a member may open one), or any. */
+	memset(&f, 0, sizeof(f));
+	if (member) {
+		struct hotstack_stats st;
+		int fd = open_dev();
+
+		get_stats(fd, &st, 0);
+		f.id = st.id;
+		ret = hs_genl_status(&g, st.id, genl_find_cb, &f);
+		tap(ret == 0 && f.found == 1, "netlink: GET of session %u by ID as a member", st.id);
+		close(fd);
+	} else {
+		ret = hs_genl_status(&g, 1, genl_find_cb, &f);
+		tap(ret == -EPERM, "netlink: GET of session 1 by ID as an outsider: EPERM (%s)",
+		    ret ? strerror(-ret) : "allowed");
+	}
 	ret = hs_genl_subscribe(&g);
 	tap(ret == -EPERM, "netlink: joining the events group as uid %u: EPERM (%s)", getuid(),
 	    ret ? strerror(-ret) : "joined");
@@ -2290,6 +2366,101 @@ static void test_genl_cred(void)
 	tap(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "netlink: GET by uid 1000 on a socket root opened: EPERM");
 	hs_genl_close(&mine);
+}
+
+/* delete_module(2) of hotstack, not waiting: 0 or the errno. */
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "hotstack", O_NONBLOCK) ? errno : 0;
+}
+
+/*
+ * A GET dump of many sessions comes in several parts. Sessions that close
+ * between two parts flag the later ones NLM_F_DUMP_INTR; and the dump in
+ * progress holds the module: rmmod waits until it ends, then works. (The
+ * module must be loaded with max_sessions of at least 200.)
+ */
+static void test_genl_dump(void)
+{
+	static char buf[8192];
+	static int fds[200];
+	struct hotstack_config c;
+	struct nlmsghdr *nlh;
+	struct hs_genl g;
+	unsigned int i, parts = 0, msgs = 0, intr = 0;
+	bool done = false;
+	int busy, ret = 0;
+	ssize_t n;
+
+	default_config(&c);
+	c.table_entries = 16;
+	c.arena_frames = 64;
+	for (i = 0; i < 200; i++) {
+		fds[i] = open_dev();
+		ret |= xioctl(fds[i], HOTSTACK_IOC_CONFIGURE, &c);
+	}
+	tap(!ret, "genl dump: 200 sessions configured");
+	if (hs_genl_open(&g)) {
+		tap(false, "netlink: resolve the hotstack family");
+		return;
+	}
+	nlh = hs_genl_header(&g, buf, g.family, NLM_F_DUMP, HOTSTACK_CMD_GET,
+			     HOTSTACK_GENL_VERSION);
+	mnl_socket_sendto(g.nl, nlh, nlh->nlmsg_len);
+	while (!done && parts < 1000 && (n = recv(mnl_socket_get_fd(g.nl), buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *m = (struct nlmsghdr *)buf;
+		int left = n;
+
+		parts++;
+		for (; mnl_nlmsg_ok(m, left); m = mnl_nlmsg_next(m, &left)) {
+			/* DONE too: it says whether the whole dump was consistent. */
+			intr += !!(m->nlmsg_flags & NLM_F_DUMP_INTR);
+			if (m->nlmsg_type == NLMSG_DONE || m->nlmsg_type == NLMSG_ERROR) {
+				done = m->nlmsg_type == NLMSG_DONE;
+				break;
+			}
+			msgs++;
+		}
+		if (parts == 1) {
+			/* Every session goes: the dump alone holds the module now. */
+			for (i = 0; i < 200; i++)
+				close(fds[i]);
+			busy = unload();
+			tap(busy == EAGAIN || busy == EBUSY,
+			    "genl dump: rmmod while a dump is in progress is refused (%s)",
+			    busy ? strerror(busy) : "it unloaded");
+		}
+	}
+	tap(done && parts >= 2, "genl dump: %u messages in %u parts, then DONE", msgs, parts);
+	tap(intr > 0, "genl dump: the parts after the sessions closed are NLM_F_DUMP_INTR (%u)",
+	    intr);
+	hs_genl_close(&g);
+	busy = unload();
+	tap(!busy, "genl dump: once it ended, rmmod works (%s)", busy ? strerror(busy) : "ok");
+}
+
+/* A mapping that outlives close() keeps the module; munmap lets it go. */
+static void test_unload_mapped(void)
+{
+	struct hotstack_config c;
+	struct map m;
+	int fd = open_dev(), busy;
+
+	default_config(&c);
+	expect_cfg(fd, &c, 0, "unload");
+	if (map_session(fd, &m)) {
+		tap(false, "unload: mmap");
+		return;
+	}
+	close(fd);
+	busy = unload();
+	tap(busy == EAGAIN || busy == EBUSY,
+	    "unload: rmmod with a mapping alive after close() is refused (%s)",
+	    busy ? strerror(busy) : "it unloaded");
+	tap(m.h->version == HOTSTACK_MMAP_VERSION, "unload: the mapping still reads");
+	munmap(m.base, m.size);
+	busy = unload();
+	tap(!busy, "unload: after munmap rmmod works (%s)", busy ? strerror(busy) : "ok");
 }
 
 /* N sessions started, stopped and closed quickly: a storm of events. */
@@ -2762,6 +2933,10 @@ int main(int argc, char **argv)
 		test_genl_errors();
 	else if (argc == 3 && !strcmp(argv[1], "genl-perm"))
 		test_genl_perm(!strcmp(argv[2], "member"));
+	else if (argc == 2 && !strcmp(argv[1], "genl-dump"))
+		test_genl_dump();
+	else if (argc == 2 && !strcmp(argv[1], "unload-mapped"))
+		test_unload_mapped();
 	else if (argc == 2 && !strcmp(argv[1], "genl-cred"))
 		test_genl_cred();
 	else if (argc == 2 && !strcmp(argv[1], "context"))
