@@ -558,7 +558,7 @@ static void test_config_errors(void)
 	c.flags = HOTSTACK_CFG_PID;
 	c.sample = 1000000;
 	expect_cfg(fd, &c, EINVAL, "PID flag with pid 0");
-	c.pid = 4000000;
+	c.pid = 5000000;
 	expect_cfg(fd, &c, EINVAL, "PID flag with a pid past PID_MAX_LIMIT");
 	c.pid = 999999;
 	expect_cfg(fd, &c, ESRCH, "PID flag with a pid no process has");

@@ -23,7 +23,8 @@ else
 		'warning: cycles is not supported on this machine \(no PMU\?\), falling back to cpu-clock' \
 		cat /tmp/a.out
 fi
-check_output "record prints its summary" '^\[ hotstack record: .* samples, .*wrote /tmp/a.folded \]' \
+check_output "record prints its summary" \
+	'^\[ hotstack record: .* samples \([0-9]+ in NMI\), .*wrote /tmp/a.folded \]' \
 	cat /tmp/a.out
 check_output "the folded file has the idle loop's stacks" 'do_idle;.* [0-9]+$' cat /tmp/a.folded
 
