@@ -216,6 +216,17 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr)
 	return true;
 }
 
+/*
+ * Frames a walk follows at most, collapsed ones included: four for each
+ * frame it may keep, so that the work of one sample is bounded by the
+ * session's max_depth (a stack of repeated frames, which collapse would
+ * keep walking, costs at most four times a full one).
+ */
+static __always_inline unsigned int hs_walk_steps(const struct hs_walk *w)
+{
+	return 4 * w->max;
+}
+
 void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs);
 void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs);
 /* Hardirq levels the delivery of an overflow interrupting @regs added. */

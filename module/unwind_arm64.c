@@ -23,9 +23,6 @@
 
 #include "hotstack.h"
 
-/* Frame records followed at most, collapsed frames included. */
-#define HS_MAX_STEPS	(4 * HOTSTACK_MAX_DEPTH)
-
 /* AAPCS64 frame record. */
 struct hs_frame_record {
 	unsigned long fp;
@@ -69,7 +66,7 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 	if (!hs_walk_push(w, regs->pc))
 		return;
 	for (; fp != final; fp = rec.fp) {
-		if (++steps > HS_MAX_STEPS) {
+		if (++steps > hs_walk_steps(w)) {
 			w->truncated = true;
 			return;
 		}
@@ -123,7 +120,7 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 	 * the range and never sleeps.
 	 */
 	for (fp = regs->regs[29]; fp > prev && !(fp & (sizeof(long) - 1)); fp = rec.fp) {
-		if (++steps > HS_MAX_STEPS) {
+		if (++steps > hs_walk_steps(w)) {
 			w->truncated = true;
 			return;
 		}

@@ -14,9 +14,6 @@
 
 #include "hotstack.h"
 
-/* Unwinder steps at most, collapsed frames included: bounded work. */
-#define HS_MAX_STEPS	(4 * HOTSTACK_MAX_DEPTH)
-
 /*
  * Registers saved by an interrupt (as opposed to perf_fetch_caller_regs()
  * of a software event) have the always-one EFLAGS bit set; as perf does.
@@ -41,7 +38,7 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 		unwind_start(&state, current, NULL, (void *)regs->sp);
 	}
 	for (; !unwind_done(&state); unwind_next_frame(&state)) {
-		if (++steps > HS_MAX_STEPS) {
+		if (++steps > hs_walk_steps(w)) {
 			w->truncated = true;
 			return;
 		}
@@ -82,7 +79,7 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 	 * the range and nmi_uaccess_okay() and never sleeps.
 	 */
 	for (fp = regs->bp; fp > prev && !(fp & (sizeof(long) - 1)); fp = frame.next_fp) {
-		if (++steps > HS_MAX_STEPS) {
+		if (++steps > hs_walk_steps(w)) {
 			w->truncated = true;
 			return;
 		}

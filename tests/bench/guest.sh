@@ -6,6 +6,11 @@ iters=${BENCH_ITERS:-1000000}
 for mode in none empty unwind hotstack-ip hotstack none; do
 	echo "BENCH $(hs_bench $mode 10000 $iters)"
 done
+# The worst case: a hostile user stack at max_depth 1024 with collapse, at
+# 1 kHz, against the same spin unprofiled.
+for mode in spin worst; do
+	echo "BENCH $(hs_bench $mode 1000 $((iters / 10)))"
+done
 
 # The same loop under perf and bpftrace, last: they may lower the kernel's
 # perf sample rate limits for whatever comes after them.

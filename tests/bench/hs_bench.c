@@ -8,6 +8,14 @@
  *   empty, unwind   hs_bench.ko floors: empty handler, unwind-only handler
  *   hotstack-ip     hotstack, max_depth 1 (the interrupted IP only)
  *   hotstack        hotstack, kernel stacks (max_depth 127)
+ *   spin            no sampler, the hostile user-mode spin below
+ *   worst           hotstack's worst case on that spin: max_depth 1024,
+ *                   kernel and user stacks, collapse, every key; the
+ *                   spin's frame pointer heads a chain of 8192 user frames
+ *                   with one return address (collapse walks them all)
+ *
+ * For worst, HANDLER_NS is followed by the highest handler-time bucket
+ * (ns, from hotstack's histogram): no timed sample took that long.
  *
  * HANDLER_NS is hotstack's own accounting of time in its handler, scaled
  * from the timed samples to all (0 for the others).
@@ -48,6 +56,51 @@ static void workload(unsigned long iters)
 	}
 	close(zero);
 	close(null);
+}
+
+/* A frame record of code built with frame pointers. */
+struct frame {
+	struct frame *next;
+	unsigned long ret;
+};
+
+/* Spin @iters times in user mode, the frame pointer at @chain. */
+static void hostile_spin(unsigned long iters, struct frame *chain)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("push %%rbp\n\t"
+			 "mov %1, %%rbp\n\t"
+			 "1: dec %0\n\t"
+			 "jnz 1b\n\t"
+			 "pop %%rbp"
+			 : "+r"(iters) : "r"(chain) : "memory", "cc");
+#elif defined(__aarch64__)
+	__asm__ volatile("stp x29, x30, [sp, #-16]!\n\t"
+			 "mov x29, %1\n\t"
+			 "1: subs %0, %0, #1\n\t"
+			 "b.ne 1b\n\t"
+			 "ldp x29, x30, [sp], #16"
+			 : "+r"(iters) : "r"(chain) : "memory", "cc");
+#else
+	(void)chain;
+	while (iters--)
+		__asm__ volatile("" ::: "memory");
+#endif
+}
+
+#define CHAIN	8192
+
+static void hostile(unsigned long iters)
+{
+	static struct frame chain[CHAIN];
+	unsigned int i;
+
+	/* Strictly increasing, aligned, one return address: nothing stops the walk. */
+	for (i = 0; i < CHAIN; i++) {
+		chain[i].next = i + 1 < CHAIN ? &chain[i + 1] : NULL;
+		chain[i].ret = (unsigned long)hostile_spin + 4;
+	}
+	hostile_spin(iters, chain);
 }
 
 static int proc_write(const char *path, const char *s)
@@ -97,7 +150,7 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd), "%s %u", mode, hz);
 		if (proc_write("/proc/hs_bench", cmd))
 			return 1;
-	} else if (!strncmp(mode, "hotstack", 8)) {
+	} else if (!strncmp(mode, "hotstack", 8) || !strcmp(mode, "worst")) {
 		c.flags = HOTSTACK_CFG_FREQ;
 		c.event_type = PERF_TYPE_SOFTWARE;
 		c.event_config = PERF_COUNT_SW_CPU_CLOCK;
@@ -106,19 +159,29 @@ int main(int argc, char **argv)
 		c.max_depth = strcmp(mode, "hotstack-ip") ? 127 : 1;
 		c.table_entries = 4096;
 		c.arena_frames = 1 << 16;
+		if (!strcmp(mode, "worst")) {
+			c.flags |= HOTSTACK_CFG_COLLAPSE;
+			c.stacks |= HOTSTACK_STACK_USER;
+			c.max_depth = HOTSTACK_MAX_DEPTH;
+			c.keys = HOTSTACK_KEY_ALL;
+			c.arena_frames = 1 << 20;
+		}
 		fd = open("/dev/hotstack", O_RDWR);
 		if (fd < 0 || ioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) ||
 		    ioctl(fd, HOTSTACK_IOC_START, 0)) {
 			perror("hotstack");
 			return 1;
 		}
-	} else if (strcmp(mode, "none")) {
+	} else if (strcmp(mode, "none") && strcmp(mode, "spin")) {
 		fprintf(stderr, "hs_bench: unknown mode %s\n", mode);
 		return 2;
 	}
 
 	start = now_ns();
-	workload(iters);
+	if (!strcmp(mode, "spin") || !strcmp(mode, "worst"))
+		hostile(iters * 1000);
+	else
+		workload(iters);
 	elapsed = now_ns() - start;
 
 	if (fd >= 0) {
@@ -131,6 +194,14 @@ int main(int argc, char **argv)
 		proc_write("/proc/hs_bench", "stop");
 		samples = proc_read_u64("/proc/hs_bench");
 	}
-	printf("%s %u %llu %llu %llu\n", mode, hz, elapsed, samples, handler_ns);
+	printf("%s %u %llu %llu %llu", mode, hz, elapsed, samples, handler_ns);
+	if (!strcmp(mode, "worst")) {
+		int b = HOTSTACK_HIST_BUCKETS - 1;
+
+		while (b > 0 && !st.total.hist[b])
+			b--;
+		printf(" %llu", 2ULL << b);
+	}
+	printf("\n");
 	return 0;
 }

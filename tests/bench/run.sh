@@ -26,6 +26,8 @@ else
 fi
 sed -n 's/^BENCH //p' "$log" | awk '
 	$1 == "none" { base[++nb] = $3; next }
+	$1 == "spin" { spin = $3; next }
+	$1 == "worst" { worst = $3; wsamples = $4; wmax = $6; next }
 	{
 		mode[++n] = $1; t[n] = $3; s[n] = $4; h[n] = $5
 		# perf and bpftrace count samples from before and after the loop
@@ -54,4 +56,8 @@ sed -n 's/^BENCH //p' "$log" | awk '
 		if ("bpftrace" in c)
 			printf "bpftrace kstack count / hotstack: %.2fx the cost per sample\n",
 				c["bpftrace"] / c["hotstack"]
+		if (wsamples)
+			printf "worst case (max_depth 1024, collapse, 8192 hostile user frames): " \
+				"%.0f ns/sample, no timed sample over %d ns\n",
+				(worst - spin) / wsamples, wmax
 	}'

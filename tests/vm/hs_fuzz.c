@@ -864,7 +864,7 @@ static void set_field(void *s, const struct field *f, uint64_t v)
 /* Up to 3 mutations: fields set to odd values, bits flipped, reserved set. */
 static void mutate_config(struct thr *t, struct hotstack_config *c, struct cpus_info *x)
 {
-	unsigned int n = chance(t, 40) ? 0 : 1 + below(t, 3), i;
+	unsigned int n = chance(t, 50) ? 0 : 1 + below(t, 3), i;
 
 	for (i = 0; i < n; i++) {
 		const struct field *f = &cfg_fields[below(t, ARRAY_SIZE(cfg_fields))];
