@@ -12,6 +12,8 @@ packages=(
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils perl
 	# libraries of the tool and of the unit tests
 	libmnl-dev libdw-dev libncurses-dev libcmocka-dev python3
+	# xmllint: the unit tests check that every SVG the tool writes is XML
+	libxml2-utils
 	# pprof: profile.proto, protoc-c, protobuf-c, zlib; go tool pprof reads it in the tests
 	golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go
 	# lint

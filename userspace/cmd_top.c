@@ -347,7 +347,6 @@ static int hs_top_refresh(struct hs_top *t)
 {
 	struct hs_top_frame *fr = &t->fr;
 	struct hs_table_copy c;
-	size_t bad = 0;
 	char *text;
 	int ret;
 
@@ -375,7 +374,7 @@ static int hs_top_refresh(struct hs_top *t)
 		if (!ret && ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			ret = -errno;
 		if (!ret)
-			ret = hs_profile_parse(&t->p, text, &bad);
+			ret = hs_profile_parse(&t->p, text, NULL);
 		free(text);
 		if (!ret)
 			ret = hs_profile_add_drops(&t->p, fr->st.total.drops);

@@ -613,7 +613,7 @@ static size_t hs_pprof_count_index(const Perftools__Profiles__Profile *prof)
 	return 0;
 }
 
-int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad)
+int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad_sample)
 {
 	Perftools__Profiles__Profile *prof;
 	size_t i, k, vi, cap = 0, n;
@@ -634,9 +634,10 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 		const Perftools__Profiles__Sample *s = prof->sample[i];
 
 		if (vi >= s->n_value || s->value[vi] < 0) {
-			if (bad)
-				(*bad)++;
-			continue;
+			if (bad_sample)
+				*bad_sample = i + 1;
+			ret = -EDOM;
+			break;
 		}
 		n = 0;
 		for (k = s->n_location_id; k > 0 && !ret; k--) {

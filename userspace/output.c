@@ -92,11 +92,13 @@ int hs_output_format(struct hs_args *a, const char *path, const char *format, in
 		}
 	} else if (path && strcmp(path, "-") && hs_has_extension(path)) {
 		f = hs_format_of_name(path);
-		if (f < 0 || !(ok & (1U << f))) {
-			hs_format_list(ok, 1, list, sizeof(list));
+		hs_format_list(ok, 1, list, sizeof(list));
+		if (f < 0)
 			return hs_args_error(a, "cannot tell the format of '%s' from its name: use "
 					     "%s, or --format", path, list);
-		}
+		if (!(ok & (1U << f)))
+			return hs_args_error(a, "does not write %s ('%s'): use %s, or --format",
+					     hs_formats[f].name, path, list);
 	} else {
 		f = dflt;
 	}

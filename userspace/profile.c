@@ -14,7 +14,11 @@
 int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, uint64_t count)
 {
 	struct hs_stack_line *l;
+	long id;
 
+	if (count > UINT64_MAX - p->total)
+		return -EOVERFLOW;
+	/* Room for a new line first: a stack in the table has its line. */
 	if (p->nr == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 256;
 
@@ -24,10 +28,17 @@ int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, ui
 		p->lines = l;
 		p->cap = cap;
 	}
-	l = &p->lines[p->nr++];
-	l->stack = stack;
-	l->len = len;
-	l->count = count;
+	id = hs_strtab_add(&p->stacks, stack, len);
+	if (id < 0)
+		return -ENOMEM;
+	l = &p->lines[id];
+	if ((size_t)id == p->nr) {
+		l->stack = stack;
+		l->len = len;
+		l->count = 0;
+		p->nr++;
+	}
+	l->count += count;
 	p->total += count;
 	if (hs_is_drop_stack(stack))
 		p->dropped += count;
@@ -40,45 +51,119 @@ int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, ui
 
 int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count)
 {
-	char *s = hs_arena_strndup(&p->text, stack, len);
+	long id = hs_strtab_find(&p->stacks, stack, len);
+	char *s;
 
+	if (id >= 0)	/* no copy of a text the profile has */
+		return hs_profile_add_owned(p, p->lines[id].stack, len, count);
+	s = hs_arena_strndup(&p->text, stack, len);
 	return s ? hs_profile_add_owned(p, s, len, count) : -ENOMEM;
 }
 
-int hs_profile_parse(struct hs_profile *p, const char *text, size_t *bad)
+/* @s[0..len) for a message: at most 24 bytes, what is not printable as '?'. */
+static void hs_quote(char *out, size_t size, const char *s, size_t len)
 {
-	const char *line = text, *end, *sp;
-	char *num_end;
+	size_t i, n = len < 24 ? len : 24;
+
+	for (i = 0; i < n && i + 4 < size; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (n < len && i + 4 < size) {
+		memcpy(out + i, "...", 3);
+		i += 3;
+	}
+	out[i] = '\0';
+}
+
+/*
+ * Parse @buf in place (see hs_profile_parse()): 0, or -errno with the
+ * line's number in *@line and what is wrong with it in @why.
+ */
+static int hs_parse_folded(struct hs_profile *p, char *buf, size_t len, size_t *line,
+			   char *why, size_t whylen)
+{
+	char *s = buf, *end = buf + len, *e, *sp, *c, q[32];
 	uint64_t count;
 	int ret;
 
-	for (; *line; line = *end ? end + 1 : end) {
-		end = strchrnul(line, '\n');
-		sp = end;
-		while (sp > line && sp[-1] != ' ')
-			sp--;
-		if (sp == line || sp == end || sp - 1 == line) {
-			if (bad && end > line)
-				(*bad)++;
+	for (*line = 1; s < end; s = e + 1, (*line)++) {
+		e = memchr(s, '\n', end - s);
+		if (!e)
+			e = end;
+		*e = '\0';
+		if (e > s && e[-1] == '\r')
+			e[-1] = '\0';
+		if (!*s || *s == '#')
 			continue;
+		sp = strrchr(s, ' ');
+		if (!sp || sp == s) {
+			hs_quote(q, sizeof(q), s, strlen(s));
+			snprintf(why, whylen, "'%s' is not a folded stack (\"frame;...;frame COUNT\")",
+				 q);
+			return -EBADMSG;
 		}
-		errno = 0;
-		count = strtoull(sp, &num_end, 10);
-		if (errno || num_end != end) {
-			if (bad)
-				(*bad)++;
-			continue;
+		*sp = '\0';
+		count = 0;
+		for (c = sp + 1; *c >= '0' && *c <= '9'; c++) {
+			if (count > (UINT64_MAX - (*c - '0')) / 10)
+				break;
+			count = count * 10 + (*c - '0');
 		}
-		ret = hs_profile_add(p, line, sp - 1 - line, count);
+		if (*c || c == sp + 1) {
+			hs_quote(q, sizeof(q), sp + 1, strlen(sp + 1));
+			if (*c >= '0' && *c <= '9')
+				snprintf(why, whylen, "the count %s is more than 2^64 - 1", q);
+			else
+				snprintf(why, whylen, "the count '%s' is not a whole number of samples%s",
+					 q, sp[1] == '-' ? " (it is negative)" : "");
+			return -EBADMSG;
+		}
+		ret = hs_profile_add_owned(p, s, sp - s, count);
+		if (ret == -EOVERFLOW)
+			snprintf(why, whylen, "the counts add up to more than 2^64 - 1 samples");
+		else if (ret)
+			snprintf(why, whylen, "%s", strerror(-ret));
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+int hs_profile_parse_buf(struct hs_profile *p, char *buf, size_t len, const char *name,
+			 char *err, size_t errlen)
+{
+	char why[128];
+	size_t line;
+	int ret;
+
+	if (hs_arena_adopt(&p->text, buf)) {
+		free(buf);
+		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = hs_parse_folded(p, buf, len, &line, why, sizeof(why));
+	if (ret)
+		snprintf(err, errlen, "%s:%zu: %s", name, line, why);
+	return ret;
+}
+
+int hs_profile_parse(struct hs_profile *p, const char *text, size_t *bad_line)
+{
+	size_t len = strlen(text), line;
+	char *buf = hs_arena_strndup(&p->text, text, len), why[128];
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = hs_parse_folded(p, buf, len, &line, why, sizeof(why));
+	if (bad_line)
+		*bad_line = ret ? line : 0;
+	return ret;
+}
+
 void hs_profile_free(struct hs_profile *p)
 {
 	hs_arena_free(&p->text);
+	hs_strtab_free(&p->stacks);
 	free(p->lines);
 	hs_maps_free(p->maps);
 	memset(p, 0, sizeof(*p));

@@ -33,6 +33,8 @@ struct hs_profile {
 	char event_buf[32];	/* the event's name when read from a file */
 	/* The text of every line's stack: the profile owns it, all of it here. */
 	struct hs_arena text;
+	/* The lines' stacks, numbered as lines: the same text twice is one line. */
+	struct hs_strtab stacks;
 	/* The binaries frames came from, when known (maps.h); NULL: unknown. */
 	struct hs_maps *maps;
 };
@@ -48,19 +50,32 @@ static inline int hs_is_drop_stack(const char *stack)
 #define HS_DROP_REASON	sizeof(HS_DROPPED_FRAME)
 
 /*
- * Parse folded text (read() of /dev/hotstack, or a .folded file). Lines
- * that are not "STACK COUNT" are counted in *bad (may be NULL) and skipped.
- * Returns 0 or -errno.
+ * Parse folded text (read() of /dev/hotstack, or a .folded file): lines
+ * "STACK COUNT", outermost frame first, COUNT a whole number; empty lines
+ * and "#" comments are skipped, a CR before the LF ignored. A line that
+ * is not one (no count, a negative or a non-number count, counts adding
+ * up past 2^64 - 1) makes the text not a profile. Returns 0, -ENOMEM, or
+ * -EBADMSG / -EOVERFLOW with the number of that line in *@bad_line (may be
+ * NULL).
  */
-int hs_profile_parse(struct hs_profile *p, const char *text, size_t *bad);
-
-/* Add a line: @stack[0..len) is copied into p->text. 0 or -ENOMEM. */
-int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
+int hs_profile_parse(struct hs_profile *p, const char *text, size_t *bad_line);
 
 /*
- * Add a line whose NUL-terminated @stack is in p->text already (the
- * profile owns it). 0 or -ENOMEM.
+ * The same on @buf[0..len) (NUL-terminated), in place: the profile takes
+ * @buf, whatever the result. On error, "@name:LINE: what is wrong" in @err.
  */
+int hs_profile_parse_buf(struct hs_profile *p, char *buf, size_t len, const char *name,
+			 char *err, size_t errlen);
+
+/*
+ * Add a line: @stack[0..len) is copied into p->text. A stack the profile
+ * has already gets the count added to its line: every output shows a
+ * stack once (two call sites that print the same text are one line).
+ * 0, -ENOMEM, or -EOVERFLOW when the counts would pass 2^64 - 1.
+ */
+int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
+
+/* The same for a NUL-terminated @stack that is in p->text already. */
 int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
 
 void hs_profile_free(struct hs_profile *p);
@@ -74,18 +89,18 @@ int hs_write_pprof(FILE *f, const struct hs_profile *p);	/* fmt_pprof.c, gzipped
 
 /*
  * Decode a pprof profile (protobuf, already gunzipped) into @p: stacks
- * outermost first, the first "count" value; samples it cannot use are
- * counted in *bad (may be NULL). 0, -EBADMSG (not a profile) or -ENOMEM.
+ * outermost first, the first "count" value. 0, -EBADMSG (not a profile),
+ * -EDOM (sample number *@bad_sample, from 1, has no count or a negative
+ * one), -EOVERFLOW (the counts pass 2^64 - 1) or -ENOMEM.
  */
-int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad);
+int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad_sample);
 
 /*
  * Load a saved profile from @path ("-": standard input): folded text or
- * pprof, gzipped or not. Returns 0, or -errno with the reason, the file
- * named, in @err.
+ * pprof, gzipped or not. Returns 0, or -errno with the reason in @err,
+ * the file (and the line) named: a file that is neither is refused.
  */
-int hs_profile_load(struct hs_profile *p, const char *path, size_t *bad, char *err,
-		    size_t errlen);
+int hs_profile_load(struct hs_profile *p, const char *path, char *err, size_t errlen);
 
 /* Differential views of B against A (diff.c, fmt_svg.c). */
 int hs_write_diff_report(FILE *f, const char *name_a, const struct hs_profile *a,

@@ -252,7 +252,7 @@ static void pprof_mappings(void **state)
 	free(raw);
 
 	/* Read back: the same lines and mappings; written again: the same protobuf mappings. */
-	assert_int_equal(hs_profile_load(&q, path, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hs_profile_load(&q, path, err, sizeof(err)), 0);
 	text = NULL;
 	{
 		size_t len = 0;
