@@ -113,8 +113,8 @@ out:
 
 static int hs_top_fn_cmp(const struct hs_fn *a, const struct hs_fn *b, int by_total)
 {
-	uint64_t ka = by_total ? a->total : a->self, kb = by_total ? b->total : b->self;
-	uint64_t la = by_total ? a->self : a->total, lb = by_total ? b->self : b->total;
+	uint64_t ka = by_total ? a->total[0] : a->self[0], kb = by_total ? b->total[0] : b->self[0];
+	uint64_t la = by_total ? a->self[0] : a->total[0], lb = by_total ? b->self[0] : b->total[0];
 
 	if (ka != kb)
 		return ka < kb ? 1 : -1;
@@ -131,11 +131,6 @@ static int hs_top_by_self(const void *a, const void *b)
 static int hs_top_by_total(const void *a, const void *b)
 {
 	return hs_top_fn_cmp(a, b, 1);
-}
-
-static int hs_is_drop_line(const struct hs_stack_line *l)
-{
-	return !strncmp(l->stack, HS_DROPPED_FRAME ";", strlen(HS_DROPPED_FRAME) + 1);
 }
 
 /* Stacks by samples, most first (then by text, so a refresh is stable). */
@@ -205,35 +200,40 @@ int hs_top_render(FILE *f, const struct hs_top_frame *fr, unsigned int nr_fns,
 {
 	const struct hs_profile *p = fr->p;
 	const struct hs_stack_line **lines;
-	struct hs_fn *fns;
-	size_t nr = 0, i, n, shown;
+	const struct hs_fn *fn;
+	struct hs_fns fns;
+	size_t i, n, shown;
 	uint64_t counted;
+	int ret;
 
 	hs_top_header(f, fr);
 	if (!p)
 		return ferror(f) ? -EIO : 0;
 	counted = p->total - p->dropped;
-	fns = hs_functions(p, &nr);
-	if (!fns)
-		return -ENOMEM;
-	qsort(fns, nr, sizeof(*fns), fr->by_total ? hs_top_by_total : hs_top_by_self);
+	hs_fns_init(&fns);
+	ret = hs_fns_add(&fns, p, 0);
+	if (ret) {
+		hs_fns_free(&fns);
+		return ret;
+	}
+	qsort(fns.fn, fns.nr, sizeof(*fns.fn), fr->by_total ? hs_top_by_total : hs_top_by_self);
 	fprintf(f, "\n   %%SELF  %%TOTAL       SELF      TOTAL  FUNCTION\n");
-	for (i = 0, shown = 0; i < nr && shown < nr_fns; i++) {
-		if (!(fr->by_total ? fns[i].total : fns[i].self))
+	for (i = 0, shown = 0; i < fns.nr && shown < nr_fns; i++) {
+		fn = &fns.fn[i];
+		if (!(fr->by_total ? fn->total[0] : fn->self[0]))
 			continue;
 		fprintf(f, " %6.2f%% %6.2f%% %10llu %10llu  %s\n",
-			counted ? 100.0 * fns[i].self / counted : 0,
-			counted ? 100.0 * fns[i].total / counted : 0,
-			(unsigned long long)fns[i].self, (unsigned long long)fns[i].total,
-			fns[i].name);
+			counted ? 100.0 * fn->self[0] / counted : 0,
+			counted ? 100.0 * fn->total[0] / counted : 0,
+			(unsigned long long)fn->self[0], (unsigned long long)fn->total[0], fn->name);
 		shown++;
 	}
-	hs_fns_free(fns, nr);
+	hs_fns_free(&fns);
 	lines = malloc((p->nr + 1) * sizeof(*lines));
 	if (!lines)
 		return -ENOMEM;
 	for (i = 0, n = 0; i < p->nr; i++)
-		if (!hs_is_drop_line(&p->lines[i]))
+		if (!hs_is_drop_stack(p->lines[i].stack))
 			lines[n++] = &p->lines[i];
 	qsort(lines, n, sizeof(*lines), hs_top_line_cmp);
 	fprintf(f, "\n  %%STACK    SAMPLES  STACK (innermost first)\n");

@@ -277,27 +277,53 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	return ret;
 }
 
-/* Functions and locations: one each per distinct frame, ids from 1 in order of appearance. */
-static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *nr_ids)
+/* The frames of @l: ';' plus one. */
+static size_t hs_frames_of(const struct hs_stack_line *l)
+{
+	const char *s = l->stack, *end = s + l->len;
+	size_t n = 1;
+
+	while ((s = memchr(s, ';', end - s))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+/*
+ * Functions and locations: one each per distinct frame, ids from 1 in
+ * order of appearance; and each line's location ids, innermost first as
+ * pprof wants, in o->ids (line i's at o->ids + off[i]): one pass, one
+ * lookup a frame.
+ */
+static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *off)
 {
 	struct hs_pprof_strs *t = &o->strs;
-	size_t i, n = 0, cap = 0, k;
+	size_t i, n = 0, cap = 0, k, nr_ids = 0;
 
-	*nr_ids = 0;
 	for (i = 0; i < p->nr; i++) {
-		const char *s = p->lines[i].stack, *e;
+		off[i] = nr_ids;
+		nr_ids += hs_frames_of(&p->lines[i]);
+	}
+	off[p->nr] = nr_ids;
+	o->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*o->ids));
+	if (!o->ids)
+		return -ENOMEM;
+	for (i = 0; i < p->nr; i++) {
+		const char *s = p->lines[i].stack, *end = s + p->lines[i].len, *e;
+		uint64_t *id = o->ids + off[i + 1];
 
 		for (;; s = e + 1) {
 			int64_t idx;
 
-			e = strchrnul(s, ';');
+			e = memchr(s, ';', end - s) ?: end;
 			idx = hs_strs_index(t, s, e - s);
 			if (idx < 0)
 				return -ENOMEM;
 			if (!t->fn[idx])
 				t->fn[idx] = ++n;
-			(*nr_ids)++;
-			if (!*e)
+			*--id = t->fn[idx];
+			if (e == end)
 				break;
 		}
 	}
@@ -340,38 +366,23 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 	return 0;
 }
 
-/* One sample per folded line: locations innermost first, values count (and count x period). */
-static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p, size_t nr_ids,
-			    int64_t period)
+/* One sample per folded line: its locations (hs_pprof_frames()'), its count (and count x period). */
+static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
+			    const size_t *off, int64_t period)
 {
-	size_t i, used = 0, nv = period ? 2 : 1;
+	size_t i, nv = period ? 2 : 1;
 
 	o->samples = calloc(p->nr ? p->nr : 1, sizeof(*o->samples));
 	o->sample_ptrs = calloc(p->nr ? p->nr : 1, sizeof(*o->sample_ptrs));
-	o->ids = calloc(nr_ids ? nr_ids : 1, sizeof(*o->ids));
 	o->values = calloc(p->nr ? p->nr * nv : 1, sizeof(*o->values));
-	if (!o->samples || !o->sample_ptrs || !o->ids || !o->values)
+	if (!o->samples || !o->sample_ptrs || !o->values)
 		return -ENOMEM;
 	for (i = 0; i < p->nr; i++) {
 		Perftools__Profiles__Sample *s = &o->samples[i];
-		const char *f = p->lines[i].stack, *e;
-		size_t frames = 1, k;
 
-		for (e = f; *e; e++)
-			frames += *e == ';';
 		perftools__profiles__sample__init(s);
-		s->location_id = o->ids + used;
-		s->n_location_id = frames;
-		for (k = frames; k > 0; f = e + 1) {
-			int64_t idx;
-
-			e = strchrnul(f, ';');
-			idx = hs_strs_index(&o->strs, f, e - f);
-			if (idx < 0)
-				return -ENOMEM;
-			s->location_id[--k] = o->strs.fn[idx];
-		}
-		used += frames;
+		s->location_id = o->ids + off[i];
+		s->n_location_id = off[i + 1] - off[i];
 		s->value = o->values + i * nv;
 		s->n_value = nv;
 		s->value[0] = (int64_t)p->lines[i].count;
@@ -391,7 +402,8 @@ static int hs_gzip_write(FILE *f, const uint8_t *buf, size_t len)
 	z_stream z = { 0 };
 	int zret, ret = 0;
 
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	/* Go's runtime/pprof writes its profiles with gzip.BestSpeed too. */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)buf;
@@ -421,7 +433,7 @@ static int hs_gzip_write(FILE *f, const uint8_t *buf, size_t len)
 int hs_write_pprof(FILE *f, const struct hs_profile *p)
 {
 	struct hs_pprof_out o = { 0 };
-	size_t nr_ids, len, i;
+	size_t *off = malloc((p->nr + 1) * sizeof(*off)), len, i;
 	int64_t period;
 	uint8_t *buf = NULL;
 	int clock, ret;
@@ -432,8 +444,9 @@ int hs_write_pprof(FILE *f, const struct hs_profile *p)
 	ret = hs_strs_add(&o.strs, "") ? -ENOMEM : 0;
 	period = hs_pprof_period(p, &clock);
 	ret = ret ?: hs_pprof_header(&o, p, period, clock);
-	ret = ret ?: hs_pprof_frames(&o, p, &nr_ids);
-	ret = ret ?: hs_pprof_samples(&o, p, nr_ids, period);
+	ret = ret ?: off ? 0 : -ENOMEM;
+	ret = ret ?: hs_pprof_frames(&o, p, off);
+	ret = ret ?: hs_pprof_samples(&o, p, off, period);
 	if (!ret) {
 		o.strs.ptrs = malloc(o.strs.t.nr * sizeof(*o.strs.ptrs));
 		if (!o.strs.ptrs)
@@ -454,6 +467,7 @@ int hs_write_pprof(FILE *f, const struct hs_profile *p)
 		ret = hs_gzip_write(f, buf, len);
 	}
 	free(buf);
+	free(off);
 	hs_pprof_out_free(&o);
 	if (!ret && ferror(f))
 		ret = -EIO;

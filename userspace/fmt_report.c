@@ -14,8 +14,8 @@ static int hs_fn_cmp_self(const void *a, const void *b)
 {
 	const struct hs_fn *x = a, *y = b;
 
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
+	if (x->self[0] != y->self[0])
+		return x->self[0] < y->self[0] ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
@@ -23,8 +23,8 @@ static int hs_fn_cmp_total(const void *a, const void *b)
 {
 	const struct hs_fn *x = a, *y = b;
 
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
+	if (x->total[0] != y->total[0])
+		return x->total[0] < y->total[0] ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
@@ -38,12 +38,12 @@ static void hs_print_top(FILE *f, struct hs_fn *fns, size_t nr, uint64_t total,
 		by_self ? "by self (the function was running)" :
 			  "by total (the function was on the stack)");
 	for (i = 0; i < nr && shown < top; i++) {
-		uint64_t n = by_self ? fns[i].self : fns[i].total;
+		uint64_t n = by_self ? fns[i].self[0] : fns[i].total[0];
 
 		if (!n)
 			continue;
-		fprintf(f, "  %6.2f%% %6.2f%% %12llu  %s\n", 100.0 * fns[i].self / total,
-			100.0 * fns[i].total / total, (unsigned long long)n, fns[i].name);
+		fprintf(f, "  %6.2f%% %6.2f%% %12llu  %s\n", 100.0 * fns[i].self[0] / total,
+			100.0 * fns[i].total[0] / total, (unsigned long long)n, fns[i].name);
 		shown++;
 	}
 }
@@ -51,8 +51,9 @@ static void hs_print_top(FILE *f, struct hs_fn *fns, size_t nr, uint64_t total,
 int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top)
 {
 	uint64_t counted = p->total - p->dropped;
-	struct hs_fn *fns;
-	size_t nr = 0, i;
+	struct hs_fns fns;
+	size_t i;
+	int ret;
 
 	fprintf(f, "# hotstack report\n");
 	if (p->event)
@@ -73,11 +74,12 @@ int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top)
 	fprintf(f, "# distinct stacks: %zu\n", p->nr);
 	if (!counted)
 		return ferror(f) ? -EIO : 0;
-	fns = hs_functions(p, &nr);
-	if (!fns)
-		return -ENOMEM;
-	hs_print_top(f, fns, nr, counted, top, 1);
-	hs_print_top(f, fns, nr, counted, top, 0);
-	hs_fns_free(fns, nr);
-	return ferror(f) ? -EIO : 0;
+	hs_fns_init(&fns);
+	ret = hs_fns_add(&fns, p, 0);
+	if (!ret) {
+		hs_print_top(f, fns.fn, fns.nr, counted, top, 1);
+		hs_print_top(f, fns.fn, fns.nr, counted, top, 0);
+	}
+	hs_fns_free(&fns);
+	return ret ?: ferror(f) ? -EIO : 0;
 }

@@ -11,7 +11,39 @@
 #include "maps.h"
 #include "profile.h"
 
-int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, uint64_t count)
+int hs_profile_reserve(struct hs_profile *p, size_t lines)
+{
+	struct hs_stack_line *l;
+
+	if (p->nr + lines > p->cap) {
+		l = realloc(p->lines, (p->nr + lines) * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		p->lines = l;
+		p->cap = p->nr + lines;
+	}
+	return hs_strtab_reserve(&p->stacks, p->nr + lines);
+}
+
+/* The markers of a stack: [truncated] (cut at the depth cap), [collapsed N] (recursion). */
+static unsigned int hs_markers_of(const char *s, size_t len)
+{
+	const char *end = s + len;
+	unsigned int m = 0;
+
+	/* One pass over the brackets (keys, modules, markers), not one a marker. */
+	while ((s = memchr(s, '[', end - s))) {
+		if (end - s >= 11 && !memcmp(s, "[truncated]", 11))
+			m |= HS_MARK_TRUNCATED;
+		else if (end - s >= 11 && !memcmp(s, "[collapsed ", 11))
+			m |= HS_MARK_COLLAPSED;
+		s++;
+	}
+	return m;
+}
+
+int hs_profile_add_marked(struct hs_profile *p, const char *stack, size_t len, uint64_t count,
+			  unsigned int markers)
 {
 	struct hs_stack_line *l;
 	long id;
@@ -42,11 +74,16 @@ int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, ui
 	p->total += count;
 	if (hs_is_drop_stack(stack))
 		p->dropped += count;
-	if (memmem(stack, len, "[truncated]", 11))
+	if (markers & HS_MARK_TRUNCATED)
 		p->truncated += count;
-	if (memmem(stack, len, "[collapsed ", 11))
+	if (markers & HS_MARK_COLLAPSED)
 		p->collapsed += count;
 	return 0;
+}
+
+int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, uint64_t count)
+{
+	return hs_profile_add_marked(p, stack, len, count, hs_markers_of(stack, len));
 }
 
 int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count)
@@ -81,7 +118,7 @@ static void hs_quote(char *out, size_t size, const char *s, size_t len)
 static int hs_parse_folded(struct hs_profile *p, char *buf, size_t len, size_t *line,
 			   char *why, size_t whylen)
 {
-	char *s = buf, *end = buf + len, *e, *sp, *c, q[32];
+	char *s = buf, *end = buf + len, *e, *le, *sp, *c, q[32];
 	uint64_t count;
 	int ret;
 
@@ -90,11 +127,14 @@ static int hs_parse_folded(struct hs_profile *p, char *buf, size_t len, size_t *
 		if (!e)
 			e = end;
 		*e = '\0';
-		if (e > s && e[-1] == '\r')
-			e[-1] = '\0';
+		le = e > s && e[-1] == '\r' ? e - 1 : e;
+		*le = '\0';
 		if (!*s || *s == '#')
 			continue;
-		sp = strrchr(s, ' ');
+		/* The count is at the end: look for its space from there. */
+		for (sp = le; sp > s && sp[-1] != ' '; sp--)
+			;
+		sp = sp > s ? sp - 1 : NULL;
 		if (!sp || sp == s) {
 			hs_quote(q, sizeof(q), s, strlen(s));
 			snprintf(why, whylen, "'%s' is not a folded stack (\"frame;...;frame COUNT\")",
@@ -128,6 +168,19 @@ static int hs_parse_folded(struct hs_profile *p, char *buf, size_t len, size_t *
 	return 0;
 }
 
+/* The lines of @buf: a count to make room for them at once. */
+static size_t hs_count_lines(const char *buf, size_t len)
+{
+	const char *s = buf, *end = buf + len;
+	size_t n = 1;
+
+	while ((s = memchr(s, '\n', end - s))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
 int hs_profile_parse_buf(struct hs_profile *p, char *buf, size_t len, const char *name,
 			 char *err, size_t errlen)
 {
@@ -135,6 +188,11 @@ int hs_profile_parse_buf(struct hs_profile *p, char *buf, size_t len, const char
 	size_t line;
 	int ret;
 
+	if (hs_profile_reserve(p, hs_count_lines(buf, len))) {
+		free(buf);
+		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	if (hs_arena_adopt(&p->text, buf)) {
 		free(buf);
 		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
@@ -169,101 +227,90 @@ void hs_profile_free(struct hs_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int hs_fn_cmp_name(const void *a, const void *b)
+void hs_fns_init(struct hs_fns *f)
 {
-	return strcmp(((const struct hs_fn *)a)->name, ((const struct hs_fn *)b)->name);
+	memset(f, 0, sizeof(*f));
+	hs_strtab_init(&f->names, 1);
 }
 
-/* Markers and keys are not functions: "[...]" frames, comm and pid keys aside. */
-static int hs_is_function(const char *frame)
+void hs_fns_free(struct hs_fns *f)
 {
-	return frame[0] != '[';
+	free(f->fn);
+	free(f->seen);
+	hs_strtab_free(&f->names);
+	memset(f, 0, sizeof(*f));
 }
 
-/*
- * Every function of the profile with its self and total counts. Frames are
- * split on ';'; a function recurring in one stack counts once in total.
- */
-struct hs_fn *hs_functions(const struct hs_profile *p, size_t *nr)
+/* The function named @s[0..len), added when new; NULL without memory. */
+static struct hs_fn *hs_fn_of(struct hs_fns *f, const char *s, size_t len)
 {
-	struct hs_fn *all = NULL, *fns;
-	size_t n = 0, cap = 0, i, out;
+	long id = hs_strtab_add(&f->names, s, len);
 
-	for (i = 0; i < p->nr; i++) {
-		const char *last = strrchr(p->lines[i].stack, ';');
-		char *copy = strdup(p->lines[i].stack), *save, *frame;
-		size_t first = n;
+	if (id < 0)
+		return NULL;
+	if ((size_t)id == f->nr) {
+		if (f->nr == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 1024;
+			struct hs_fn *fn = realloc(f->fn, cap * sizeof(*fn));
+			uint64_t *seen = realloc(f->seen, cap * sizeof(*seen));
 
-		if (!copy)
-			goto out_nomem;
-		for (frame = strtok_r(copy, ";", &save); frame; frame = strtok_r(NULL, ";", &save)) {
-			if (!hs_is_function(frame))
-				continue;
-			if (n == cap) {
-				struct hs_fn *grown;
-
-				cap = cap ? cap * 2 : 1024;
-				grown = realloc(all, cap * sizeof(*all));
-				if (!grown) {
-					free(copy);
-					goto out_nomem;
-				}
-				all = grown;
-			}
-			all[n].name = strdup(frame);
-			if (!all[n].name) {
-				free(copy);
-				goto out_nomem;
-			}
-			all[n].self = 0;
-			all[n].total = p->lines[i].count;
-			n++;
+			if (fn)
+				f->fn = fn;
+			if (seen)
+				f->seen = seen;
+			if (!fn || !seen)
+				return NULL;
+			f->cap = cap;
 		}
-		/* The leaf has the self count, if it is a function (not "[user]"). */
-		last = last ? last + 1 : p->lines[i].stack;
-		if (n > first && hs_is_function(last))
-			all[n - 1].self = p->lines[i].count;
-		/* A function twice in one stack (recursion) counts once in total. */
-		for (size_t a = first; a < n; a++)
-			for (size_t b = first; b < a; b++)
-				if (all[b].total && !strcmp(all[a].name, all[b].name)) {
-					all[b].self += all[a].self;
-					all[a].total = 0;
-					all[a].self = 0;
-					break;
-				}
-		free(copy);
+		memset(&f->fn[id], 0, sizeof(f->fn[id]));
+		f->fn[id].name = f->names.str[id].s;
+		f->seen[id] = 0;
+		f->nr++;
 	}
-	if (!n) {
-		*nr = 0;
-		return calloc(1, sizeof(*all));	/* none: not NULL, which means no memory */
-	}
-	qsort(all, n, sizeof(*all), hs_fn_cmp_name);
-	fns = all;
-	for (i = 0, out = 0; i < n; i++) {
-		if (out && !strcmp(fns[out - 1].name, all[i].name)) {
-			fns[out - 1].self += all[i].self;
-			fns[out - 1].total += all[i].total;
-			free(all[i].name);
-		} else {
-			fns[out++] = all[i];
-		}
-	}
-	*nr = out;
-	return fns;
-
-out_nomem:
-	for (i = 0; i < n; i++)
-		free(all[i].name);
-	free(all);
-	return NULL;
+	return &f->fn[id];
 }
 
-void hs_fns_free(struct hs_fn *fns, size_t nr)
+/* Whether a frame is a "[pid N]" key. */
+static int hs_is_pid_key(const char *s, size_t len)
 {
+	return len > 6 && !memcmp(s, "[pid ", 5) && s[len - 1] == ']';
+}
+
+int hs_fns_add(struct hs_fns *f, const struct hs_profile *p, int col)
+{
+	struct hs_fn *fn = NULL;
+	uint64_t stamp;
 	size_t i;
 
-	for (i = 0; i < nr; i++)
-		free(fns[i].name);
-	free(fns);
+	for (i = 0; i < p->nr; i++) {
+		const char *s = p->lines[i].stack, *end = s + p->lines[i].len, *e, *next;
+		uint64_t count = p->lines[i].count;
+		int first = 1;
+
+		/* A stamp no earlier stack of any call has: recursion counts once. */
+		stamp = ((uint64_t)col << 62 | i) + 1;
+		for (; s <= end; s = e + 1, first = 0) {
+			e = hs_next_frame_end(s, end);
+			fn = NULL;
+			/* Markers and keys are not functions, nor a process name. */
+			if (e == s || s[0] == '[')
+				continue;
+			if (first && e < end) {
+				next = hs_next_frame_end(e + 1, end);
+				if (hs_is_pid_key(e + 1, next - e - 1))
+					continue;
+			}
+			fn = hs_fn_of(f, s, e - s);
+			if (!fn)
+				return -ENOMEM;
+			if (f->seen[fn - f->fn] != stamp) {
+				f->seen[fn - f->fn] = stamp;
+				fn->total[col] += count;
+			}
+		}
+		/* The leaf has the self count, if it is a function (not "[user]"). */
+		if (fn)
+			fn->self[col] += count;
+	}
+	return 0;
 }

@@ -75,6 +75,18 @@ int hs_profile_parse_buf(struct hs_profile *p, char *buf, size_t len, const char
  */
 int hs_profile_add(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
 
+/*
+ * The same for a caller that knows the stack's markers (the table's
+ * flags): HS_MARK_TRUNCATED, HS_MARK_COLLAPSED; they are not looked for.
+ */
+#define HS_MARK_TRUNCATED	1U
+#define HS_MARK_COLLAPSED	2U
+int hs_profile_add_marked(struct hs_profile *p, const char *stack, size_t len, uint64_t count,
+			  unsigned int markers);
+
+/* Room for @lines more lines, to add them without growing. 0 or -ENOMEM. */
+int hs_profile_reserve(struct hs_profile *p, size_t lines);
+
 /* The same for a NUL-terminated @stack that is in p->text already. */
 int hs_profile_add_owned(struct hs_profile *p, const char *stack, size_t len, uint64_t count);
 
@@ -108,14 +120,34 @@ int hs_write_diff_report(FILE *f, const char *name_a, const struct hs_profile *a
 int hs_write_diff_folded(FILE *f, const struct hs_profile *a, const struct hs_profile *b);
 int hs_write_svg_diff(FILE *f, const struct hs_profile *a, const struct hs_profile *b);
 
-/* A function's samples: self (it is the leaf) and total (it is on the stack). */
+/*
+ * A function's samples in up to two profiles (diff: A in [0], B in [1]):
+ * self (it is the leaf) and total (it is on the stack; once a stack, even
+ * in recursion).
+ */
 struct hs_fn {
-	char *name;
-	uint64_t self, total;
+	const char *name;	/* in the hs_fns' table */
+	uint64_t self[2], total[2];
 };
 
-/* Every function of @p, sorted by name; NULL without memory. Free with hs_fns_free(). */
-struct hs_fn *hs_functions(const struct hs_profile *p, size_t *nr);
-void hs_fns_free(struct hs_fn *fns, size_t nr);
+/* The functions of profiles, each once: found through the string table. */
+struct hs_fns {
+	struct hs_fn *fn;	/* in order of first appearance */
+	size_t nr, cap;
+	struct hs_strtab names;	/* fn[i]'s name is names.str[i] */
+	uint64_t *seen;		/* per function: the last stack it was counted on, + 1 */
+};
+
+void hs_fns_init(struct hs_fns *f);
+
+/*
+ * Count every function of @p in column @col (0 or 1). Markers ("[...]"
+ * frames) are not functions, nor is a process name (the leading frame
+ * when a "[pid N]" key follows it). Linear in the profile's size.
+ * 0 or -ENOMEM.
+ */
+int hs_fns_add(struct hs_fns *f, const struct hs_profile *p, int col);
+
+void hs_fns_free(struct hs_fns *f);
 
 #endif

@@ -311,6 +311,56 @@ static void names_are_bytes(void **state)
 	assert_true(shell_ok("xmllint --noout %s", scratch("bytes-diff.svg")));
 }
 
+/* report's functions: a process name is not one; recursion counts once a stack. */
+static void functions_of_a_profile(void **state)
+{
+	static const char text[] =
+		"bash;[pid 7];[task];main;rec;rec;rec;leaf 4\n"
+		"cp;[pid 8];main;copy 2\n"
+		"main;bash 1\n"			/* no [pid N]: bash is a function here */
+		"[user] 3\n";
+	struct hs_profile p = { 0 }, q = { 0 };
+	struct hs_fns f;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(hs_profile_parse(&p, text, NULL), 0);
+	assert_int_equal(hs_profile_parse(&q, "main;rec;leaf 1\n", NULL), 0);
+	hs_fns_init(&f);
+	assert_int_equal(hs_fns_add(&f, &p, 0), 0);
+	assert_int_equal(hs_fns_add(&f, &q, 1), 0);
+	assert_int_equal(f.nr, 5);
+	for (i = 0; i < f.nr; i++) {
+		const struct hs_fn *fn = &f.fn[i];
+
+		assert_string_not_equal(fn->name, "cp");
+		if (!strcmp(fn->name, "main")) {
+			assert_int_equal(fn->total[0], 7);
+			assert_int_equal(fn->self[0], 0);
+			assert_int_equal(fn->total[1], 1);
+		} else if (!strcmp(fn->name, "rec")) {
+			assert_int_equal(fn->total[0], 4);	/* three times in one stack */
+			assert_int_equal(fn->total[1], 1);
+		} else if (!strcmp(fn->name, "leaf")) {
+			assert_int_equal(fn->self[0], 4);
+			assert_int_equal(fn->self[1], 1);
+		} else if (!strcmp(fn->name, "bash")) {
+			assert_int_equal(fn->self[0], 1);
+			assert_int_equal(fn->total[0], 1);
+		} else {
+			assert_string_equal(fn->name, "copy");
+			assert_int_equal(fn->self[0], 2);
+		}
+	}
+	hs_fns_free(&f);
+	hs_profile_free(&p);
+	hs_profile_free(&q);
+	write_file(scratch("fns.folded"), text, strlen(text));
+	assert_int_equal(run_tool("hotstack", "report", scratch("fns.folded"), NULL), 0);
+	assert_null(strstr(tool_out, "  cp\n"));
+	assert_non_null(strstr(tool_out, "  40.00%  40.00%            4  leaf\n"));
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -327,6 +377,7 @@ int main(void)
 		cmocka_unit_test(any_line_order_gives_the_same_svg),
 		cmocka_unit_test(svg_layout_is_a_flame_graph),
 		cmocka_unit_test(names_are_bytes),
+		cmocka_unit_test(functions_of_a_profile),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, teardown);
