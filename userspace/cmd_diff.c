@@ -12,6 +12,7 @@
 #include "options.h"
 #include "output.h"
 #include "profile.h"
+#include "view.h"
 
 enum { O_OUTPUT = 'o', O_FORMAT = HS_OPT_LONG };
 
@@ -27,7 +28,7 @@ static const struct hs_option hs_diff_options[] = {
 #define HS_DIFF_FORMATS	((1U << HS_FMT_REPORT) | (1U << HS_FMT_FOLDED) | (1U << HS_FMT_SVG))
 
 static int hs_diff_write(const char *out, int format, const char *names[2],
-			 const struct hs_profile p[2])
+			 const struct hs_profile p[2], const struct hs_view *v)
 {
 	struct hs_output o;
 	int ret;
@@ -39,19 +40,23 @@ static int hs_diff_write(const char *out, int format, const char *names[2],
 	else if (format == HS_FMT_SVG)
 		ret = hs_write_svg_diff(o.f, &p[0], &p[1]);
 	else
-		ret = hs_write_diff_report(o.f, names[0], &p[0], names[1], &p[1], 20);
+		ret = hs_write_diff_report(o.f, names[0], &p[0], names[1], &p[1], v);
 	return hs_output_close(&o, ret);
 }
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct hs_option *const tables[] = { hs_diff_options, NULL };
+	static const struct hs_option *const tables[] = {
+		hs_diff_options, hs_filter_options, hs_view_options, NULL,
+	};
 	const char *out = NULL, *format = NULL, *names[2];
 	struct hs_profile p[2] = { 0 };
+	struct hs_view v;
 	struct hs_args a;
 	char err[512], *value, **paths;
 	int id, i, n, fmt, ret = 1;
 
+	hs_view_defaults(&v);
 	if (hs_args_init(&a, "diff", "[OPTIONS] A B",
 			 "Profile B against profile A (each folded or pprof, - for standard "
 			 "input): how each function's share changed.", tables, 0, argc, argv))
@@ -63,6 +68,8 @@ int cmd_diff(int argc, char **argv)
 			out = value;
 		else if (id == O_FORMAT)
 			format = value;
+		else if (hs_view_option(&a, &v, id, value) > 1)
+			goto out_args;
 	}
 	n = hs_args_rest(&a, &paths);
 	if (n < 2) {
@@ -86,14 +93,22 @@ int cmd_diff(int argc, char **argv)
 			fprintf(stderr, "hotstack diff: %s\n", err);
 			goto out_free;
 		}
+		/* The filters, on both. */
+		n = hs_profile_filter(&p[i], &v.filter);
+		if (n) {
+			fprintf(stderr, "hotstack diff: %s\n", strerror(-n));
+			goto out_free;
+		}
 	}
-	ret = hs_diff_write(out, fmt, names, p) ? 1 : 0;
+	ret = hs_diff_write(out, fmt, names, p, &v) ? 1 : 0;
 out_free:
 	hs_profile_free(&p[0]);
 	hs_profile_free(&p[1]);
+	hs_view_free(&v);
 	return ret;
 
 out_args:
 	hs_args_free(&a);
+	hs_view_free(&v);
 	return a.status;
 }

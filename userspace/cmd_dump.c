@@ -93,7 +93,7 @@ int cmd_dump(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, "hotstack dump: %s\n", strerror(-ret));
 	else
-		ret = hs_write_profile("dump", out, fmt, &p);
+		ret = hs_write_profile("dump", out, fmt, &p, NULL);
 	hs_profile_free(&p);
 	return ret ? 1 : 0;
 

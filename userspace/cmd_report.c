@@ -9,6 +9,7 @@
 #include "options.h"
 #include "output.h"
 #include "profile.h"
+#include "view.h"
 
 enum { O_OUTPUT = 'o', O_FORMAT = HS_OPT_LONG };
 
@@ -21,17 +22,21 @@ static const struct hs_option hs_report_options[] = {
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct hs_option *const tables[] = { hs_report_options, NULL };
+	static const struct hs_option *const tables[] = {
+		hs_report_options, hs_filter_options, hs_view_options, hs_graph_options, NULL,
+	};
 	const char *path = "hotstack.folded", *out = NULL, *format = NULL;
 	struct hs_profile p = { 0 };
+	struct hs_view v;
 	struct hs_args a;
 	char err[512], *value, **rest;
 	int id, n, ret, fmt;
 
+	hs_view_defaults(&v);
 	if (hs_args_init(&a, "report", "[OPTIONS] [FILE | -]",
 			 "The top functions of a saved profile (folded or pprof, gzipped or not; "
 			 "default hotstack.folded, - standard input), or the profile in another "
-			 "format.", tables, 0, argc, argv))
+			 "format; the filters apply to every format.", tables, 0, argc, argv))
 		return 1;
 	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END) {
 		if (id == HS_ARGS_EXIT)
@@ -40,6 +45,8 @@ int cmd_report(int argc, char **argv)
 			out = value;
 		else if (id == O_FORMAT)
 			format = value;
+		else if (hs_view_option(&a, &v, id, value) > 1)
+			goto out_args;
 	}
 	n = hs_args_rest(&a, &rest);
 	if (n > 1) {
@@ -56,14 +63,20 @@ int cmd_report(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "hotstack report: %s%s\n", err, n || ret != -ENOENT ? "" :
 			" (record one with 'hotstack record')");
-		hs_profile_free(&p);
-		return 1;
+		goto out;
 	}
-	ret = hs_write_profile("report", out, fmt, &p);
+	ret = hs_profile_filter(&p, &v.filter);
+	if (ret)
+		fprintf(stderr, "hotstack report: %s\n", strerror(-ret));
+	else
+		ret = hs_write_profile("report", out, fmt, &p, &v);
+out:
 	hs_profile_free(&p);
+	hs_view_free(&v);
 	return ret ? 1 : 0;
 
 out_args:
 	hs_args_free(&a);
+	hs_view_free(&v);
 	return a.status;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "view.h"
 
 /* Changes smaller than this (percentage points) are rounding, not change. */
 #define HS_DIFF_EPSILON	1e-9
@@ -57,9 +58,9 @@ static int hs_delta_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-/* The @top largest changes of share: @fns counts A in column 0, B in 1. */
+/* The largest changes of share: @fns counts A in column 0, B in 1; @v's rows and limit. */
 static int hs_diff_top(FILE *f, const struct hs_fns *fns, uint64_t ta, uint64_t tb,
-		       unsigned int top, int by_self)
+		       const struct hs_view *v, const char *title, int by_self)
 {
 	struct hs_delta *d = calloc(fns->nr + 1, sizeof(*d));
 	size_t n, k, shown = 0;
@@ -77,12 +78,14 @@ static int hs_diff_top(FILE *f, const struct hs_fns *fns, uint64_t ta, uint64_t 
 	}
 	qsort(d, n, sizeof(*d), hs_delta_cmp);
 	fprintf(f, "\n# %s: largest changes of share first\n"
-		"#   change(pp)  share A  share B    samples A    samples B  function\n",
+		"#   change(pp)  share A  share B    samples A    samples B  %s\n",
 		by_self ? "by self (the function was running)" :
-			  "by total (the function was on the stack)");
-	for (k = 0; k < n && shown < top; k++) {
+			  "by total (the function was on the stack)", title);
+	for (k = 0; k < n && shown < v->rows; k++) {
 		if (hs_abs(d[k].pb - d[k].pa) <= HS_DIFF_EPSILON)
 			continue;
+		if (d[k].pa < v->percent_limit && d[k].pb < v->percent_limit)
+			continue;	/* small in both */
 		fprintf(f, "  %+11.2f %7.2f%% %7.2f%% %12llu %12llu  %s\n", d[k].pb - d[k].pa,
 			d[k].pa, d[k].pb, (unsigned long long)d[k].a, (unsigned long long)d[k].b,
 			d[k].name);
@@ -95,20 +98,34 @@ static int hs_diff_top(FILE *f, const struct hs_fns *fns, uint64_t ta, uint64_t 
 }
 
 int hs_write_diff_report(FILE *f, const char *name_a, const struct hs_profile *a,
-			 const char *name_b, const struct hs_profile *b, unsigned int top)
+			 const char *name_b, const struct hs_profile *b, const struct hs_view *view)
 {
 	uint64_t ta = a->total - a->dropped, tb = b->total - b->dropped;
 	struct hs_fns fns;
+	struct hs_view dflt;
+	const struct hs_view *v = view;
+	char title[64];
 	int ret;
 
+	if (!v) {
+		hs_view_defaults(&dflt);
+		v = &dflt;
+	}
+	hs_sort_title(v, title, sizeof(title));
 	fprintf(f, "# hotstack diff: B against A; change = B's share - A's share, in percentage "
 		"points of each profile's counted samples\n");
+	if (v->filter.spelled)
+		fprintf(f, "# filter: %s (the samples below are those it keeps)\n",
+			v->filter.spelled);
 	hs_diff_facts(f, "A", name_a, a);
 	hs_diff_facts(f, "B", name_b, b);
 	hs_fns_init(&fns);
-	ret = hs_fns_add(&fns, a, 0) ?: hs_fns_add(&fns, b, 1);
-	ret = ret ?: hs_diff_top(f, &fns, ta, tb, top, 1);
-	ret = ret ?: hs_diff_top(f, &fns, ta, tb, top, 0);
+	ret = hs_fns_add_keyed(&fns, a, 0, v->sort, v->nr_sort) ?:
+	      hs_fns_add_keyed(&fns, b, 1, v->sort, v->nr_sort);
+	if (!ret && v->children != HS_CHILDREN)
+		ret = hs_diff_top(f, &fns, ta, tb, v, title, 1);
+	if (!ret && v->children != HS_NO_CHILDREN)
+		ret = hs_diff_top(f, &fns, ta, tb, v, title, 0);
 	hs_fns_free(&fns);
 	return ret ?: ferror(f) ? -EIO : 0;
 }

@@ -12,6 +12,7 @@
 #include "maps.h"
 #include "output.h"
 #include "profile.h"
+#include "view.h"
 
 static const struct {
 	const char *name;	/* --format */
@@ -177,7 +178,8 @@ int hs_output_close(struct hs_output *o, int ret)
 	return -1;
 }
 
-int hs_write_profile(const char *cmd, const char *path, int format, const struct hs_profile *p)
+int hs_write_profile(const char *cmd, const char *path, int format, const struct hs_profile *p,
+		     const struct hs_view *v)
 {
 	struct hs_output o;
 	int ret;
@@ -186,7 +188,7 @@ int hs_write_profile(const char *cmd, const char *path, int format, const struct
 		return -1;
 	switch (format) {
 	case HS_FMT_REPORT:
-		ret = hs_write_report(o.f, p, 20);
+		ret = v ? hs_write_report_view(o.f, p, v) : hs_write_report(o.f, p, 20);
 		if (!ret)
 			hs_maps_print(o.f, p->maps);
 		break;

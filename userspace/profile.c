@@ -8,8 +8,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/hotstack.h>
+
 #include "maps.h"
 #include "profile.h"
+
+/* The pid of a "[pid N]" frame @s[0..len), or 0 when it is not one. */
+static uint32_t hs_pid_key(const char *s, size_t len)
+{
+	uint32_t pid = 0;
+	size_t i;
+
+	if (len < 7 || memcmp(s, "[pid ", 5) || s[len - 1] != ']')
+		return 0;
+	for (i = 5; i < len - 1; i++) {
+		if (s[i] < '0' || s[i] > '9' || pid > 429496729)
+			return 0;
+		pid = pid * 10 + (s[i] - '0');
+	}
+	return pid;
+}
+
+/* Whether @s[0..len) is a context key. */
+static int hs_is_context(const char *s, size_t len)
+{
+	static const char *const names[] = { "[task]", "[softirq]", "[hardirq]", "[idle]" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+			return 1;
+	return 0;
+}
+
+void hs_line_keys(const struct hs_profile *p, const struct hs_stack_line *l,
+		  struct hs_line_keys *k)
+{
+	const char *s = l->stack, *end = s + l->len, *e = hs_next_frame_end(s, end), *n;
+
+	memset(k, 0, sizeof(*k));
+	k->frames = s;
+	if (e == end)
+		return;
+	n = hs_next_frame_end(e + 1, end);
+	/* A process name: "[pid N]" after it, or the keys say so. */
+	if ((p->keys & HOTSTACK_KEY_COMM) || hs_pid_key(e + 1, n - e - 1)) {
+		if (s[0] == '[' && !(p->keys & HOTSTACK_KEY_COMM))
+			return;
+		k->comm = s;
+		k->comm_len = e - s;
+		s = e + 1;
+		e = n;
+	}
+	k->pid = hs_pid_key(s, e - s);
+	if (k->pid) {
+		if (e == end) {
+			k->frames = end;
+			return;
+		}
+		s = e + 1;
+		e = hs_next_frame_end(s, end);
+	}
+	if (hs_is_context(s, e - s)) {
+		k->context = s;
+		k->context_len = e - s;
+		s = e == end ? end : e + 1;
+	}
+	k->frames = s;
+}
 
 int hs_profile_reserve(struct hs_profile *p, size_t lines)
 {
@@ -111,6 +177,17 @@ static void hs_quote(char *out, size_t size, const char *s, size_t len)
 	out[i] = '\0';
 }
 
+/* HOTSTACK_KEY_* of a list "comm,pid,context" (what is not a key is left out). */
+static uint32_t hs_keys_of(const char *s)
+{
+	uint32_t keys = 0;
+
+	keys |= strstr(s, "comm") ? HOTSTACK_KEY_COMM : 0;
+	keys |= strstr(s, "pid") ? HOTSTACK_KEY_TGID : 0;
+	keys |= strstr(s, "context") ? HOTSTACK_KEY_CONTEXT : 0;
+	return keys;
+}
+
 /*
  * Parse @buf in place (see hs_profile_parse()): 0, or -errno with the
  * line's number in *@line and what is wrong with it in @why.
@@ -129,6 +206,8 @@ static int hs_parse_folded(struct hs_profile *p, char *buf, size_t len, size_t *
 		*e = '\0';
 		le = e > s && e[-1] == '\r' ? e - 1 : e;
 		*le = '\0';
+		if (*s == '#' && !strncmp(s, HS_KEYS_COMMENT, sizeof(HS_KEYS_COMMENT) - 1))
+			p->keys |= hs_keys_of(s + sizeof(HS_KEYS_COMMENT) - 1);
 		if (!*s || *s == '#')
 			continue;
 		/* The count is at the end: look for its space from there. */
@@ -270,47 +349,185 @@ static struct hs_fn *hs_fn_of(struct hs_fns *f, const char *s, size_t len)
 	return &f->fn[id];
 }
 
-/* Whether a frame is a "[pid N]" key. */
-static int hs_is_pid_key(const char *s, size_t len)
-{
-	return len > 6 && !memcmp(s, "[pid ", 5) && s[len - 1] == ']';
-}
 
 int hs_fns_add(struct hs_fns *f, const struct hs_profile *p, int col)
 {
+	struct hs_line_keys k;
 	struct hs_fn *fn = NULL;
 	uint64_t stamp;
 	size_t i;
 
 	for (i = 0; i < p->nr; i++) {
-		const char *s = p->lines[i].stack, *end = s + p->lines[i].len, *e, *next;
+		const char *end = p->lines[i].stack + p->lines[i].len, *s, *e;
 		uint64_t count = p->lines[i].count;
-		int first = 1;
 
+		/* The keys are not functions, nor are markers ("[...]"). */
+		hs_line_keys(p, &p->lines[i], &k);
 		/* A stamp no earlier stack of any call has: recursion counts once. */
 		stamp = ((uint64_t)col << 62 | i) + 1;
-		for (; s <= end; s = e + 1, first = 0) {
+		fn = NULL;
+		for (s = k.frames; s < end; s = e + 1) {
 			e = hs_next_frame_end(s, end);
 			fn = NULL;
-			/* Markers and keys are not functions, nor a process name. */
-			if (e == s || s[0] == '[')
-				continue;
-			if (first && e < end) {
-				next = hs_next_frame_end(e + 1, end);
-				if (hs_is_pid_key(e + 1, next - e - 1))
-					continue;
+			if (e > s && s[0] != '[') {
+				fn = hs_fn_of(f, s, e - s);
+				if (!fn)
+					return -ENOMEM;
+				if (f->seen[fn - f->fn] != stamp) {
+					f->seen[fn - f->fn] = stamp;
+					fn->total[col] += count;
+				}
 			}
-			fn = hs_fn_of(f, s, e - s);
-			if (!fn)
-				return -ENOMEM;
-			if (f->seen[fn - f->fn] != stamp) {
-				f->seen[fn - f->fn] = stamp;
-				fn->total[col] += count;
-			}
+			if (e == end)
+				break;
 		}
 		/* The leaf has the self count, if it is a function (not "[user]"). */
 		if (fn)
 			fn->self[col] += count;
 	}
 	return 0;
+}
+
+const char *hs_frame_module(const struct hs_profile *p, const char *frame, size_t len,
+			    size_t *mod_len)
+{
+	const char *mod, *base;
+	size_t flen;
+	long m;
+
+	mod = hs_module_of_frame(frame, len, &flen);
+	if (mod) {
+		*mod_len = flen - 2;
+		return mod + 1;		/* "[ext4]" -> "ext4" */
+	}
+	m = hs_maps_find_frame(p->maps, frame, len);
+	if (m >= 0) {
+		base = strrchr(p->maps->map[m].file, '/');
+		base = base ? base + 1 : p->maps->map[m].file;
+		*mod_len = strlen(base);
+		return base;
+	}
+	if (len > 2 && !memcmp(frame, "0x", 2)) {
+		*mod_len = 6;
+		return "[user]";
+	}
+	*mod_len = sizeof(HS_KERNEL_MAPPING) - 1;
+	return HS_KERNEL_MAPPING;
+}
+
+/* Append @s[0..len) (and two spaces before it, but at the start) to @buf. */
+static int hs_name_put(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
+{
+	size_t need = *n + len + 3;
+	char *b;
+
+	if (need > *cap) {
+		b = realloc(*buf, need * 2);
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = need * 2;
+	}
+	if (*n) {
+		memcpy(*buf + *n, "  ", 2);
+		*n += 2;
+	}
+	memcpy(*buf + *n, s, len);
+	*n += len;
+	return 0;
+}
+
+/* A row's name: the line's keys, and @frame's (NULL: no frame key) value of the frame keys. */
+static int hs_row_name(const struct hs_profile *p, const struct hs_line_keys *k, const int *sort,
+		       int nr, const char *frame, size_t flen, char **buf, size_t *n, size_t *cap)
+{
+	const char *s;
+	char pid[24];
+	size_t len;
+	int i, ret = 0;
+
+	*n = 0;
+	for (i = 0; i < nr && !ret; i++) {
+		switch (sort[i]) {
+		case HS_SORT_SYM:
+			s = frame;
+			len = flen;
+			break;
+		case HS_SORT_MODULE:
+			s = hs_frame_module(p, frame, flen, &len);
+			break;
+		case HS_SORT_COMM:
+			s = k->comm ?: "-";
+			len = k->comm ? k->comm_len : 1;
+			break;
+		case HS_SORT_PID:
+			len = k->pid ? (size_t)snprintf(pid, sizeof(pid), "[pid %u]", k->pid) : 1;
+			s = k->pid ? pid : "-";
+			break;
+		default:
+			s = k->context ?: "-";
+			len = k->context ? k->context_len : 1;
+		}
+		ret = hs_name_put(buf, n, cap, s, len);
+	}
+	return ret;
+}
+
+int hs_fns_add_keyed(struct hs_fns *f, const struct hs_profile *p, int col, const int *sort,
+		     int nr)
+{
+	size_t i, n = 0, cap = 0;
+	struct hs_line_keys k;
+	struct hs_fn *fn;
+	char *buf = NULL;
+	uint64_t stamp;
+	int j, frames = 0, ret = 0;
+
+	if (nr == 1 && sort[0] == HS_SORT_SYM)
+		return hs_fns_add(f, p, col);
+	for (j = 0; j < nr; j++)
+		frames |= sort[j] == HS_SORT_SYM || sort[j] == HS_SORT_MODULE;
+	for (i = 0; i < p->nr && !ret; i++) {
+		const char *end = p->lines[i].stack + p->lines[i].len, *s, *e;
+		uint64_t count = p->lines[i].count;
+
+		hs_line_keys(p, &p->lines[i], &k);
+		if (hs_is_drop_stack(p->lines[i].stack))
+			continue;	/* lost samples: no process, no frame */
+		if (!frames) {
+			ret = hs_row_name(p, &k, sort, nr, NULL, 0, &buf, &n, &cap);
+			fn = ret ? NULL : hs_fn_of(f, buf, n);
+			if (!fn)
+				ret = -ENOMEM;
+			else {
+				fn->self[col] += count;
+				fn->total[col] += count;
+			}
+			continue;
+		}
+		stamp = ((uint64_t)col << 62 | i) + 1;
+		fn = NULL;
+		for (s = k.frames; s < end && !ret; s = e + 1) {
+			e = hs_next_frame_end(s, end);
+			fn = NULL;
+			if (e > s && s[0] != '[') {
+				ret = hs_row_name(p, &k, sort, nr, s, e - s, &buf, &n, &cap);
+				fn = ret ? NULL : hs_fn_of(f, buf, n);
+				if (!fn) {
+					ret = -ENOMEM;
+					break;
+				}
+				if (f->seen[fn - f->fn] != stamp) {
+					f->seen[fn - f->fn] = stamp;
+					fn->total[col] += count;
+				}
+			}
+			if (e == end)
+				break;
+		}
+		if (fn && !ret)
+			fn->self[col] += count;
+	}
+	free(buf);
+	return ret;
 }

@@ -37,7 +37,34 @@ struct hs_profile {
 	struct hs_strtab stacks;
 	/* The binaries frames came from, when known (maps.h); NULL: unknown. */
 	struct hs_maps *maps;
+	/*
+	 * HOTSTACK_KEY_* known to lead every line (record's --keys, a pprof
+	 * file's, or a folded file's "# hotstack keys:" line); 0: not known,
+	 * the lines tell (a process name is a leading frame a "[pid N]" follows).
+	 */
+	uint32_t keys;
 };
+
+/* The keys that lead a line (hs_line_keys()), each NULL / 0 when absent. */
+struct hs_line_keys {
+	const char *comm;	/* the process name */
+	size_t comm_len;
+	uint32_t pid;		/* from "[pid N]" */
+	const char *context;	/* "[task]", "[softirq]", "[hardirq]", "[idle]" */
+	size_t context_len;
+	const char *frames;	/* what follows them: markers and frames */
+};
+
+/*
+ * The keys of line @l of @p: a process name is the leading frame when a
+ * "[pid N]" key follows it (read()'s and perf's layout) or when p->keys
+ * says the lines have one; then "[pid N]", then the context.
+ */
+void hs_line_keys(const struct hs_profile *p, const struct hs_stack_line *l,
+		  struct hs_line_keys *k);
+
+/* The "# hotstack keys: " line a folded file carries when its lines start with a process name alone. */
+#define HS_KEYS_COMMENT	"# hotstack keys: "
 
 /* The pseudo-stack of the drops of one reason: "[dropped];[REASON]". */
 #define HS_DROPPED_FRAME "[dropped]"
@@ -115,8 +142,10 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 int hs_profile_load(struct hs_profile *p, const char *path, char *err, size_t errlen);
 
 /* Differential views of B against A (diff.c, fmt_svg.c). */
+struct hs_view;
+/* The diff's report as @v asks (its sort keys, rows, limit, tables); NULL: the default. */
 int hs_write_diff_report(FILE *f, const char *name_a, const struct hs_profile *a,
-			 const char *name_b, const struct hs_profile *b, unsigned int top);
+			 const char *name_b, const struct hs_profile *b, const struct hs_view *v);
 int hs_write_diff_folded(FILE *f, const struct hs_profile *a, const struct hs_profile *b);
 int hs_write_svg_diff(FILE *f, const struct hs_profile *a, const struct hs_profile *b);
 
@@ -148,6 +177,23 @@ void hs_fns_init(struct hs_fns *f);
  */
 int hs_fns_add(struct hs_fns *f, const struct hs_profile *p, int col);
 
+/* The keys a row of the report can be by (perf report's --sort). */
+enum hs_sort_key { HS_SORT_SYM, HS_SORT_COMM, HS_SORT_PID, HS_SORT_MODULE, HS_SORT_CONTEXT };
+
+/*
+ * The same by the keys @sort[0..nr) (in that order): a row is named by
+ * each key's value, two spaces apart ("bash  vfs_read"); "-" for a key a
+ * line lacks. With sym or module among them, every frame of a stack
+ * counts as hs_fns_add() counts functions; without, a stack is one row
+ * (self = total). 0 or -ENOMEM.
+ */
+int hs_fns_add_keyed(struct hs_fns *f, const struct hs_profile *p, int col, const int *sort,
+		     int nr);
+
 void hs_fns_free(struct hs_fns *f);
+
+/* The module of a frame: "MOD" of "func [MOD]", a user binary's name, or "[kernel.kallsyms]". */
+const char *hs_frame_module(const struct hs_profile *p, const char *frame, size_t len,
+			    size_t *mod_len);
 
 #endif

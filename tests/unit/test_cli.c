@@ -45,15 +45,19 @@ static void help_and_version(void **state)
 static void every_command_has_help(void **state)
 {
 	static const struct {
-		const char *cmd, *options[8];
+		const char *cmd, *options[16];
 	} cmds[] = {
 		{ "record", { "-e, --event EVENT", "--keys comm,pid,context", "-d, --duration",
 			      "-o, --output FILE", "--format FORMAT", "-h, --help" } },
 		{ "top", { "-F, --freq HZ", "--table-entries N", "-b, --batch", "-n, --iterations N",
-			   "--sort self|total", "-h, --help" } },
-		{ "report", { "-o, --output FILE", "--format FORMAT", "-h, --help" } },
+			   "--sort ORDER,KEYS", "--comm NAMES", "--symbol REGEX", "-h, --help" } },
+		{ "report", { "-o, --output FILE", "--format FORMAT", "--comm NAMES", "--pid PIDS",
+			      "--symbol REGEX", "--module MODS", "--sort KEYS", "-n, --rows N",
+			      "--percent-limit PCT", "--children", "--no-children",
+			      "-g, --call-graph caller|callee", "-h, --help" } },
 		{ "dump", { "-o, --output FILE", "--format FORMAT", "-h, --help" } },
-		{ "diff", { "-o, --output FILE", "--format FORMAT", "-h, --help" } },
+		{ "diff", { "-o, --output FILE", "--format FORMAT", "--comm NAMES", "--sort KEYS",
+			    "-n, --rows N", "--percent-limit PCT", "-h, --help" } },
 		{ "info", { "-h, --help" } },
 		{ "status", { "--json", "-h, --help" } },
 		{ "watch", { "-h, --help" } },

@@ -113,7 +113,7 @@ static void folded_is_difffolded(void **state)
 	assert_string_equal(tool_out, expected_folded);
 	/* A as pprof: the same lines. */
 	assert_int_equal(hs_profile_parse(&a, prof_a, NULL), 0);
-	assert_int_equal(hs_write_profile("test", scratch("a.pb.gz"), HS_FMT_PPROF, &a), 0);
+	assert_int_equal(hs_write_profile("test", scratch("a.pb.gz"), HS_FMT_PPROF, &a, NULL), 0);
 	hs_profile_free(&a);
 	assert_int_equal(run_tool("hotstack", "diff", "--format", "folded", scratch("a.pb.gz"),
 				  scratch("b.folded"), NULL), 0);

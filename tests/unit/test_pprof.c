@@ -83,7 +83,7 @@ static void write_pprof(const char *path, const struct hs_profile *p)
 	int fd = dup(2);
 
 	freopen("/dev/null", "w", stderr);
-	assert_int_equal(hs_write_profile("test", path, HS_FMT_PPROF, p), 0);
+	assert_int_equal(hs_write_profile("test", path, HS_FMT_PPROF, p, NULL), 0);
 	fflush(stderr);
 	dup2(fd, 2);
 	close(fd);
