@@ -22,10 +22,15 @@
 #include <string.h>
 #include <zlib.h>
 
+#include <linux/hotstack.h>
+
 #include "maps.h"
 #include "profile.h"
 #include "profile.pb-c.h"
 #include "util.h"
+
+/* Labels a sample has at most: comm, pid, context (the lines' keys). */
+#define HS_PPROF_LABELS	3
 
 /* Mapping ids of the profiles hotstack writes. */
 #define HS_PPROF_KERNEL	1
@@ -123,6 +128,8 @@ struct hs_pprof_out {
 	Perftools__Profiles__Line *lines, **line_ptrs;
 	uint64_t *ids;		/* every sample's location ids, one array */
 	int64_t *values;	/* every sample's values, one array */
+	struct hs_line_keys *keys;	/* every line's keys: labels, not locations */
+	Perftools__Profiles__Label *labels, **label_ptrs;	/* HS_PPROF_LABELS a sample */
 	int64_t comments[8];
 	struct hs_pprof_strs strs;
 };
@@ -139,6 +146,9 @@ static void hs_pprof_out_free(struct hs_pprof_out *o)
 	free(o->line_ptrs);
 	free(o->ids);
 	free(o->values);
+	free(o->keys);
+	free(o->labels);
+	free(o->label_ptrs);
 	free(o->maps);
 	free(o->map_ptrs);
 	free(o->map_id);
@@ -277,12 +287,14 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	return ret;
 }
 
-/* The frames of @l: ';' plus one. */
-static size_t hs_frames_of(const struct hs_stack_line *l)
+/* The frames of @l after its keys (@frames): ';' plus one; none for keys alone. */
+static size_t hs_frames_of(const struct hs_stack_line *l, const char *frames)
 {
-	const char *s = l->stack, *end = s + l->len;
+	const char *s = frames, *end = l->stack + l->len;
 	size_t n = 1;
 
+	if (s == end)
+		return 0;
 	while ((s = memchr(s, ';', end - s))) {
 		n++;
 		s++;
@@ -294,26 +306,31 @@ static size_t hs_frames_of(const struct hs_stack_line *l)
  * Functions and locations: one each per distinct frame, ids from 1 in
  * order of appearance; and each line's location ids, innermost first as
  * pprof wants, in o->ids (line i's at o->ids + off[i]): one pass, one
- * lookup a frame.
+ * lookup a frame. A line's keys (process name, [pid N], context) are not
+ * frames: they become the sample's labels (o->keys).
  */
 static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *off)
 {
 	struct hs_pprof_strs *t = &o->strs;
 	size_t i, n = 0, cap = 0, k, nr_ids = 0;
 
+	o->keys = malloc((p->nr ? p->nr : 1) * sizeof(*o->keys));
+	if (!o->keys)
+		return -ENOMEM;
 	for (i = 0; i < p->nr; i++) {
+		hs_line_keys(p, &p->lines[i], &o->keys[i]);
 		off[i] = nr_ids;
-		nr_ids += hs_frames_of(&p->lines[i]);
+		nr_ids += hs_frames_of(&p->lines[i], o->keys[i].frames);
 	}
 	off[p->nr] = nr_ids;
 	o->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*o->ids));
 	if (!o->ids)
 		return -ENOMEM;
 	for (i = 0; i < p->nr; i++) {
-		const char *s = p->lines[i].stack, *end = s + p->lines[i].len, *e;
+		const char *s = o->keys[i].frames, *end = p->lines[i].stack + p->lines[i].len, *e;
 		uint64_t *id = o->ids + off[i + 1];
 
-		for (;; s = e + 1) {
+		for (; off[i + 1] > off[i]; s = e + 1) {
 			int64_t idx;
 
 			e = memchr(s, ';', end - s) ?: end;
@@ -366,21 +383,56 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 	return 0;
 }
 
-/* One sample per folded line: its locations (hs_pprof_frames()'), its count (and count x period). */
+/* A string label @key = @s[0..len) (or a number label, @s NULL) of sample @smp. */
+static int hs_pprof_label(struct hs_pprof_out *o, Perftools__Profiles__Sample *smp,
+			  Perftools__Profiles__Label *l, const char *key, const char *s,
+			  size_t len, int64_t num)
+{
+	int64_t k = hs_strs_add(&o->strs, key), v = s ? hs_strs_index(&o->strs, s, len) : 0;
+
+	if (k < 0 || v < 0)
+		return -ENOMEM;
+	perftools__profiles__label__init(l);
+	l->key = k;
+	l->str = v;
+	l->num = s ? 0 : num;
+	smp->label[smp->n_label++] = l;
+	return 0;
+}
+
+/*
+ * One sample per folded line: its locations (hs_pprof_frames()'), its
+ * count (and count x period), its keys as labels: "comm" and "context"
+ * strings, "pid" a number (go tool pprof -tags, -tagfocus=comm=bash).
+ */
 static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
 			    const size_t *off, int64_t period)
 {
-	size_t i, nv = period ? 2 : 1;
+	size_t i, nv = period ? 2 : 1, nl = p->nr ? p->nr * HS_PPROF_LABELS : 1;
+	int ret = 0;
 
 	o->samples = calloc(p->nr ? p->nr : 1, sizeof(*o->samples));
 	o->sample_ptrs = calloc(p->nr ? p->nr : 1, sizeof(*o->sample_ptrs));
 	o->values = calloc(p->nr ? p->nr * nv : 1, sizeof(*o->values));
-	if (!o->samples || !o->sample_ptrs || !o->values)
+	o->labels = calloc(nl, sizeof(*o->labels));
+	o->label_ptrs = calloc(nl, sizeof(*o->label_ptrs));
+	if (!o->samples || !o->sample_ptrs || !o->values || !o->labels || !o->label_ptrs)
 		return -ENOMEM;
-	for (i = 0; i < p->nr; i++) {
+	for (i = 0; i < p->nr && !ret; i++) {
 		Perftools__Profiles__Sample *s = &o->samples[i];
+		Perftools__Profiles__Label *l = o->labels + i * HS_PPROF_LABELS;
+		const struct hs_line_keys *k = &o->keys[i];
 
 		perftools__profiles__sample__init(s);
+		s->label = o->label_ptrs + i * HS_PPROF_LABELS;
+		if (k->comm)
+			ret = hs_pprof_label(o, s, l++, "comm", k->comm, k->comm_len, 0);
+		if (!ret && k->pid)
+			ret = hs_pprof_label(o, s, l++, "pid", NULL, 0, k->pid);
+		/* "[task]" as "task": -tagfocus=context=task. */
+		if (!ret && k->context)
+			ret = hs_pprof_label(o, s, l++, "context", k->context + 1,
+					     k->context_len - 2, 0);
 		s->location_id = o->ids + off[i];
 		s->n_location_id = off[i + 1] - off[i];
 		s->value = o->values + i * nv;
@@ -392,7 +444,7 @@ static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
 	}
 	o->prof.sample = o->sample_ptrs;
 	o->prof.n_sample = p->nr;
-	return 0;
+	return ret;
 }
 
 /* gzip @len bytes of @buf to @f. */
@@ -616,6 +668,42 @@ static int hs_pprof_read_maps(struct hs_profile *p, const Perftools__Profiles__P
 	return ret;
 }
 
+/*
+ * A sample's labels "comm", "pid" and "context" back into its keys, the
+ * leading frames "comm;[pid N];[task]" (and the profile's keys noted).
+ */
+static int hs_pprof_keys(struct hs_profile *p, const Perftools__Profiles__Profile *prof,
+			 const Perftools__Profiles__Sample *s, char **buf, size_t *n, size_t *cap)
+{
+	static const char *const order[] = { "comm", "pid", "context" };
+	char pid[32], ctx[64];
+	size_t i, j;
+	int ret = 0;
+
+	for (j = 0; j < 3 && !ret; j++) {
+		for (i = 0; i < s->n_label; i++) {
+			const Perftools__Profiles__Label *l = s->label[i];
+
+			if (strcmp(hs_pprof_str(prof, l->key), order[j]))
+				continue;
+			if (j == 1 && l->num > 0) {
+				snprintf(pid, sizeof(pid), "[pid %lld]", (long long)l->num);
+				ret = hs_append(buf, n, cap, pid);
+				p->keys |= HOTSTACK_KEY_TGID;
+			} else if (j == 0 && hs_pprof_str(prof, l->str)[0]) {
+				ret = hs_append(buf, n, cap, hs_pprof_str(prof, l->str));
+				p->keys |= HOTSTACK_KEY_COMM;
+			} else if (j == 2 && hs_pprof_str(prof, l->str)[0]) {
+				snprintf(ctx, sizeof(ctx), "[%s]", hs_pprof_str(prof, l->str));
+				ret = hs_append(buf, n, cap, ctx);
+				p->keys |= HOTSTACK_KEY_CONTEXT;
+			}
+			break;
+		}
+	}
+	return ret;
+}
+
 /* The value that counts samples: the first "count" sample type, else the first. */
 static size_t hs_pprof_count_index(const Perftools__Profiles__Profile *prof)
 {
@@ -654,6 +742,7 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 			break;
 		}
 		n = 0;
+		ret = hs_pprof_keys(p, prof, s, &buf, &n, &cap);
 		for (k = s->n_location_id; k > 0 && !ret; k--) {
 			const Perftools__Profiles__Location *loc;
 			uint64_t id = s->location_id[k - 1];

@@ -225,7 +225,7 @@ static void check_mappings(const char *path)
 	assert_int_equal(mapping_id_of(prof, "_start"), prog->id);
 	assert_int_equal(mapping_id_of(prof, "memcpy"), libc->id);
 	assert_int_equal(mapping_id_of(prof, "0x7f0000001000"), user->id);
-	assert_int_equal(mapping_id_of(prof, "[pid 7]"), 0);
+	assert_int_equal(mapping_id_of(prof, "[user]"), 0);
 	perftools__profiles__profile__free_unpacked(prof, NULL);
 }
 

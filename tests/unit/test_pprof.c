@@ -192,13 +192,34 @@ static void protobuf_content(void **state)
 		total += prof->sample[i]->value[0];
 	}
 	assert_int_equal(total, 31);
-	/* One function and location per distinct frame: 25 of them. */
-	assert_int_equal(prof->n_function, 25);
-	assert_int_equal(prof->n_location, 25);
-	/* The first sample's leaf comes first. */
-	assert_int_equal(prof->sample[0]->n_location_id, 9);
+	/*
+	 * One function and location per distinct frame: 21 of them. The keys
+	 * (sh, [pid 42], [task], [softirq]) are labels, not frames.
+	 */
+	assert_int_equal(prof->n_function, 21);
+	assert_int_equal(prof->n_location, 21);
+	for (i = 0; i < prof->n_function; i++) {
+		assert_string_not_equal(str(prof, prof->function[i]->name), "sh");
+		assert_string_not_equal(str(prof, prof->function[i]->name), "[pid 42]");
+		assert_string_not_equal(str(prof, prof->function[i]->name), "[task]");
+	}
+	/* The first sample's leaf comes first, its outermost frame last. */
+	assert_int_equal(prof->sample[0]->n_location_id, 6);
 	assert_int_equal(prof->sample[0]->location_id[0], location_of(prof, "leaf")->id);
-	assert_int_equal(prof->sample[0]->location_id[8], location_of(prof, "sh")->id);
+	assert_int_equal(prof->sample[0]->location_id[5],
+			 location_of(prof, "entry_SYSCALL_64")->id);
+	/* Its labels: comm and context strings, pid a number. */
+	assert_int_equal(prof->sample[0]->n_label, 3);
+	assert_string_equal(str(prof, prof->sample[0]->label[0]->key), "comm");
+	assert_string_equal(str(prof, prof->sample[0]->label[0]->str), "sh");
+	assert_string_equal(str(prof, prof->sample[0]->label[1]->key), "pid");
+	assert_int_equal(prof->sample[0]->label[1]->num, 42);
+	assert_string_equal(str(prof, prof->sample[0]->label[2]->key), "context");
+	assert_string_equal(str(prof, prof->sample[0]->label[2]->str), "task");
+	/* "[softirq];[unknown] 0": a context, no process. */
+	assert_int_equal(prof->sample[6]->n_label, 1);
+	assert_string_equal(str(prof, prof->sample[6]->label[0]->str), "softirq");
+	assert_int_equal(prof->sample[8]->n_label, 0);	/* [dropped] */
 	/* Mappings: kernel frames, user addresses, markers in none. */
 	assert_int_equal(prof->n_mapping, 2);
 	assert_string_equal(str(prof, prof->mapping[0]->filename), "[kernel.kallsyms]");
@@ -321,6 +342,24 @@ static void go_tool_pprof_reads_it(void **state)
 	/* The comments carry the lossy facts. */
 	assert_non_null(strstr(top, "hotstack dropped: 6"));
 	assert_non_null(strstr(top, "hotstack filtered: 17"));
+	/* A process name is not a function. */
+	assert_null(strstr(top, "  sh\n"));
+	free(top);
+	/* It is a label: -tags lists it, -tagfocus selects its samples (6 + 5 + 1). */
+	snprintf(cmd, sizeof(cmd), "HOME=${HOME:-/tmp} go tool pprof -tags '%s' >'%s' 2>&1",
+		 path, out);
+	assert_int_equal(system(cmd), 0);
+	top = read_file(out, NULL);
+	assert_non_null(strstr(top, " comm: Total 12.0\n"));
+	assert_non_null(strstr(top, "12.0 (  100%): sh\n"));
+	assert_non_null(strstr(top, " pid: Total 12.0\n"));
+	assert_non_null(strstr(top, "): task\n"));
+	free(top);
+	snprintf(cmd, sizeof(cmd), "HOME=${HOME:-/tmp} go tool pprof -top -sample_index=samples "
+		 "-tagfocus=comm=sh '%s' >'%s' 2>&1", path, out);
+	assert_int_equal(system(cmd), 0);
+	top = read_file(out, NULL);
+	assert_non_null(strstr(top, "Showing nodes accounting for 12, 38.71% of 31 total"));
 	free(top);
 	/* CPU time: 1 ms a sample at 1000 Hz. */
 	snprintf(cmd, sizeof(cmd), "HOME=${HOME:-/tmp} go tool pprof -top -sample_index=cpu "
