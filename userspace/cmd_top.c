@@ -430,7 +430,8 @@ void hs_top_draw(const struct hs_top_frame *fr, double delay)
 		title = !strncmp(line, "   %SELF ", 9) || !strncmp(line, "  %STACK ", 9);
 		if (title)
 			attron(A_REVERSE);
-		mvaddnstr(y, 0, line, n < COLS ? n : COLS);
+		/* Cut at the width between characters, never inside one. */
+		mvaddnstr(y, 0, line, hs_utf8_prefix(line, n, COLS, NULL));
 		for (x = n; title && x < COLS; x++)
 			addch(' ');
 		if (title)
