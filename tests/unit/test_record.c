@@ -22,7 +22,7 @@
 /* Parse a NULL-terminated argument list, stderr silenced. */
 static int parse(struct hs_record_opts *o, ...)
 {
-	char *argv[32];
+	static char *argv[32];	/* o->cmd points into it after the call */
 	int argc = 0, ret, saved = dup(2);
 	va_list ap;
 
