@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hotstack report: a perf-report-like view of a saved profile (folded or pprof), or a conversion. */
+/* hotstack report: a perf-report-like view of a saved profile (folded or pprof), or a copy. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -63,7 +63,7 @@ struct hs_line_keys {
 void hs_line_keys(const struct hs_profile *p, const struct hs_stack_line *l,
 		  struct hs_line_keys *k);
 
-/* The "# hotstack keys: " line a folded file carries when its lines start with a process name alone. */
+/* The line a folded file starts with when its lines start with a process name alone. */
 #define HS_KEYS_COMMENT	"# hotstack keys: "
 
 /* The pseudo-stack of the drops of one reason: "[dropped];[REASON]". */

@@ -211,7 +211,7 @@ void hs_strtab_init(struct hs_strtab *t, int copy)
 	t->copy = copy;
 }
 
-/* Whether @a and @b, @len bytes each, are equal: inline, eight bytes a step, the last overlapping. */
+/* Whether @a and @b, @len bytes each, are equal: eight bytes a step, the last ones overlapping. */
 static inline int hs_bytes_equal(const char *a, const char *b, size_t len)
 {
 	uint64_t x, y;
@@ -242,7 +242,8 @@ static inline int hs_bytes_equal(const char *a, const char *b, size_t len)
 }
 
 /* The slot of @s (its own, or the empty one it would take). */
-static inline size_t hs_strtab_slot(const struct hs_strtab *t, const char *s, size_t len, uint32_t h)
+static inline size_t hs_strtab_slot(const struct hs_strtab *t, const char *s, size_t len,
+				    uint32_t h)
 {
 	size_t j;
 

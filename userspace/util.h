@@ -83,7 +83,7 @@ void *hs_arena_alloc(struct hs_arena *a, size_t size);
 /* A NUL-terminated copy of @s[0..len), or NULL. */
 char *hs_arena_strndup(struct hs_arena *a, const char *s, size_t len);
 
-/* Take @mem (malloc'd) to be freed with the arena. 0, or -ENOMEM (then @mem is still the caller's). */
+/* Take @mem (malloc'd) to be freed with the arena. 0, or -ENOMEM (@mem is still the caller's). */
 int hs_arena_adopt(struct hs_arena *a, void *mem);
 
 void hs_arena_free(struct hs_arena *a);
