@@ -48,7 +48,8 @@ void hs_line_keys(const struct hs_profile *p, const struct hs_stack_line *l,
 
 	memset(k, 0, sizeof(*k));
 	k->frames = s;
-	if (e == end)
+	/* Lost samples have no process: "[dropped];[REASON]" has no keys. */
+	if (e == end || hs_is_drop_stack(s))
 		return;
 	n = hs_next_frame_end(e + 1, end);
 	/* A process name: "[pid N]" after it, or the keys say so. */

@@ -214,19 +214,25 @@ static void top_takes_filters_and_keys(void **state)
 static void comm_alone_is_a_key_too(void **state)
 {
 	struct hs_profile p = { 0 }, q = { 0 };
+	struct hs_line_keys k;
 	char *buf = NULL, err[256];
 	size_t len = 0;
 	FILE *f;
 
 	(void)state;
 	/* --keys comm without pid: a process name alone leads each line. */
-	assert_int_equal(hs_profile_parse(&p, "bash;[task];main;read 3\nsh;main 1\n", NULL), 0);
+	assert_int_equal(hs_profile_parse(&p, "bash;[task];main;read 3\nsh;main 1\n"
+					  "[dropped];[nested] 2\n", NULL), 0);
 	p.keys = HOTSTACK_KEY_COMM | HOTSTACK_KEY_CONTEXT;
+	/* Lost samples have no process. */
+	hs_line_keys(&p, &p.lines[2], &k);
+	assert_null(k.comm);
+	assert_ptr_equal(k.frames, p.lines[2].stack);
 	f = open_memstream(&buf, &len);
 	assert_int_equal(hs_write_folded(f, &p), 0);
 	fclose(f);
 	assert_string_equal(buf, "# hotstack keys: comm,context\nbash;[task];main;read 3\n"
-			    "sh;main 1\n");
+			    "sh;main 1\n[dropped];[nested] 2\n");
 	write_file(scratch("k.folded"), buf, len);
 	free(buf);
 	assert_int_equal(hs_profile_load(&q, scratch("k.folded"), err, sizeof(err)), 0);
@@ -237,6 +243,7 @@ static void comm_alone_is_a_key_too(void **state)
 	assert_null(strstr(tool_out, "  bash\n"));
 	assert_null(strstr(tool_out, "  sh\n"));
 	assert_non_null(strstr(tool_out, "  75.00%  75.00%            3  read\n"));
+	assert_null(strstr(tool_out, "[dropped]\n"));
 	assert_int_equal(run_tool("hotstack", "report", scratch("k.folded"), "--comm", "sh", NULL),
 			 0);
 	assert_non_null(strstr(tool_out, "# samples: 1, counted: 1"));
