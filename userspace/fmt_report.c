@@ -294,27 +294,31 @@ int hs_write_hot_stacks(FILE *f, const struct hs_profile *p, unsigned int rows,
 			double percent_limit)
 {
 	uint64_t counted = p->total - p->dropped;
-	const struct hs_stack_line **lines;
-	size_t i, n, shown;
+	const struct hs_stack_line **top, *l;
+	size_t i, n = 0, k;
 
-	lines = malloc((p->nr + 1) * sizeof(*lines));
-	if (!lines)
+	/* The @rows hottest, kept sorted while the lines go by: no sort of them all. */
+	top = malloc((rows + 1) * sizeof(*top));
+	if (!top)
 		return -ENOMEM;
-	for (i = 0, n = 0; i < p->nr; i++)
-		if (!hs_is_drop_stack(p->lines[i].stack))
-			lines[n++] = &p->lines[i];
-	qsort(lines, n, sizeof(*lines), hs_line_cmp);
+	for (i = 0; i < p->nr && rows; i++) {
+		l = &p->lines[i];
+		if (hs_is_drop_stack(l->stack) || (n == rows && hs_line_cmp(&l, &top[n - 1]) >= 0))
+			continue;
+		for (k = n < rows ? n++ : n - 1; k > 0 && hs_line_cmp(&l, &top[k - 1]) < 0; k--)
+			top[k] = top[k - 1];
+		top[k] = l;
+	}
 	fprintf(f, "\n  %%STACK    SAMPLES  STACK (innermost first)\n");
-	for (i = 0, shown = 0; i < n && shown < rows; i++) {
-		double pct = counted ? 100.0 * lines[i]->count / counted : 0;
+	for (i = 0; i < n; i++) {
+		double pct = counted ? 100.0 * top[i]->count / counted : 0;
 
 		if (pct < percent_limit)
 			break;
-		fprintf(f, " %6.2f%% %10llu  ", pct, (unsigned long long)lines[i]->count);
-		hs_put_stack_innermost_first(f, lines[i]);
+		fprintf(f, " %6.2f%% %10llu  ", pct, (unsigned long long)top[i]->count);
+		hs_put_stack_innermost_first(f, top[i]);
 		fputc('\n', f);
-		shown++;
 	}
-	free(lines);
+	free(top);
 	return ferror(f) ? -EIO : 0;
 }
