@@ -29,9 +29,6 @@
 #include "profile.pb-c.h"
 #include "util.h"
 
-/* Labels a sample has at most: comm, pid, context (the lines' keys). */
-#define HS_PPROF_LABELS	3
-
 /* Mapping ids of the profiles hotstack writes. */
 #define HS_PPROF_KERNEL	1
 #define HS_PPROF_USER	2
@@ -128,8 +125,8 @@ struct hs_pprof_out {
 	Perftools__Profiles__Line *lines, **line_ptrs;
 	uint64_t *ids;		/* every sample's location ids, one array */
 	int64_t *values;	/* every sample's values, one array */
-	struct hs_line_keys *keys;	/* every line's keys: labels, not locations */
-	Perftools__Profiles__Label *labels, **label_ptrs;	/* HS_PPROF_LABELS a sample */
+	Perftools__Profiles__Label *labels, **label_ptrs;	/* every sample's labels */
+	size_t nr_labels;
 	int64_t comments[8];
 	struct hs_pprof_strs strs;
 };
@@ -146,7 +143,6 @@ static void hs_pprof_out_free(struct hs_pprof_out *o)
 	free(o->line_ptrs);
 	free(o->ids);
 	free(o->values);
-	free(o->keys);
 	free(o->labels);
 	free(o->label_ptrs);
 	free(o->maps);
@@ -307,30 +303,30 @@ static size_t hs_frames_of(const struct hs_stack_line *l, const char *frames)
  * order of appearance; and each line's location ids, innermost first as
  * pprof wants, in o->ids (line i's at o->ids + off[i]): one pass, one
  * lookup a frame. A line's keys (process name, [pid N], context) are not
- * frames: they become the sample's labels (o->keys).
+ * frames: they become the sample's labels (hs_pprof_samples()).
  */
 static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *off)
 {
 	struct hs_pprof_strs *t = &o->strs;
 	size_t i, n = 0, cap = 0, k, nr_ids = 0;
+	struct hs_line_keys key;
 
-	o->keys = malloc((p->nr ? p->nr : 1) * sizeof(*o->keys));
-	if (!o->keys)
-		return -ENOMEM;
 	for (i = 0; i < p->nr; i++) {
-		hs_line_keys(p, &p->lines[i], &o->keys[i]);
+		hs_line_keys(p, &p->lines[i], &key);
 		off[i] = nr_ids;
-		nr_ids += hs_frames_of(&p->lines[i], o->keys[i].frames);
+		nr_ids += hs_frames_of(&p->lines[i], key.frames);
+		o->nr_labels += !!key.comm + !!key.pid + !!key.context;
 	}
 	off[p->nr] = nr_ids;
 	o->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*o->ids));
 	if (!o->ids)
 		return -ENOMEM;
 	for (i = 0; i < p->nr; i++) {
-		const char *s = o->keys[i].frames, *end = p->lines[i].stack + p->lines[i].len, *e;
+		const char *end = p->lines[i].stack + p->lines[i].len, *e, *s;
 		uint64_t *id = o->ids + off[i + 1];
 
-		for (; off[i + 1] > off[i]; s = e + 1) {
+		hs_line_keys(p, &p->lines[i], &key);
+		for (s = key.frames; off[i + 1] > off[i]; s = e + 1) {
 			int64_t idx;
 
 			e = memchr(s, ';', end - s) ?: end;
@@ -408,7 +404,9 @@ static int hs_pprof_label(struct hs_pprof_out *o, Perftools__Profiles__Sample *s
 static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
 			    const size_t *off, int64_t period)
 {
-	size_t i, nv = period ? 2 : 1, nl = p->nr ? p->nr * HS_PPROF_LABELS : 1;
+	size_t i, nv = period ? 2 : 1, nl = o->nr_labels ? o->nr_labels : 1;
+	Perftools__Profiles__Label *l;
+	struct hs_line_keys key;
 	int ret = 0;
 
 	o->samples = calloc(p->nr ? p->nr : 1, sizeof(*o->samples));
@@ -418,13 +416,14 @@ static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
 	o->label_ptrs = calloc(nl, sizeof(*o->label_ptrs));
 	if (!o->samples || !o->sample_ptrs || !o->values || !o->labels || !o->label_ptrs)
 		return -ENOMEM;
+	l = o->labels;
 	for (i = 0; i < p->nr && !ret; i++) {
 		Perftools__Profiles__Sample *s = &o->samples[i];
-		Perftools__Profiles__Label *l = o->labels + i * HS_PPROF_LABELS;
-		const struct hs_line_keys *k = &o->keys[i];
+		const struct hs_line_keys *k = &key;
 
+		hs_line_keys(p, &p->lines[i], &key);
 		perftools__profiles__sample__init(s);
-		s->label = o->label_ptrs + i * HS_PPROF_LABELS;
+		s->label = o->label_ptrs + (l - o->labels);
 		if (k->comm)
 			ret = hs_pprof_label(o, s, l++, "comm", k->comm, k->comm_len, 0);
 		if (!ret && k->pid)
