@@ -93,8 +93,9 @@ def main():
     size = os.path.getsize(a)
     with open(a, "rb") as f:
         lines = sum(1 for _ in f)
-    print("tool_bench: %s, %.1f MB, %d lines, stacks 1-%d frames; median of %d runs; "
-          "load average %.2f" % (a, size / 1e6, lines, MAX_DEPTH, runs, os.getloadavg()[0]))
+    print("tool_bench: a.folded, %.1f MB, %d lines, stacks 1-%d frames (in %s); median of "
+          "%d runs; load average %.2f" % (size / 1e6, lines, MAX_DEPTH, d, runs,
+                                          os.getloadavg()[0]))
 
     py_wall, py_rss = measure([sys.executable, os.path.join(here, "count_folded.py"), a],
                               os.path.join(d, "py.txt"), runs)
