@@ -10,6 +10,7 @@
 #   make check-vm KERNEL=generic|rt|debug|arm64|arm64-debug   one VM suite
 #   make bench         sampling overhead against its floors (icount VM)
 #   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)
+#   make bench-tool    report, SVG, pprof, diff of a 50 MB profile against Python (host)
 #   make dkms-install  register, build and install with DKMS
 #
 # KDIR: the kernel build tree. Default: the running kernel's, else the
@@ -52,6 +53,11 @@ bench:
 bench-dump:
 	$(MAKE) -C tests/bench dump
 
+# The tool on a 50 MB folded profile against a plain Python script (host;
+# prints ratios and peak memory).
+bench-tool:
+	$(MAKE) -C tests/bench tool
+
 dkms-install:
 	dkms add $(CURDIR)
 	dkms install hotstack/$(VERSION)
@@ -62,4 +68,4 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/bench clean
 
-.PHONY: all module tool deps lint unit check-vm check run bench bench-dump dkms-install clean
+.PHONY: all module tool deps lint unit check-vm check run bench bench-dump bench-tool dkms-install clean

@@ -12,6 +12,10 @@ packages=(
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils perl
 	# libraries of the tool and of the unit tests
 	libmnl-dev libdw-dev libncurses-dev libcmocka-dev python3
+	# C++ and Rust user symbols demangled (libiberty's cplus_demangle)
+	libiberty-dev
+	# xmllint: the unit tests check that every SVG the tool writes is XML
+	libxml2-utils
 	# pprof: profile.proto, protoc-c, protobuf-c, zlib; go tool pprof reads it in the tests
 	golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go
 	# lint
@@ -25,6 +29,7 @@ packages=(
 	# tests/vm/kernel.sh)
 	gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64 libmnl-dev:arm64
 	libprotobuf-c-dev:arm64 zlib1g-dev:arm64 libdw-dev:arm64 libncurses-dev:arm64
+	libiberty-dev:arm64
 	libbsd0:arm64 libcap2:arm64
 	"$@"
 )

@@ -6,17 +6,26 @@
 
 #include "commands.h"
 #include "device.h"
+#include "options.h"
 
 int cmd_info(int argc, char **argv)
 {
+	static const struct hs_option *const tables[] = { NULL };
 	struct hotstack_info info;
-	int fd, err;
+	struct hs_args a;
+	char *value;
+	int fd, err, id;
 
-	if (argc > 1) {
-		fprintf(stderr, "hotstack info: unexpected argument '%s'\n"
-			"usage: hotstack info\n", argv[1]);
-		return HS_EXIT_USAGE;
-	}
+	if (hs_args_init(&a, "info", "", "What the loaded module offers: its ABI version, "
+			 "sessions, limits and features.", tables, 0, argc, argv))
+		return 1;
+	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END && id != HS_ARGS_EXIT)
+		;
+	if (id == HS_ARGS_END)
+		hs_args_no_operands(&a);
+	hs_args_free(&a);
+	if (id == HS_ARGS_EXIT || a.status)
+		return a.status;
 	fd = hs_device_open();
 	if (fd < 0)
 		return 1;

@@ -266,6 +266,7 @@ int cmd_record(int argc, char **argv)
 	}
 	ret = 1;
 	p.event = o.s.event;
+	p.keys = o.s.abi.keys;
 	hs_config_rate(&o.s, p.rate, sizeof(p.rate));
 	p.seconds = now - start;
 	/* The binaries the frames came from, with their build IDs (pprof's mappings). */
@@ -273,7 +274,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "hotstack record: cannot read the profile: %s\n", strerror(ENOMEM));
 		goto out_genl;
 	}
-	if (hs_write_profile("record", o.output, o.format, &p))
+	if (hs_write_profile("record", o.output, o.format, &p, NULL))
 		goto out_genl;
 	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples (%llu in NMI), %llu dropped, "
 		"%llu filtered out, %zu stacks (tables of %u on %u CPUs), %.0f ns/sample; "

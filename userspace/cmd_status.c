@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "events.h"
 #include "netlink.h"
+#include "options.h"
 #include "util.h"
 
 static const char *hs_state_name(uint32_t state)
@@ -97,17 +98,29 @@ static void hs_status_cb(const struct hs_status *st, void *data)
 
 int cmd_status(int argc, char **argv)
 {
+	static const struct hs_option options[] = {
+		{ HS_OPT_LONG, "json", NULL, "a JSON array of objects with every counter, drops "
+		  "by reason included" },
+		HS_OPTION_END,
+	};
+	static const struct hs_option *const tables[] = { options, NULL };
 	struct hs_status_out out = { 0 };
+	struct hs_args a;
 	struct hs_genl g;
-	int ret;
+	char *value;
+	int ret, id;
 
-	if (argc == 2 && !strcmp(argv[1], "--json")) {
+	if (hs_args_init(&a, "status", "[OPTIONS]", "Every session of the module, one line "
+			 "each: state, counters, cost (from its netlink family).", tables, 0,
+			 argc, argv))
+		return 1;
+	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END && id != HS_ARGS_EXIT)
 		out.json = 1;
-	} else if (argc > 1) {
-		fprintf(stderr, "hotstack status: unexpected argument '%s'\n"
-			"usage: hotstack status [--json]\n", argv[1]);
-		return HS_EXIT_USAGE;
-	}
+	if (id == HS_ARGS_END)
+		hs_args_no_operands(&a);
+	hs_args_free(&a);
+	if (id == HS_ARGS_EXIT || a.status)
+		return a.status;
 	if (hs_genl_open(&g))
 		return 1;
 	ret = hs_genl_status(&g, 0, hs_status_cb, &out);

@@ -39,14 +39,29 @@ static const struct hs_option hs_top_options[] = {
 	{ O_DELAY, "delay", "SECONDS", "time between refreshes, 0.1-3600 (default 1)" },
 	{ O_BATCH, "batch", NULL, "each refresh as plain text on standard output, no ncurses" },
 	{ O_ITER, "iterations", "N", "exit after N refreshes (default: until q or Ctrl-C)" },
-	{ O_SORT, "sort", "self|total", "the functions' order (default self; keys s and t)" },
+	{ O_SORT, "sort", "ORDER,KEYS", "self (default; key s) or total (key t), and/or the rows' "
+	  "keys as report's --sort: sym, comm, pid, module, context" },
 	HS_OPTION_END,
 };
+
+/* --sort: "self" or "total" first, if there, then the rows' keys. 0 or -1. */
+static int hs_top_sort(struct hs_top_opts *o, const char *value)
+{
+	const char *keys = value;
+
+	if (!strncmp(value, "self", 4) && (!value[4] || value[4] == ','))
+		o->by_total = 0, keys = value + 4;
+	else if (!strncmp(value, "total", 5) && (!value[5] || value[5] == ','))
+		o->by_total = 1, keys = value + 5;
+	if (keys != value && !*keys)
+		return 0;
+	return hs_sort_keys(&o->view, keys != value ? keys + 1 : keys);
+}
 
 int hs_top_parse(int argc, char **argv, struct hs_top_opts *o)
 {
 	static const struct hs_option *const tables[] = {
-		hs_session_options, hs_top_options, NULL,
+		hs_session_options, hs_top_options, hs_filter_options, NULL,
 	};
 	unsigned long long n;
 	struct hs_args a;
@@ -55,6 +70,7 @@ int hs_top_parse(int argc, char **argv, struct hs_top_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	hs_config_defaults(&o->s);
+	hs_view_defaults(&o->view);
 	o->delay = 1;
 	if (hs_args_init(&a, "top", "[OPTIONS]",
 			 "A live view of the hottest functions and stacks, refreshed every "
@@ -89,13 +105,14 @@ int hs_top_parse(int argc, char **argv, struct hs_top_opts *o)
 				o->iterations = n;
 			break;
 		case O_SORT:
-			if (!strcmp(value, "self"))
-				o->by_total = 0;
-			else if (!strcmp(value, "total"))
-				o->by_total = 1;
-			else
-				ret = hs_args_error(&a, "--sort wants self or total, not '%s'", value);
+			ret = hs_top_sort(o, value);
+			if (ret)
+				ret = hs_args_error(&a, "--sort wants self or total, and/or sort keys "
+						    "(sym, comm, pid, module, context), not '%s'",
+						    value);
 			break;
+		default:
+			ret = hs_view_option(&a, &o->view, id, value);
 		}
 		if (ret)
 			goto out;
@@ -113,8 +130,8 @@ out:
 
 static int hs_top_fn_cmp(const struct hs_fn *a, const struct hs_fn *b, int by_total)
 {
-	uint64_t ka = by_total ? a->total : a->self, kb = by_total ? b->total : b->self;
-	uint64_t la = by_total ? a->self : a->total, lb = by_total ? b->self : b->total;
+	uint64_t ka = by_total ? a->total[0] : a->self[0], kb = by_total ? b->total[0] : b->self[0];
+	uint64_t la = by_total ? a->self[0] : a->total[0], lb = by_total ? b->self[0] : b->total[0];
 
 	if (ka != kb)
 		return ka < kb ? 1 : -1;
@@ -131,38 +148,6 @@ static int hs_top_by_self(const void *a, const void *b)
 static int hs_top_by_total(const void *a, const void *b)
 {
 	return hs_top_fn_cmp(a, b, 1);
-}
-
-static int hs_is_drop_line(const struct hs_stack_line *l)
-{
-	return !strncmp(l->stack, HS_DROPPED_FRAME ";", strlen(HS_DROPPED_FRAME) + 1);
-}
-
-/* Stacks by samples, most first (then by text, so a refresh is stable). */
-static int hs_top_line_cmp(const void *a, const void *b)
-{
-	const struct hs_stack_line *x = *(struct hs_stack_line *const *)a;
-	const struct hs_stack_line *y = *(struct hs_stack_line *const *)b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return strcmp(x->stack, y->stack);
-}
-
-/* "frame;...;leaf" as "leaf <- ... <- frame": what ran first, on a narrow screen too. */
-static void hs_top_put_stack(FILE *f, const char *stack)
-{
-	const char *end = stack + strlen(stack), *s;
-
-	for (;;) {
-		for (s = end; s > stack && s[-1] != ';'; s--)
-			;
-		fwrite(s, 1, end - s, f);
-		if (s == stack)
-			break;
-		fputs(" <- ", f);
-		end = s - 1;
-	}
 }
 
 static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
@@ -204,48 +189,45 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 int hs_top_render(FILE *f, const struct hs_top_frame *fr, unsigned int nr_fns,
 		  unsigned int nr_stacks)
 {
+	static const int by_sym[] = { HS_SORT_SYM };
 	const struct hs_profile *p = fr->p;
-	const struct hs_stack_line **lines;
-	struct hs_fn *fns;
-	size_t nr = 0, i, n, shown;
+	const struct hs_fn *fn;
+	struct hs_fns fns;
+	char title[64] = "FUNCTION";
+	size_t i, shown;
 	uint64_t counted;
+	int ret;
 
 	hs_top_header(f, fr);
 	if (!p)
 		return ferror(f) ? -EIO : 0;
 	counted = p->total - p->dropped;
-	fns = hs_functions(p, &nr);
-	if (!fns)
-		return -ENOMEM;
-	qsort(fns, nr, sizeof(*fns), fr->by_total ? hs_top_by_total : hs_top_by_self);
-	fprintf(f, "\n   %%SELF  %%TOTAL       SELF      TOTAL  FUNCTION\n");
-	for (i = 0, shown = 0; i < nr && shown < nr_fns; i++) {
-		if (!(fr->by_total ? fns[i].total : fns[i].self))
+	hs_fns_init(&fns);
+	ret = fr->view ? hs_fns_add_keyed(&fns, p, 0, fr->view->sort, fr->view->nr_sort) :
+			 hs_fns_add_keyed(&fns, p, 0, by_sym, 1);
+	if (ret) {
+		hs_fns_free(&fns);
+		return ret;
+	}
+	if (fr->view && !(fr->view->nr_sort == 1 && fr->view->sort[0] == HS_SORT_SYM)) {
+		hs_sort_title(fr->view, title, sizeof(title));
+		for (i = 0; title[i]; i++)
+			title[i] = title[i] >= 'a' && title[i] <= 'z' ? title[i] - 32 : title[i];
+	}
+	qsort(fns.fn, fns.nr, sizeof(*fns.fn), fr->by_total ? hs_top_by_total : hs_top_by_self);
+	fprintf(f, "\n   %%SELF  %%TOTAL       SELF      TOTAL  %s\n", title);
+	for (i = 0, shown = 0; i < fns.nr && shown < nr_fns; i++) {
+		fn = &fns.fn[i];
+		if (!(fr->by_total ? fn->total[0] : fn->self[0]))
 			continue;
 		fprintf(f, " %6.2f%% %6.2f%% %10llu %10llu  %s\n",
-			counted ? 100.0 * fns[i].self / counted : 0,
-			counted ? 100.0 * fns[i].total / counted : 0,
-			(unsigned long long)fns[i].self, (unsigned long long)fns[i].total,
-			fns[i].name);
+			counted ? 100.0 * fn->self[0] / counted : 0,
+			counted ? 100.0 * fn->total[0] / counted : 0,
+			(unsigned long long)fn->self[0], (unsigned long long)fn->total[0], fn->name);
 		shown++;
 	}
-	hs_fns_free(fns, nr);
-	lines = malloc((p->nr + 1) * sizeof(*lines));
-	if (!lines)
-		return -ENOMEM;
-	for (i = 0, n = 0; i < p->nr; i++)
-		if (!hs_is_drop_line(&p->lines[i]))
-			lines[n++] = &p->lines[i];
-	qsort(lines, n, sizeof(*lines), hs_top_line_cmp);
-	fprintf(f, "\n  %%STACK    SAMPLES  STACK (innermost first)\n");
-	for (i = 0; i < n && i < nr_stacks; i++) {
-		fprintf(f, " %6.2f%% %10llu  ", counted ? 100.0 * lines[i]->count / counted : 0,
-			(unsigned long long)lines[i]->count);
-		hs_top_put_stack(f, lines[i]->stack);
-		fputc('\n', f);
-	}
-	free(lines);
-	return ferror(f) ? -EIO : 0;
+	hs_fns_free(&fns);
+	return hs_write_hot_stacks(f, p, nr_stacks, 0);
 }
 
 /* ---- the session ------------------------------------------------------ */
@@ -348,7 +330,6 @@ static int hs_top_refresh(struct hs_top *t)
 {
 	struct hs_top_frame *fr = &t->fr;
 	struct hs_table_copy c;
-	size_t bad = 0;
 	char *text;
 	int ret;
 
@@ -376,7 +357,7 @@ static int hs_top_refresh(struct hs_top *t)
 		if (!ret && ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			ret = -errno;
 		if (!ret)
-			ret = hs_profile_parse(&t->p, text, &bad);
+			ret = hs_profile_parse(&t->p, text, NULL);
 		free(text);
 		if (!ret)
 			ret = hs_profile_add_drops(&t->p, fr->st.total.drops);
@@ -385,6 +366,10 @@ static int hs_top_refresh(struct hs_top *t)
 		return ret;
 	fr->elapsed = hs_now() - t->start;
 	fr->interval = fr->st.elapsed_ns / 1e9;
+	t->p.keys = t->o.s.abi.keys;
+	ret = hs_profile_filter(&t->p, &t->o.view.filter);
+	if (ret)
+		return ret;
 	fr->p = &t->p;
 	return 0;
 }
@@ -446,7 +431,8 @@ void hs_top_draw(const struct hs_top_frame *fr, double delay)
 		title = !strncmp(line, "   %SELF ", 9) || !strncmp(line, "  %STACK ", 9);
 		if (title)
 			attron(A_REVERSE);
-		mvaddnstr(y, 0, line, n < COLS ? n : COLS);
+		/* Cut at the width between characters, never inside one. */
+		mvaddnstr(y, 0, line, hs_utf8_prefix(line, n, COLS, NULL));
 		for (x = n; title && x < COLS; x++)
 			addch(' ');
 		if (title)
@@ -531,8 +517,10 @@ int cmd_top(int argc, char **argv)
 	int ret;
 
 	ret = hs_top_parse(argc, argv, &t.o);
-	if (ret)
+	if (ret) {
+		hs_view_free(&t.o.view);
 		return ret < 0 ? 0 : ret;
+	}
 	if (!t.o.batch && !isatty(1)) {
 		fprintf(stderr, "hotstack top: standard output is not a terminal: use -b for "
 			"plain text (hotstack top -b -n 1)\n");
@@ -550,6 +538,7 @@ int cmd_top(int argc, char **argv)
 	t.fr.table_entries = t.o.s.abi.table_entries;
 	t.fr.source = t.source;
 	t.fr.by_total = t.o.by_total;
+	t.fr.view = &t.o.view;
 	hs_session_stats(t.fd, 0, &t.fr.st);	/* nr_cpus, before the first refresh */
 
 	/* Before initscr(): ncurses leaves handlers that are not the default. */
@@ -580,5 +569,6 @@ out_unmap:
 	hs_table_unmap(&t.m);
 out_close:
 	close(t.fd);
+	hs_view_free(&t.o.view);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "events.h"
 #include "netlink.h"
+#include "options.h"
 
 static volatile int hs_watch_stop;
 
@@ -37,14 +38,22 @@ static void hs_watch_cb(const struct hs_event *ev, void *data)
 int cmd_watch(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = hs_watch_signal };
+	static const struct hs_option *const tables[] = { NULL };
+	struct hs_args a;
 	struct hs_genl g;
-	int ret;
+	char *value;
+	int ret, id;
 
-	if (argc > 1) {
-		fprintf(stderr, "hotstack watch: unexpected argument '%s'\n"
-			"usage: hotstack watch\n", argv[1]);
-		return HS_EXIT_USAGE;
-	}
+	if (hs_args_init(&a, "watch", "", "Print the module's events as they come, one line "
+			 "each (Ctrl-C ends).", tables, 0, argc, argv))
+		return 1;
+	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END && id != HS_ARGS_EXIT)
+		;
+	if (id == HS_ARGS_END)
+		hs_args_no_operands(&a);
+	hs_args_free(&a);
+	if (id == HS_ARGS_EXIT || a.status)
+		return a.status;
 	if (hs_genl_open(&g))
 		return 1;
 	/* No SA_RESTART: Ctrl-C interrupts the receive and ends the loop. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "view.h"
 
 /* Changes smaller than this (percentage points) are rounding, not change. */
 #define HS_DIFF_EPSILON	1e-9
@@ -19,11 +20,6 @@
 static double hs_abs(double x)
 {
 	return x < 0 ? -x : x;
-}
-
-static int hs_is_drop(const char *stack)
-{
-	return !strncmp(stack, HS_DROPPED_FRAME ";", strlen(HS_DROPPED_FRAME) + 1);
 }
 
 /* The lossy facts of one profile, so a change is not read without them. */
@@ -38,9 +34,8 @@ static void hs_diff_facts(FILE *f, const char *tag, const char *name, const stru
 		(unsigned long long)p->total, (unsigned long long)(p->total - p->dropped),
 		(unsigned long long)p->dropped);
 	for (i = 0; i < p->nr; i++)
-		if (hs_is_drop(p->lines[i].stack))
-			fprintf(f, "#     dropped, %s: %llu\n",
-				p->lines[i].stack + strlen(HS_DROPPED_FRAME) + 1,
+		if (hs_is_drop_stack(p->lines[i].stack))
+			fprintf(f, "#     dropped, %s: %llu\n", p->lines[i].stack + HS_DROP_REASON,
 				(unsigned long long)p->lines[i].count);
 	fprintf(f, "#   filtered out: %llu, truncated: %llu samples, collapsed: %llu samples, "
 		"distinct stacks: %zu\n", (unsigned long long)p->filtered,
@@ -63,40 +58,34 @@ static int hs_delta_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-/* Merge the two name-sorted function lists and print the @top largest changes. */
-static int hs_diff_top(FILE *f, const struct hs_fn *fa, size_t na, uint64_t ta,
-		       const struct hs_fn *fb, size_t nb, uint64_t tb, unsigned int top,
-		       int by_self)
+/* The largest changes of share: @fns counts A in column 0, B in 1; @v's rows and limit. */
+static int hs_diff_top(FILE *f, const struct hs_fns *fns, uint64_t ta, uint64_t tb,
+		       const struct hs_view *v, const char *title, int by_self)
 {
-	struct hs_delta *d = calloc(na + nb + 1, sizeof(*d));
-	size_t i = 0, j = 0, n = 0, k, shown = 0;
+	struct hs_delta *d = calloc(fns->nr + 1, sizeof(*d));
+	size_t n, k, shown = 0;
 
 	if (!d)
 		return -ENOMEM;
-	while (i < na || j < nb) {
-		int c = i == na ? 1 : j == nb ? -1 : strcmp(fa[i].name, fb[j].name);
+	for (n = 0; n < fns->nr; n++) {
+		const struct hs_fn *fn = &fns->fn[n];
 
-		d[n].name = c <= 0 ? fa[i].name : fb[j].name;
-		if (c <= 0) {
-			d[n].a = by_self ? fa[i].self : fa[i].total;
-			i++;
-		}
-		if (c >= 0) {
-			d[n].b = by_self ? fb[j].self : fb[j].total;
-			j++;
-		}
+		d[n].name = fn->name;
+		d[n].a = by_self ? fn->self[0] : fn->total[0];
+		d[n].b = by_self ? fn->self[1] : fn->total[1];
 		d[n].pa = ta ? 100.0 * d[n].a / ta : 0;
 		d[n].pb = tb ? 100.0 * d[n].b / tb : 0;
-		n++;
 	}
 	qsort(d, n, sizeof(*d), hs_delta_cmp);
 	fprintf(f, "\n# %s: largest changes of share first\n"
-		"#   change(pp)  share A  share B    samples A    samples B  function\n",
+		"#   change(pp)  share A  share B    samples A    samples B  %s\n",
 		by_self ? "by self (the function was running)" :
-			  "by total (the function was on the stack)");
-	for (k = 0; k < n && shown < top; k++) {
+			  "by total (the function was on the stack)", title);
+	for (k = 0; k < n && shown < v->rows; k++) {
 		if (hs_abs(d[k].pb - d[k].pa) <= HS_DIFF_EPSILON)
 			continue;
+		if (d[k].pa < v->percent_limit && d[k].pb < v->percent_limit)
+			continue;	/* small in both */
 		fprintf(f, "  %+11.2f %7.2f%% %7.2f%% %12llu %12llu  %s\n", d[k].pb - d[k].pa,
 			d[k].pa, d[k].pb, (unsigned long long)d[k].a, (unsigned long long)d[k].b,
 			d[k].name);
@@ -109,28 +98,35 @@ static int hs_diff_top(FILE *f, const struct hs_fn *fa, size_t na, uint64_t ta,
 }
 
 int hs_write_diff_report(FILE *f, const char *name_a, const struct hs_profile *a,
-			 const char *name_b, const struct hs_profile *b, unsigned int top)
+			 const char *name_b, const struct hs_profile *b, const struct hs_view *view)
 {
-	struct hs_fn *fa, *fb;
-	size_t na = 0, nb = 0;
-	int ret = -ENOMEM;
+	uint64_t ta = a->total - a->dropped, tb = b->total - b->dropped;
+	struct hs_fns fns;
+	struct hs_view dflt;
+	const struct hs_view *v = view;
+	char title[64];
+	int ret;
 
+	if (!v) {
+		hs_view_defaults(&dflt);
+		v = &dflt;
+	}
+	hs_sort_title(v, title, sizeof(title));
 	fprintf(f, "# hotstack diff: B against A; change = B's share - A's share, in percentage "
 		"points of each profile's counted samples\n");
+	if (v->filter.spelled)
+		fprintf(f, "# filter: %s (the samples below are those it keeps)\n",
+			v->filter.spelled);
 	hs_diff_facts(f, "A", name_a, a);
 	hs_diff_facts(f, "B", name_b, b);
-	fa = hs_functions(a, &na);
-	fb = hs_functions(b, &nb);
-	if (fa && fb) {
-		ret = hs_diff_top(f, fa, na, a->total - a->dropped, fb, nb, b->total - b->dropped,
-				  top, 1);
-		ret = ret ?: hs_diff_top(f, fa, na, a->total - a->dropped, fb, nb,
-					 b->total - b->dropped, top, 0);
-	}
-	if (fa)
-		hs_fns_free(fa, na);
-	if (fb)
-		hs_fns_free(fb, nb);
+	hs_fns_init(&fns);
+	ret = hs_fns_add_keyed(&fns, a, 0, v->sort, v->nr_sort) ?:
+	      hs_fns_add_keyed(&fns, b, 1, v->sort, v->nr_sort);
+	if (!ret && v->children != HS_CHILDREN)
+		ret = hs_diff_top(f, &fns, ta, tb, v, title, 1);
+	if (!ret && v->children != HS_NO_CHILDREN)
+		ret = hs_diff_top(f, &fns, ta, tb, v, title, 0);
+	hs_fns_free(&fns);
 	return ret ?: ferror(f) ? -EIO : 0;
 }
 

@@ -140,15 +140,20 @@ int hs_parse_cpus(const char *list, uint64_t *words, unsigned int max_words,
 	memset(words, 0, max_words * sizeof(*words));
 	*nwords = 0;
 	while (*s) {
+		/* Digits only: strtoul() would take "-1" as ULONG_MAX. */
+		if (*s < '0' || *s > '9')
+			goto bad;
 		errno = 0;
 		a = strtoul(s, &end, 10);
-		if (end == s || errno)
+		if (errno)
 			goto bad;
 		b = a;
 		if (*end == '-') {
 			s = end + 1;
+			if (*s < '0' || *s > '9')
+				goto bad;
 			b = strtoul(s, &end, 10);
-			if (end == s || errno || b < a)
+			if (errno || b < a)
 				goto bad;
 		}
 		if (b >= (unsigned long)max_words * 64) {

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <linux/hotstack.h>
 
 #include "profile.h"
 
@@ -12,6 +13,13 @@ int hs_write_folded(FILE *f, const struct hs_profile *p)
 	uint64_t n;
 	size_t i;
 
+	/*
+	 * A process name alone leads each line (--keys comm without pid):
+	 * only this line tells a reader so ("#" lines are comments).
+	 */
+	if ((p->keys & HOTSTACK_KEY_COMM) && !(p->keys & HOTSTACK_KEY_TGID))
+		fprintf(f, HS_KEYS_COMMENT "comm%s\n",
+			p->keys & HOTSTACK_KEY_CONTEXT ? ",context" : "");
 	/* Not fprintf(): with 10^6 lines its parsing took longer than the copying. */
 	flockfile(f);
 	for (i = 0; i < p->nr; i++) {

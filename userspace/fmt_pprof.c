@@ -22,6 +22,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include <linux/hotstack.h>
+
 #include "maps.h"
 #include "profile.h"
 #include "profile.pb-c.h"
@@ -123,6 +125,8 @@ struct hs_pprof_out {
 	Perftools__Profiles__Line *lines, **line_ptrs;
 	uint64_t *ids;		/* every sample's location ids, one array */
 	int64_t *values;	/* every sample's values, one array */
+	Perftools__Profiles__Label *labels, **label_ptrs;	/* every sample's labels */
+	size_t nr_labels;
 	int64_t comments[8];
 	struct hs_pprof_strs strs;
 };
@@ -139,6 +143,8 @@ static void hs_pprof_out_free(struct hs_pprof_out *o)
 	free(o->line_ptrs);
 	free(o->ids);
 	free(o->values);
+	free(o->labels);
+	free(o->label_ptrs);
 	free(o->maps);
 	free(o->map_ptrs);
 	free(o->map_id);
@@ -277,27 +283,60 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	return ret;
 }
 
-/* Functions and locations: one each per distinct frame, ids from 1 in order of appearance. */
-static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *nr_ids)
+/* The frames of @l after its keys (@frames): ';' plus one; none for keys alone. */
+static size_t hs_frames_of(const struct hs_stack_line *l, const char *frames)
+{
+	const char *s = frames, *end = l->stack + l->len;
+	size_t n = 1;
+
+	if (s == end)
+		return 0;
+	while ((s = memchr(s, ';', end - s))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+/*
+ * Functions and locations: one each per distinct frame, ids from 1 in
+ * order of appearance; and each line's location ids, innermost first as
+ * pprof wants, in o->ids (line i's at o->ids + off[i]): one pass, one
+ * lookup a frame. A line's keys (process name, [pid N], context) are not
+ * frames: they become the sample's labels (hs_pprof_samples()).
+ */
+static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, size_t *off)
 {
 	struct hs_pprof_strs *t = &o->strs;
-	size_t i, n = 0, cap = 0, k;
+	size_t i, n = 0, cap = 0, k, nr_ids = 0;
+	struct hs_line_keys key;
 
-	*nr_ids = 0;
 	for (i = 0; i < p->nr; i++) {
-		const char *s = p->lines[i].stack, *e;
+		hs_line_keys(p, &p->lines[i], &key);
+		off[i] = nr_ids;
+		nr_ids += hs_frames_of(&p->lines[i], key.frames);
+		o->nr_labels += !!key.comm + !!key.pid + !!key.context;
+	}
+	off[p->nr] = nr_ids;
+	o->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*o->ids));
+	if (!o->ids)
+		return -ENOMEM;
+	for (i = 0; i < p->nr; i++) {
+		const char *end = p->lines[i].stack + p->lines[i].len, *e, *s;
+		uint64_t *id = o->ids + off[i + 1];
 
-		for (;; s = e + 1) {
+		hs_line_keys(p, &p->lines[i], &key);
+		for (s = key.frames; off[i + 1] > off[i]; s = e + 1) {
 			int64_t idx;
 
-			e = strchrnul(s, ';');
+			e = memchr(s, ';', end - s) ?: end;
 			idx = hs_strs_index(t, s, e - s);
 			if (idx < 0)
 				return -ENOMEM;
 			if (!t->fn[idx])
 				t->fn[idx] = ++n;
-			(*nr_ids)++;
-			if (!*e)
+			*--id = t->fn[idx];
+			if (e == end)
 				break;
 		}
 	}
@@ -340,38 +379,61 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 	return 0;
 }
 
-/* One sample per folded line: locations innermost first, values count (and count x period). */
-static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p, size_t nr_ids,
-			    int64_t period)
+/* A string label @key = @s[0..len) (or a number label, @s NULL) of sample @smp. */
+static int hs_pprof_label(struct hs_pprof_out *o, Perftools__Profiles__Sample *smp,
+			  Perftools__Profiles__Label *l, const char *key, const char *s,
+			  size_t len, int64_t num)
 {
-	size_t i, used = 0, nv = period ? 2 : 1;
+	int64_t k = hs_strs_add(&o->strs, key), v = s ? hs_strs_index(&o->strs, s, len) : 0;
+
+	if (k < 0 || v < 0)
+		return -ENOMEM;
+	perftools__profiles__label__init(l);
+	l->key = k;
+	l->str = v;
+	l->num = s ? 0 : num;
+	smp->label[smp->n_label++] = l;
+	return 0;
+}
+
+/*
+ * One sample per folded line: its locations (hs_pprof_frames()'), its
+ * count (and count x period), its keys as labels: "comm" and "context"
+ * strings, "pid" a number (go tool pprof -tags, -tagfocus=comm=bash).
+ */
+static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
+			    const size_t *off, int64_t period)
+{
+	size_t i, nv = period ? 2 : 1, nl = o->nr_labels ? o->nr_labels : 1;
+	Perftools__Profiles__Label *l;
+	struct hs_line_keys key;
+	int ret = 0;
 
 	o->samples = calloc(p->nr ? p->nr : 1, sizeof(*o->samples));
 	o->sample_ptrs = calloc(p->nr ? p->nr : 1, sizeof(*o->sample_ptrs));
-	o->ids = calloc(nr_ids ? nr_ids : 1, sizeof(*o->ids));
 	o->values = calloc(p->nr ? p->nr * nv : 1, sizeof(*o->values));
-	if (!o->samples || !o->sample_ptrs || !o->ids || !o->values)
+	o->labels = calloc(nl, sizeof(*o->labels));
+	o->label_ptrs = calloc(nl, sizeof(*o->label_ptrs));
+	if (!o->samples || !o->sample_ptrs || !o->values || !o->labels || !o->label_ptrs)
 		return -ENOMEM;
-	for (i = 0; i < p->nr; i++) {
+	l = o->labels;
+	for (i = 0; i < p->nr && !ret; i++) {
 		Perftools__Profiles__Sample *s = &o->samples[i];
-		const char *f = p->lines[i].stack, *e;
-		size_t frames = 1, k;
+		const struct hs_line_keys *k = &key;
 
-		for (e = f; *e; e++)
-			frames += *e == ';';
+		hs_line_keys(p, &p->lines[i], &key);
 		perftools__profiles__sample__init(s);
-		s->location_id = o->ids + used;
-		s->n_location_id = frames;
-		for (k = frames; k > 0; f = e + 1) {
-			int64_t idx;
-
-			e = strchrnul(f, ';');
-			idx = hs_strs_index(&o->strs, f, e - f);
-			if (idx < 0)
-				return -ENOMEM;
-			s->location_id[--k] = o->strs.fn[idx];
-		}
-		used += frames;
+		s->label = o->label_ptrs + (l - o->labels);
+		if (k->comm)
+			ret = hs_pprof_label(o, s, l++, "comm", k->comm, k->comm_len, 0);
+		if (!ret && k->pid)
+			ret = hs_pprof_label(o, s, l++, "pid", NULL, 0, k->pid);
+		/* "[task]" as "task": -tagfocus=context=task. */
+		if (!ret && k->context)
+			ret = hs_pprof_label(o, s, l++, "context", k->context + 1,
+					     k->context_len - 2, 0);
+		s->location_id = o->ids + off[i];
+		s->n_location_id = off[i + 1] - off[i];
 		s->value = o->values + i * nv;
 		s->n_value = nv;
 		s->value[0] = (int64_t)p->lines[i].count;
@@ -381,7 +443,7 @@ static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p, 
 	}
 	o->prof.sample = o->sample_ptrs;
 	o->prof.n_sample = p->nr;
-	return 0;
+	return ret;
 }
 
 /* gzip @len bytes of @buf to @f. */
@@ -391,7 +453,8 @@ static int hs_gzip_write(FILE *f, const uint8_t *buf, size_t len)
 	z_stream z = { 0 };
 	int zret, ret = 0;
 
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	/* Go's runtime/pprof writes its profiles with gzip.BestSpeed too. */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)buf;
@@ -421,7 +484,7 @@ static int hs_gzip_write(FILE *f, const uint8_t *buf, size_t len)
 int hs_write_pprof(FILE *f, const struct hs_profile *p)
 {
 	struct hs_pprof_out o = { 0 };
-	size_t nr_ids, len, i;
+	size_t *off = malloc((p->nr + 1) * sizeof(*off)), len, i;
 	int64_t period;
 	uint8_t *buf = NULL;
 	int clock, ret;
@@ -432,8 +495,9 @@ int hs_write_pprof(FILE *f, const struct hs_profile *p)
 	ret = hs_strs_add(&o.strs, "") ? -ENOMEM : 0;
 	period = hs_pprof_period(p, &clock);
 	ret = ret ?: hs_pprof_header(&o, p, period, clock);
-	ret = ret ?: hs_pprof_frames(&o, p, &nr_ids);
-	ret = ret ?: hs_pprof_samples(&o, p, nr_ids, period);
+	ret = ret ?: off ? 0 : -ENOMEM;
+	ret = ret ?: hs_pprof_frames(&o, p, off);
+	ret = ret ?: hs_pprof_samples(&o, p, off, period);
 	if (!ret) {
 		o.strs.ptrs = malloc(o.strs.t.nr * sizeof(*o.strs.ptrs));
 		if (!o.strs.ptrs)
@@ -454,6 +518,7 @@ int hs_write_pprof(FILE *f, const struct hs_profile *p)
 		ret = hs_gzip_write(f, buf, len);
 	}
 	free(buf);
+	free(off);
 	hs_pprof_out_free(&o);
 	if (!ret && ferror(f))
 		ret = -EIO;
@@ -602,6 +667,42 @@ static int hs_pprof_read_maps(struct hs_profile *p, const Perftools__Profiles__P
 	return ret;
 }
 
+/*
+ * A sample's labels "comm", "pid" and "context" back into its keys, the
+ * leading frames "comm;[pid N];[task]" (and the profile's keys noted).
+ */
+static int hs_pprof_keys(struct hs_profile *p, const Perftools__Profiles__Profile *prof,
+			 const Perftools__Profiles__Sample *s, char **buf, size_t *n, size_t *cap)
+{
+	static const char *const order[] = { "comm", "pid", "context" };
+	char pid[32], ctx[64];
+	size_t i, j;
+	int ret = 0;
+
+	for (j = 0; j < 3 && !ret; j++) {
+		for (i = 0; i < s->n_label; i++) {
+			const Perftools__Profiles__Label *l = s->label[i];
+
+			if (strcmp(hs_pprof_str(prof, l->key), order[j]))
+				continue;
+			if (j == 1 && l->num > 0) {
+				snprintf(pid, sizeof(pid), "[pid %lld]", (long long)l->num);
+				ret = hs_append(buf, n, cap, pid);
+				p->keys |= HOTSTACK_KEY_TGID;
+			} else if (j == 0 && hs_pprof_str(prof, l->str)[0]) {
+				ret = hs_append(buf, n, cap, hs_pprof_str(prof, l->str));
+				p->keys |= HOTSTACK_KEY_COMM;
+			} else if (j == 2 && hs_pprof_str(prof, l->str)[0]) {
+				snprintf(ctx, sizeof(ctx), "[%s]", hs_pprof_str(prof, l->str));
+				ret = hs_append(buf, n, cap, ctx);
+				p->keys |= HOTSTACK_KEY_CONTEXT;
+			}
+			break;
+		}
+	}
+	return ret;
+}
+
 /* The value that counts samples: the first "count" sample type, else the first. */
 static size_t hs_pprof_count_index(const Perftools__Profiles__Profile *prof)
 {
@@ -613,7 +714,7 @@ static size_t hs_pprof_count_index(const Perftools__Profiles__Profile *prof)
 	return 0;
 }
 
-int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad)
+int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *bad_sample)
 {
 	Perftools__Profiles__Profile *prof;
 	size_t i, k, vi, cap = 0, n;
@@ -634,11 +735,13 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 		const Perftools__Profiles__Sample *s = prof->sample[i];
 
 		if (vi >= s->n_value || s->value[vi] < 0) {
-			if (bad)
-				(*bad)++;
-			continue;
+			if (bad_sample)
+				*bad_sample = i + 1;
+			ret = -EDOM;
+			break;
 		}
 		n = 0;
+		ret = hs_pprof_keys(p, prof, s, &buf, &n, &cap);
 		for (k = s->n_location_id; k > 0 && !ret; k--) {
 			const Perftools__Profiles__Location *loc;
 			uint64_t id = s->location_id[k - 1];

@@ -11,6 +11,12 @@
  * the differential flame graph of hotstack diff: the shape of profile B,
  * coloured by how each frame's share of the samples changed from A (red
  * grew, blue shrank, white the same), as flamegraph.pl draws difffolded.
+ *
+ * The layout depends on the profile, not on the order of its lines: the
+ * lines are sorted frame by frame (a stack's frames before its callees',
+ * siblings by name, as flamegraph.pl sorts), then walked once, with only
+ * the current path in memory: a frame is drawn when its last line has
+ * been seen, so time and memory stay linear in the profile's size.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,103 +32,64 @@
 #define HS_SVG_TOP	60	/* title and controls */
 #define HS_SVG_MIN_PX	0.1	/* frames narrower are not drawn (their parents are) */
 
-struct hs_node {
-	char *name;
-	uint64_t count;		/* samples (of B in a differential graph) */
-	uint64_t count_a;	/* samples of A (differential graph only) */
-	struct hs_node *child, *next;
-};
-
-/* What every frame of one graph is drawn against. */
-struct hs_svg {
-	uint64_t total, total_a;
-	int diff;		/* a differential graph */
-	double max_delta;	/* the largest change of share, for the colour scale */
-	int height;
-	const struct hs_maps *maps;	/* the user frames the tool named, or NULL */
+/* A stack of the graph with its samples in B (the profile drawn) and A. */
+struct hs_svg_line {
+	const char *s;
+	size_t len;
+	uint64_t b, a;
 };
 
 /* Where a frame stands in its line: before its user frames, in them, after them. */
 enum hs_part { HS_KEYS, HS_USER, HS_KERNEL };
 
-/* The part of frame @name whose caller (parent) is in part @parent. */
-static enum hs_part hs_part_of(const struct hs_svg *g, enum hs_part parent, const char *name)
-{
-	int user = !strncmp(name, "0x", 2) || hs_maps_find_frame(g->maps, name, strlen(name)) >= 0;
+/* A frame of the current path, from the root ("all", level 0) down. */
+struct hs_svg_level {
+	const char *name;
+	size_t len;
+	uint64_t b, a;		/* its samples so far */
+	uint64_t x;		/* B's samples left of it */
+	enum hs_part part;
+};
 
-	if (!strcmp(name, "[user]"))
+/* What every frame of one graph is drawn against. */
+struct hs_svg {
+	FILE *f;		/* NULL: a walk that only measures the change of share */
+	uint64_t total, total_a;
+	int diff;		/* a differential graph */
+	double max_delta;	/* the largest change of share, for the colour scale */
+	int height;
+	const struct hs_maps *maps;	/* the user frames the tool named, or NULL */
+	struct hs_svg_level *path;
+	size_t depth;		/* levels of the path in use, the root's included */
+};
+
+/* The part of frame @name whose caller (parent) is in part @parent. */
+static enum hs_part hs_part_of(const struct hs_svg *g, enum hs_part parent, const char *name,
+			       size_t len)
+{
+	int user = (len > 2 && !memcmp(name, "0x", 2)) ||
+		   hs_maps_find_frame(g->maps, name, len) >= 0;
+
+	if (len == 6 && !memcmp(name, "[user]", 6))
 		return HS_KERNEL;	/* a sample in user mode without user frames */
-	if (name[0] == '[')
+	if (len && name[0] == '[')
 		return parent;		/* keys and markers */
 	if (user && parent != HS_KERNEL)
 		return HS_USER;
 	return parent == HS_KEYS ? HS_KEYS : HS_KERNEL;
 }
 
-static struct hs_node *hs_node_child(struct hs_node *parent, const char *name, size_t len)
-{
-	struct hs_node *n;
-
-	for (n = parent->child; n; n = n->next)
-		if (strlen(n->name) == len && !memcmp(n->name, name, len))
-			return n;
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return NULL;
-	n->name = strndup(name, len);
-	if (!n->name) {
-		free(n);
-		return NULL;
-	}
-	n->next = parent->child;
-	parent->child = n;
-	return n;
-}
-
-static void hs_node_free(struct hs_node *n)
-{
-	struct hs_node *c, *next;
-
-	for (c = n->child; c; c = next) {
-		next = c->next;
-		hs_node_free(c);
-	}
-	free(n->name);
-	free(n);
-}
-
-static int hs_node_depth(const struct hs_node *n)
-{
-	const struct hs_node *c;
-	int d = 0, cd;
-
-	for (c = n->child; c; c = c->next) {
-		if (!c->count)
-			continue;	/* only in A: not drawn */
-		cd = hs_node_depth(c);
-		if (cd > d)
-			d = cd;
-	}
-	return d + 1;
-}
-
-static void hs_xml(FILE *f, const char *s)
-{
-	hs_xml_str(f, s, strlen(s));
-}
-
 /*
  * The name as it fits @w px at 7 px a character (as the script's fit()),
  * cut between characters, never inside one.
  */
-static void hs_label(FILE *f, const char *name, double w)
+static void hs_label(FILE *f, const char *name, size_t len, double w)
 {
-	size_t len = strlen(name), max = w > 6 ? (size_t)((w - 6) / 7) : 0, cut;
+	size_t max = w > 6 ? (size_t)((w - 6) / 7) : 0;
 
 	if (max < 3)
 		return;
-	cut = hs_utf8_prefix(name, len, max, NULL);
-	if (cut == len) {
+	if (hs_utf8_prefix(name, len, max, NULL) == len) {
 		hs_xml_str(f, name, len);
 		return;
 	}
@@ -131,42 +98,26 @@ static void hs_label(FILE *f, const char *name, double w)
 }
 
 /* Colour by kind, varied by a hash of the name so neighbours differ. */
-static void hs_color(const char *name, int user, char *buf, size_t len)
+static void hs_color(const char *name, size_t len, int user, char *buf, size_t size)
 {
-	unsigned int h = hs_hash(name, strlen(name));
+	unsigned int h = hs_hash(name, len);
 
-	if (name[0] == '[')
-		snprintf(buf, len, "rgb(%u,%u,%u)", 160 + h % 30, 160 + h % 30, 160 + h % 30);
+	if (len && name[0] == '[')
+		snprintf(buf, size, "rgb(%u,%u,%u)", 160 + h % 30, 160 + h % 30, 160 + h % 30);
 	else if (user)
-		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + h % 60, 160 + h % 60, 180 + h % 50);
+		snprintf(buf, size, "rgb(%u,%u,%u)", 60 + h % 60, 160 + h % 60, 180 + h % 50);
 	else
-		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 35, 80 + h % 120, 40 + h % 40);
+		snprintf(buf, size, "rgb(%u,%u,%u)", 220 + h % 35, 80 + h % 120, 40 + h % 40);
 }
 
 /* B's share minus A's share of a frame, as a fraction. */
-static double hs_delta(const struct hs_svg *g, const struct hs_node *n)
+static double hs_delta(const struct hs_svg *g, const struct hs_svg_level *n)
 {
-	double d = (double)n->count / g->total;
+	double d = (double)n->b / g->total;
 
 	if (g->total_a)
-		d -= (double)n->count_a / g->total_a;
+		d -= (double)n->a / g->total_a;
 	return d < 1e-12 && d > -1e-12 ? 0 : d;
-}
-
-static double hs_max_delta(const struct hs_svg *g, const struct hs_node *n)
-{
-	double m = hs_delta(g, n), cm;
-	const struct hs_node *c;
-
-	m = m < 0 ? -m : m;
-	for (c = n->child; c; c = c->next) {
-		if (!c->count)
-			continue;
-		cm = hs_max_delta(g, c);
-		if (cm > m)
-			m = cm;
-	}
-	return m;
 }
 
 /* flamegraph.pl's scale: red for growth, blue for shrinking, white for none. */
@@ -181,41 +132,127 @@ static void hs_diff_color(double delta, double max, char *buf, size_t len)
 	snprintf(buf, len, "rgb(%u,%u,%u)", r, gr, b);
 }
 
-static void hs_svg_node(FILE *f, const struct hs_svg *g, const struct hs_node *n, double x,
-			int level, enum hs_part parent)
+/* Level @level of the path is complete: draw it (or note its change of share). */
+static void hs_svg_frame(struct hs_svg *g, size_t level)
 {
-	enum hs_part part = level ? hs_part_of(g, parent, n->name) : HS_KEYS;
-	double w = (double)n->count * HS_SVG_WIDTH / g->total, cx = x, delta = 0;
+	const struct hs_svg_level *n = &g->path[level];
+	double w = (double)n->b * HS_SVG_WIDTH / g->total, delta = 0, m;
+	double x = (double)n->x * HS_SVG_WIDTH / g->total;
 	int y = g->height - (level + 1) * HS_SVG_FRAME;
-	const struct hs_node *c;
+	FILE *f = g->f;
 	char color[32];
 
-	if (w < HS_SVG_MIN_PX)
+	/* Not drawn: too narrow (its samples are in its parent), or only in A. */
+	if (w < HS_SVG_MIN_PX || !n->b)
 		return;
 	if (g->diff)
-		hs_diff_color(delta = hs_delta(g, n), g->max_delta, color, sizeof(color));
+		delta = hs_delta(g, n);
+	if (!f) {
+		m = delta < 0 ? -delta : delta;
+		if (m > g->max_delta)
+			g->max_delta = m;
+		return;
+	}
+	if (g->diff)
+		hs_diff_color(delta, g->max_delta, color, sizeof(color));
 	else
-		hs_color(n->name, part == HS_USER, color, sizeof(color));
-	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-l=\"%d\"><title>", x, w,
+		hs_color(n->name, n->len, n->part == HS_USER, color, sizeof(color));
+	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-l=\"%zu\"><title>", x, w,
 		level);
-	hs_xml(f, n->name);
+	hs_xml_str(f, n->name, n->len);
 	if (g->diff)
 		fprintf(f, " (B: %llu samples, %.2f%%; A: %llu samples, %.2f%%; %+.2f pp)",
-			(unsigned long long)n->count, 100.0 * n->count / g->total,
-			(unsigned long long)n->count_a,
-			g->total_a ? 100.0 * n->count_a / g->total_a : 0.0, 100 * delta);
+			(unsigned long long)n->b, 100.0 * n->b / g->total,
+			(unsigned long long)n->a,
+			g->total_a ? 100.0 * n->a / g->total_a : 0.0, 100 * delta);
 	else
-		fprintf(f, " (%llu samples, %.2f%%)", (unsigned long long)n->count,
-			100.0 * n->count / g->total);
+		fprintf(f, " (%llu samples, %.2f%%)", (unsigned long long)n->b,
+			100.0 * n->b / g->total);
 	fprintf(f, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 		"fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">", x, y, w, HS_SVG_FRAME - 1,
 		color, x + 3, y + HS_SVG_FRAME - 4);
-	hs_label(f, n->name, w);
+	hs_label(f, n->name, n->len, w);
 	fprintf(f, "</text></g>\n");
-	for (c = n->child; c; c = c->next) {
-		hs_svg_node(f, g, c, cx, level + 1, part);
-		cx += (double)c->count * HS_SVG_WIDTH / g->total;
+}
+
+/*
+ * Frame-by-frame order: ';' sorts before every other byte and the end of
+ * a stack before ';', so a stack comes before its callees' stacks and the
+ * stacks under one frame are next to each other.
+ */
+static int hs_svg_line_cmp(const void *x, const void *y)
+{
+	const struct hs_svg_line *p = x, *q = y;
+	size_t n = p->len < q->len ? p->len : q->len, i = 0;
+	uint64_t u, v;
+	int a, b;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&u, p->s + i, 8);
+		memcpy(&v, q->s + i, 8);
+		if (u != v) {
+			i += __builtin_ctzll(u ^ v) / 8;
+			break;
+		}
 	}
+#else
+	(void)u;
+	(void)v;
+#endif
+	while (i < n && p->s[i] == q->s[i])
+		i++;
+	if (i == n)
+		return p->len < q->len ? -1 : p->len > q->len;
+	a = p->s[i] == ';' ? 0 : (unsigned char)p->s[i];
+	b = q->s[i] == ';' ? 0 : (unsigned char)q->s[i];
+	return a - b;
+}
+
+/* Walk the sorted lines: each frame is drawn once its last line is past. */
+static void hs_svg_walk(struct hs_svg *g, const struct hs_svg_line *l, size_t nr)
+{
+	struct hs_svg_level *n;
+	uint64_t x = 0;
+	size_t i, level;
+
+	g->depth = 1;
+	g->path[0].b = g->path[0].a = 0;
+	for (i = 0; i < nr; i++) {
+		const char *s = l[i].s, *end = s + l[i].len, *e;
+
+		/* The frames the line shares with the path stay open ... */
+		for (level = 1; s && level < g->depth; level++) {
+			e = memchr(s, ';', end - s) ?: end;
+			n = &g->path[level];
+			if (n->len != (size_t)(e - s) || memcmp(n->name, s, e - s))
+				break;
+			s = e == end ? NULL : e + 1;
+		}
+		/* ... the others are complete ... */
+		while (g->depth > level)
+			hs_svg_frame(g, --g->depth);
+		/* ... and the line's other frames open. */
+		for (; s; level++) {
+			e = memchr(s, ';', end - s) ?: end;
+			n = &g->path[level];
+			n->name = s;
+			n->len = e - s;
+			n->b = n->a = 0;
+			n->x = x;
+			n->part = hs_part_of(g, level > 1 ? g->path[level - 1].part : HS_KEYS, s,
+					     e - s);
+			g->depth = level + 1;
+			s = e == end ? NULL : e + 1;
+		}
+		for (level = 0; level < g->depth; level++) {
+			g->path[level].b += l[i].b;
+			g->path[level].a += l[i].a;
+		}
+		x += l[i].b;
+	}
+	while (g->depth > 0)
+		hs_svg_frame(g, --g->depth);
 }
 
 /* Zoom, search and label fitting; the page needs nothing else. */
@@ -227,9 +264,9 @@ static const char hs_svg_script[] =
 	"    var w = parseFloat(r.getAttribute('width')), s = g.querySelector('title')"
 	".textContent;\n"
 	"    var name = s.substring(0, s.lastIndexOf(' ('));\n"
-	"    var chars = Math.floor((w - 6) / 7);\n"
-	"    t.textContent = chars < 3 ? '' : name.length <= chars ? name : "
-	"name.substring(0, chars - 2) + '..';\n"
+	"    var chars = Math.floor((w - 6) / 7), cs = Array.from(name);\n"
+	"    t.textContent = chars < 3 ? '' : cs.length <= chars ? name : "
+	"cs.slice(0, chars - 2).join('') + '..';\n"
 	"  }\n"
 	"}\n"
 	"function zoom(g) {\n"
@@ -284,36 +321,13 @@ static const char hs_svg_script[] =
 	"fit();\n"
 	"]]></script>\n";
 
-/* Add @p's stacks to the tree, to each node's count (or count_a, for A). */
-static int hs_tree_add(struct hs_node *root, const struct hs_profile *p, int is_a)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr; i++) {
-		const char *s = p->lines[i].stack, *e;
-		struct hs_node *n = root;
-
-		for (;; s = e + 1) {
-			*(is_a ? &n->count_a : &n->count) += p->lines[i].count;
-			e = strchrnul(s, ';');
-			n = hs_node_child(n, s, e - s);
-			if (!n)
-				return -ENOMEM;
-			if (!*e)
-				break;
-		}
-		*(is_a ? &n->count_a : &n->count) += p->lines[i].count;
-	}
-	return 0;
-}
-
 /* The header's facts: what recorded it and what was lost. */
 static void hs_svg_facts(FILE *f, const struct hs_profile *p)
 {
 	if (p->event) {
-		hs_xml(f, p->event);
+		hs_xml_str(f, p->event, strlen(p->event));
 		fprintf(f, ", ");
-		hs_xml(f, p->rate);
+		hs_xml_str(f, p->rate, strlen(p->rate));
 		fprintf(f, ", %.1f s, ", p->seconds);
 	}
 	fprintf(f, "%llu samples, %llu dropped, %llu in truncated stacks, %llu collapsed",
@@ -321,26 +335,60 @@ static void hs_svg_facts(FILE *f, const struct hs_profile *p)
 		(unsigned long long)p->truncated, (unsigned long long)p->collapsed);
 }
 
+/* The lines of @p (B), with A's counts of the same stacks, and A's other stacks. */
+static struct hs_svg_line *hs_svg_lines(const struct hs_profile *p, const struct hs_profile *a,
+					size_t *nr, size_t *depth_b, size_t *depth)
+{
+	size_t n = p->nr + (a ? a->nr : 0), i, k, d;
+	struct hs_svg_line *l = malloc((n ? n : 1) * sizeof(*l));
+	long id;
+
+	*depth_b = *depth = 0;
+	if (!l)
+		return NULL;
+	for (i = 0; i < p->nr; i++)
+		l[i] = (struct hs_svg_line){ p->lines[i].stack, p->lines[i].len, p->lines[i].count, 0 };
+	for (k = 0; a && k < a->nr; k++) {
+		id = hs_strtab_find(&p->stacks, a->lines[k].stack, a->lines[k].len);
+		if (id >= 0)
+			l[id].a = a->lines[k].count;
+		else
+			l[i++] = (struct hs_svg_line){ a->lines[k].stack, a->lines[k].len, 0,
+						       a->lines[k].count };
+	}
+	/* Frames of the deepest stack of B (drawn), and of either (walked). */
+	for (n = i, i = 0; i < n; i++) {
+		for (k = 0, d = 1; k < l[i].len; k++)
+			d += l[i].s[k] == ';';
+		if (l[i].b && d > *depth_b)
+			*depth_b = d;
+		if (d > *depth)
+			*depth = d;
+	}
+	qsort(l, n, sizeof(*l), hs_svg_line_cmp);
+	*nr = n;
+	return l;
+}
+
 /* The flame graph of @p; with @a, the differential one of @p against @a. */
 static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_profile *a)
 {
-	struct hs_node *root = calloc(1, sizeof(*root));
-	struct hs_svg g = { .diff = !!a };
-	int depth, height, ret;
+	struct hs_svg g = { .diff = !!a, .maps = p->maps, .total = p->total,
+			    .total_a = a ? a->total : 0 };
+	struct hs_svg_line *l;
+	size_t nr, depth_b, depth;
+	int height;
 
-	if (!root)
+	l = hs_svg_lines(p, a, &nr, &depth_b, &depth);
+	g.path = calloc(depth + 2, sizeof(*g.path));
+	if (!l || !g.path) {
+		free(l);
+		free(g.path);
 		return -ENOMEM;
-	root->name = strdup("all");
-	ret = root->name ? hs_tree_add(root, p, 0) : -ENOMEM;
-	if (!ret && a)
-		ret = hs_tree_add(root, a, 1);
-	if (ret) {
-		hs_node_free(root);
-		return ret;
 	}
-	depth = hs_node_depth(root);
-	height = HS_SVG_TOP + depth * HS_SVG_FRAME + 10;
-
+	g.path[0].name = "all";
+	g.path[0].len = 3;
+	height = HS_SVG_TOP + (depth_b + 1) * HS_SVG_FRAME + 10;
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n"
@@ -364,18 +412,18 @@ static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_pr
 		"</text>\n<text x=\"%d\" y=\"40\" class=\"c\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"55\"></text>\n",
 		HS_SVG_WIDTH - 170, HS_SVG_WIDTH - 70, HS_SVG_WIDTH - 170);
-	g.total = root->count;
-	g.total_a = root->count_a;
 	g.height = height - 10;
-	g.maps = p->maps;
 	if (g.total) {
-		g.max_delta = a ? hs_max_delta(&g, root) : 0;
-		hs_svg_node(f, &g, root, 0, 0, HS_KEYS);
+		if (a)
+			hs_svg_walk(&g, l, nr);		/* the colour scale first */
+		g.f = f;
+		hs_svg_walk(&g, l, nr);
 	}
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\nvar W = %d;\n", HS_SVG_WIDTH);
 	fputs(hs_svg_script, f);
 	fprintf(f, "</svg>\n");
-	hs_node_free(root);
+	free(l);
+	free(g.path);
 	return ferror(f) ? -EIO : 0;
 }
 

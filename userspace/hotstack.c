@@ -11,7 +11,8 @@
 
 static const struct hs_command hs_commands[] = {
 	{ "record", "sample kernel (and user) stacks into a profile", cmd_record },
-	{ "report", "top functions of a profile (a .folded file, or - for stdin)", cmd_report },
+	{ "report", "top functions of a saved profile (folded or pprof; - for stdin), or convert it",
+	  cmd_report },
 	{ "dump", "the persistent session's profile, while it samples", cmd_dump },
 	{ "diff", "profile B against profile A: changes of share, or a differential flame graph",
 	  cmd_diff },
@@ -38,7 +39,8 @@ static void hs_usage(FILE *out)
 	fprintf(out, "usage: hotstack COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(hs_commands) / sizeof(hs_commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", hs_commands[i].name, hs_commands[i].summary);
-	fprintf(out, "\n  hotstack --version   print the tool's version\n");
+	fprintf(out, "\n  hotstack CMD --help  that command's options, one a line\n"
+		"  hotstack --version   print the tool's version\n");
 }
 
 int hs_main(int argc, char **argv)
@@ -48,6 +50,12 @@ int hs_main(int argc, char **argv)
 	if (argc < 2) {
 		hs_usage(stderr);
 		return HS_EXIT_USAGE;
+	}
+	/* "hotstack help CMD" is "hotstack CMD --help". */
+	if (!strcmp(argv[1], "help") && argc > 2 && hs_find_command(argv[2])) {
+		char *args[] = { argv[2], "--help", NULL };
+
+		return hs_find_command(argv[2])->run(2, args);
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {

@@ -59,7 +59,8 @@ int hs_args_init(struct hs_args *a, const char *cmd, const char *synopsis, const
 				a->shortopts[s++] = ':';
 		}
 	}
-	optind = 1;
+	/* 0, not 1: glibc starts over (a unit test parses many command lines). */
+	optind = 0;
 	opterr = 0;
 	return 0;
 }
@@ -74,7 +75,7 @@ void hs_args_free(struct hs_args *a)
 
 static void hs_args_usage(const struct hs_args *a, FILE *f)
 {
-	fprintf(f, "usage: hotstack %s %s\n", a->cmd, a->synopsis);
+	fprintf(f, "usage: hotstack %s%s%s\n", a->cmd, a->synopsis[0] ? " " : "", a->synopsis);
 }
 
 int hs_args_error(struct hs_args *a, const char *fmt, ...)
@@ -169,6 +170,15 @@ int hs_args_rest(const struct hs_args *a, char ***rest)
 {
 	*rest = a->argv + optind;
 	return a->argc - optind;
+}
+
+int hs_args_no_operands(struct hs_args *a)
+{
+	char **rest;
+
+	if (!hs_args_rest(a, &rest))
+		return 0;
+	return hs_args_error(a, "unexpected argument '%s'", rest[0]);
 }
 
 int hs_parse_u64(const char *s, unsigned long long min, unsigned long long max,

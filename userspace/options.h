@@ -68,6 +68,9 @@ int hs_args_next(struct hs_args *a, char **value);
 /* The operands after the options: their number, and the first in *@rest. */
 int hs_args_rest(const struct hs_args *a, char ***rest);
 
+/* For a command that takes none: 0, or HS_EXIT_USAGE after naming the first operand. */
+int hs_args_no_operands(struct hs_args *a);
+
 /*
  * Print "hotstack CMD: " and @fmt, then the usage line and where the help
  * is, on standard error. Returns HS_EXIT_USAGE (and sets a->status).

@@ -12,6 +12,7 @@
 #include "maps.h"
 #include "output.h"
 #include "profile.h"
+#include "view.h"
 
 static const struct {
 	const char *name;	/* --format */
@@ -92,11 +93,13 @@ int hs_output_format(struct hs_args *a, const char *path, const char *format, in
 		}
 	} else if (path && strcmp(path, "-") && hs_has_extension(path)) {
 		f = hs_format_of_name(path);
-		if (f < 0 || !(ok & (1U << f))) {
-			hs_format_list(ok, 1, list, sizeof(list));
+		hs_format_list(ok, 1, list, sizeof(list));
+		if (f < 0)
 			return hs_args_error(a, "cannot tell the format of '%s' from its name: use "
 					     "%s, or --format", path, list);
-		}
+		if (!(ok & (1U << f)))
+			return hs_args_error(a, "does not write %s ('%s'): use %s, or --format",
+					     hs_formats[f].name, path, list);
 	} else {
 		f = dflt;
 	}
@@ -175,7 +178,8 @@ int hs_output_close(struct hs_output *o, int ret)
 	return -1;
 }
 
-int hs_write_profile(const char *cmd, const char *path, int format, const struct hs_profile *p)
+int hs_write_profile(const char *cmd, const char *path, int format, const struct hs_profile *p,
+		     const struct hs_view *v)
 {
 	struct hs_output o;
 	int ret;
@@ -184,7 +188,7 @@ int hs_write_profile(const char *cmd, const char *path, int format, const struct
 		return -1;
 	switch (format) {
 	case HS_FMT_REPORT:
-		ret = hs_write_report(o.f, p, 20);
+		ret = v ? hs_write_report_view(o.f, p, v) : hs_write_report(o.f, p, 20);
 		if (!ret)
 			hs_maps_print(o.f, p->maps);
 		break;

@@ -57,7 +57,12 @@ int hs_output_open(struct hs_output *o, const char *cmd, const char *path);
 int hs_output_close(struct hs_output *o, int ret);
 
 struct hs_profile;
-/* Write @p in @format to @path (NULL or "-": standard output); 0, or -1 after saying why. */
-int hs_write_profile(const char *cmd, const char *path, int format, const struct hs_profile *p);
+struct hs_view;
+/*
+ * Write @p in @format to @path (NULL or "-": standard output), the report
+ * as @v asks (NULL: the default one); 0, or -1 after saying why.
+ */
+int hs_write_profile(const char *cmd, const char *path, int format, const struct hs_profile *p,
+		     const struct hs_view *v);
 
 #endif

@@ -60,13 +60,12 @@ static int hs_gunzip(const unsigned char *in, size_t len, unsigned char **out, s
 	return 0;
 }
 
-int hs_profile_load(struct hs_profile *p, const char *path, size_t *bad, char *err,
-		    size_t errlen)
+int hs_profile_load(struct hs_profile *p, const char *path, char *err, size_t errlen)
 {
 	const char *name = strcmp(path, "-") ? path : "standard input";
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0, ret;
 	unsigned char *data, *plain;
-	size_t len;
+	size_t len, bad = 0;
 
 	if (fd < 0) {
 		ret = -errno;
@@ -91,14 +90,19 @@ int hs_profile_load(struct hs_profile *p, const char *path, size_t *bad, char *e
 		}
 		data = plain;
 	}
-	if (memchr(data, '\0', len))
-		ret = hs_read_pprof(p, data, len, bad);
-	else
-		ret = hs_profile_parse(p, (char *)data, bad);
+	if (!memchr(data, '\0', len))	/* the profile takes data */
+		return hs_profile_parse_buf(p, (char *)data, len, name, err, errlen);
+	ret = hs_read_pprof(p, data, len, &bad);
 	free(data);
 	if (ret == -EBADMSG)
 		snprintf(err, errlen, "cannot read %s: neither a pprof profile (protobuf-c "
 			 "cannot decode it) nor folded text", name);
+	else if (ret == -EDOM)
+		snprintf(err, errlen, "cannot read %s: its sample %zu has a negative count, or "
+			 "none", name, bad);
+	else if (ret == -EOVERFLOW)
+		snprintf(err, errlen, "cannot read %s: its sample counts add up to more than "
+			 "2^64 - 1", name);
 	else if (ret)
 		snprintf(err, errlen, "cannot read %s: %s", name, strerror(-ret));
 	return ret;

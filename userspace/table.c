@@ -24,22 +24,6 @@
 #include "usyms.h"
 #include "util.h"
 
-/*
- * malloc() for the arrays of a large dump (10^6 stacks: hundreds of MB),
- * in 2 MB pages where transparent huge pages are "madvise": fresh memory
- * faults a page at a time, and with 4 KB pages that was a quarter of it.
- */
-static void *hs_alloc_big(size_t size)
-{
-	char *p = malloc(size);
-	uintptr_t start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-
-	if (p && size >= (32 << 20))
-		madvise((void *)start, ((uintptr_t)p + size - start) & ~(uintptr_t)4095,
-			MADV_HUGEPAGE);
-	return p;
-}
-
 int hs_table_map(int fd, struct hs_table_map *m)
 {
 	struct hotstack_stats st = { .size = sizeof(st) };
@@ -151,7 +135,7 @@ static int hs_merge(struct hs_table_copy *c, unsigned int nr_slots)
 	while (size < c->nr * 2)
 		size *= 2;
 	mask = size - 1;
-	set = hs_alloc_big(size * sizeof(*set));
+	set = hs_malloc_big(size * sizeof(*set));
 	if (!set)
 		return -ENOMEM;
 	memset(set, 0xff, size * sizeof(*set));
@@ -203,8 +187,8 @@ static int hs_copy_once(const struct hs_table_map *m, const struct hs_hdr_view *
 	cap_frames += 1024;
 	free(c->items);
 	free(c->frames);
-	c->items = hs_alloc_big(cap_items * sizeof(*c->items));
-	c->frames = hs_alloc_big(cap_frames * sizeof(*c->frames));
+	c->items = hs_malloc_big(cap_items * sizeof(*c->items));
+	c->frames = hs_malloc_big(cap_frames * sizeof(*c->frames));
 	if (!c->items || !c->frames)
 		return -ENOMEM;
 
@@ -440,7 +424,7 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 	size_t *off = NULL;
 	char *text, *q;
 
-	text = hs_alloc_big(cap);
+	text = hs_malloc_big(cap);
 	off = malloc((c->nr + 1) * sizeof(*off));
 	if (!text || !off)
 		goto out;
@@ -488,11 +472,15 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		}
 	}
 	/* The block stays where it is now: the profile owns it, its lines point into it. */
-	if (hs_arena_adopt(&p->text, text))
+	if (hs_profile_reserve(p, c->nr + HOTSTACK_DROP_MAX) || hs_arena_adopt(&p->text, text))
 		goto out;
 	for (n = 0, ret = 0; n < c->nr && !ret; n++)
-		ret = hs_profile_add_owned(p, text + off[n], (n + 1 < c->nr ? off[n + 1] : used) -
-					   off[n] - 1, c->items[n].count);
+		ret = hs_profile_add_marked(p, text + off[n], (n + 1 < c->nr ? off[n + 1] : used) -
+					    off[n] - 1, c->items[n].count,
+					    (c->items[n].flags & HOTSTACK_ENTRY_TRUNCATED ?
+					     HS_MARK_TRUNCATED : 0) |
+					    (c->items[n].flags & HOTSTACK_ENTRY_COLLAPSED ?
+					     HS_MARK_COLLAPSED : 0));
 	text = NULL;
 	ret = ret ?: hs_profile_add_drops(p, c->total.drops);
 out:

@@ -11,6 +11,7 @@
 #include <linux/hotstack.h>
 
 #include "session.h"
+#include "view.h"
 
 struct hs_profile;
 
@@ -20,6 +21,7 @@ struct hs_top_opts {
 	unsigned long iterations;	/* -n: refreshes, then exit; 0: until q or Ctrl-C */
 	int batch;			/* -b: plain text on standard output */
 	int by_total;			/* --sort total (key t), else by self (key s) */
+	struct hs_view view;		/* --sort's keys, the filters */
 };
 
 /*
@@ -38,6 +40,7 @@ struct hs_top_frame {
 	uint32_t table_entries;		/* per CPU table, as configured */
 	const char *source;		/* how its stacks were read and named */
 	int by_total;
+	const struct hs_view *view;	/* the rows' keys (NULL: functions) */
 	const struct hs_profile *p;	/* NULL: no refresh yet */
 };
 

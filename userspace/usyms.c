@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
+#include <libiberty/demangle.h>
 
 #include "maps.h"
 #include "usyms.h"
@@ -269,6 +270,18 @@ static void hs_usyms_note(struct hs_usyms *u, Dwfl_Module *mod, const char *name
 		hs_maps_frame(u->maps, name, strlen(name), idx);
 }
 
+char *hs_demangle(const char *name)
+{
+	/* C++ (Itanium ABI) and Rust (legacy and v0): libiberty tells which. */
+	char *d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO), *c;
+
+	/* A frame holds no ';' (the folded separator) nor a line end. */
+	for (c = d; c && *c; c++)
+		if (*c == ';' || *c == '\n')
+			*c = *c == ';' ? ':' : ' ';
+	return d;
+}
+
 const struct hs_maps *hs_usyms_maps(const struct hs_usyms *u)
 {
 	return u ? u->maps : NULL;
@@ -294,13 +307,13 @@ const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, siz
 	mod = dwfl_addrmodule(p->dwfl, addr);
 	if (mod)
 		name = dwfl_module_addrname(mod, addr);
-	if (name)
-		hs_usyms_note(u, mod, name);
 	e = &u->cache[i];
 	e->pid = pid;
 	e->addr = addr;
-	e->name = name ? strdup(name) : NULL;
+	e->name = name ? hs_demangle(name) ?: strdup(name) : NULL;
 	e->len = e->name ? strlen(e->name) : 0;
+	if (e->name)
+		hs_usyms_note(u, mod, e->name);
 	if (++u->cache_nr * 2 > u->cache_mask) {
 		hs_cache_grow(u);
 		return hs_usyms_lookup(u, pid, addr, len);

@@ -27,10 +27,16 @@ unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid);
 
 /*
  * The function containing @addr in @pid (for a return address pass
- * addr - 1), its length in *len; NULL when unknown. Valid until
- * hs_usyms_free().
+ * addr - 1), demangled, its length in *len; NULL when unknown. Valid
+ * until hs_usyms_free().
  */
 const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, size_t *len);
+
+/*
+ * @name demangled (C++ and Rust, by libiberty's cplus_demangle(), with
+ * parameters), malloc'd; NULL when it is not a mangled name.
+ */
+char *hs_demangle(const char *name);
 
 struct hs_maps;
 /*

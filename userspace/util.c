@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,13 +14,30 @@
 
 /* ---- files ---------------------------------------------------------- */
 
+void *hs_malloc_big(size_t size)
+{
+	char *p = malloc(size);
+	uintptr_t start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+
+	if (p && size >= (4 << 20))
+		madvise((void *)start, ((uintptr_t)p + size - start) & ~(uintptr_t)4095,
+			MADV_HUGEPAGE);
+	return p;
+}
+
 char *hs_read_fd(int fd, size_t *lenp)
 {
 	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap), *grown;
+	struct stat st;
+	char *buf, *grown;
 	ssize_t n;
 	int err;
 
+	/* A regular file: room for all of it at once (and a byte to see its end). */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX - 4096)
+		cap = st.st_size + 4096;
+	buf = hs_malloc_big(cap);
 	while (buf) {
 		if (cap - len < 4096) {
 			grown = realloc(buf, cap *= 2);
@@ -87,17 +106,26 @@ static uint64_t hs_mix(uint64_t h)
 
 uint64_t hs_hash(const void *data, size_t len)
 {
-	const unsigned char *p = data;
+	const unsigned char *p = data, *end = p + len;
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+	uint32_t x, y;
 
-	/* Eight bytes a step: frames and stacks are long text. */
-	for (; len >= 8; p += 8, len -= 8) {
+	/* Eight bytes a step: frames and stacks are long text ... */
+	for (; end - p > 8; p += 8) {
 		memcpy(&w, p, 8);
 		h = (h ^ w) * 0x87c37b91114253d5ULL;
 		h ^= h >> 29;
 	}
-	w = 0;
-	memcpy(&w, p, len);
+	/* ... and the last eight (or fewer) in one load or two, overlapping. */
+	if (len >= 8) {
+		memcpy(&w, end - 8, 8);
+	} else if (len >= 4) {
+		memcpy(&x, p, 4);
+		memcpy(&y, end - 4, 4);
+		w = (uint64_t)x << 32 | y;
+	} else {
+		w = len ? (uint64_t)p[0] << 16 | (uint64_t)p[len / 2] << 8 | p[len - 1] : 0;
+	}
 	return hs_mix(h ^ w);
 }
 
@@ -183,36 +211,93 @@ void hs_strtab_init(struct hs_strtab *t, int copy)
 	t->copy = copy;
 }
 
+/* Whether @a and @b, @len bytes each, are equal: eight bytes a step, the last ones overlapping. */
+static inline int hs_bytes_equal(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+	size_t i;
+
+	if (len < 8) {
+		if (len < 4)
+			return !len || (a[0] == b[0] && a[len / 2] == b[len / 2] &&
+					a[len - 1] == b[len - 1]);
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		if (u != v)
+			return 0;
+		memcpy(&u, a + len - 4, 4);
+		memcpy(&v, b + len - 4, 4);
+		return u == v;
+	}
+	for (i = 0; i + 8 < len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&x, a + len - 8, 8);
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
+}
+
 /* The slot of @s (its own, or the empty one it would take). */
-static size_t hs_strtab_slot(const struct hs_strtab *t, const char *s, size_t len, uint32_t h)
+static inline size_t hs_strtab_slot(const struct hs_strtab *t, const char *s, size_t len,
+				    uint32_t h)
 {
 	size_t j;
 
-	for (j = h & t->mask; t->slot[j]; j = (j + 1) & t->mask) {
-		const struct hs_str *o = &t->str[t->slot[j] - 1];
+	for (j = h & t->mask; t->slot[j].id; j = (j + 1) & t->mask) {
+		const struct hs_str *o;
 
-		if (o->hash == h && o->len == len && !memcmp(o->s, s, len))
+		if (t->slot[j].hash != h)
+			continue;
+		o = &t->str[t->slot[j].id - 1];
+		if (o->len == len && hs_bytes_equal(o->s, s, len))
 			break;
 	}
 	return j;
 }
 
-static int hs_strtab_grow(struct hs_strtab *t)
+/* Slots for @want strings at most half full, the strings' array too. */
+static int hs_strtab_grow_to(struct hs_strtab *t, size_t want)
 {
-	size_t n = t->mask ? (t->mask + 1) * 2 : 1024, i, j;
-	uint32_t *slot = calloc(n, sizeof(*slot));
+	size_t n = t->mask ? t->mask + 1 : 1024, i, j;
+
+	while (n < 2 * want)
+		n *= 2;
+	if (n == t->mask + 1)
+		return 0;
+	struct hs_strtab_slot *slot = hs_malloc_big(n * sizeof(*slot));
 
 	if (!slot)
 		return -ENOMEM;
+	/* Big tables in huge pages: their probes land anywhere, TLB misses cost. */
+	memset(slot, 0, n * sizeof(*slot));
 	for (i = 0; i < t->nr; i++) {
-		for (j = t->str[i].hash & (n - 1); slot[j]; j = (j + 1) & (n - 1))
+		for (j = t->str[i].hash & (n - 1); slot[j].id; j = (j + 1) & (n - 1))
 			;
-		slot[j] = i + 1;
+		slot[j].id = i + 1;
+		slot[j].hash = t->str[i].hash;
 	}
 	free(t->slot);
 	t->slot = slot;
 	t->mask = n - 1;
 	return 0;
+}
+
+int hs_strtab_reserve(struct hs_strtab *t, size_t nr)
+{
+	struct hs_str *str;
+
+	if (nr > t->cap) {
+		str = realloc(t->str, nr * sizeof(*str));
+		if (!str)
+			return -ENOMEM;
+		t->str = str;
+		t->cap = nr;
+	}
+	return hs_strtab_grow_to(t, nr);
 }
 
 long hs_strtab_find(const struct hs_strtab *t, const char *s, size_t len)
@@ -222,7 +307,7 @@ long hs_strtab_find(const struct hs_strtab *t, const char *s, size_t len)
 	if (!t->nr || len > UINT32_MAX)
 		return -1;
 	j = hs_strtab_slot(t, s, len, hs_hash(s, len) >> 32);
-	return t->slot[j] ? (long)t->slot[j] - 1 : -1;
+	return t->slot[j].id ? (long)t->slot[j].id - 1 : -1;
 }
 
 long hs_strtab_add(struct hs_strtab *t, const char *s, size_t len)
@@ -234,11 +319,11 @@ long hs_strtab_add(struct hs_strtab *t, const char *s, size_t len)
 	if (len > UINT32_MAX || t->nr >= UINT32_MAX - 1)
 		return -ENOMEM;
 	/* At most half full: probes stay short. */
-	if ((t->nr + 1) * 2 > t->mask + 1 && hs_strtab_grow(t))
+	if ((t->nr + 1) * 2 > t->mask + 1 && hs_strtab_grow_to(t, t->nr + 1))
 		return -ENOMEM;
 	j = hs_strtab_slot(t, s, len, h);
-	if (t->slot[j])
-		return t->slot[j] - 1;
+	if (t->slot[j].id)
+		return t->slot[j].id - 1;
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 
@@ -254,7 +339,8 @@ long hs_strtab_add(struct hs_strtab *t, const char *s, size_t len)
 		return -ENOMEM;
 	str->len = len;
 	str->hash = h;
-	t->slot[j] = ++t->nr;
+	t->slot[j].id = ++t->nr;
+	t->slot[j].hash = h;
 	return t->nr - 1;
 }
 

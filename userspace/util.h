@@ -22,6 +22,14 @@
  */
 char *hs_read_fd(int fd, size_t *len);
 
+/*
+ * malloc() for big buffers (a profile's text, a dump's table, a big hash
+ * table's slots): from 4 MB, in 2 MB pages where transparent huge pages
+ * are "madvise", as fresh memory faults a page at a time and random
+ * probes miss the TLB.
+ */
+void *hs_malloc_big(size_t size);
+
 /* hs_read_fd() of the file @path; "-" is standard input. NULL, errno set. */
 char *hs_read_file(const char *path, size_t *len);
 
@@ -34,6 +42,26 @@ double hs_now(void);
 
 /* A 64-bit hash of @len bytes at @data (not for security: for tables). */
 uint64_t hs_hash(const void *data, size_t len);
+
+/* The first ';' in [@s, @end), or @end: frames are short, so no call of memchr(). */
+static inline const char *hs_next_frame_end(const char *s, const char *end)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, t;
+
+	/* Eight bytes a step: the lowest byte that is ';' (SWAR). */
+	for (; end - s >= 8; s += 8) {
+		__builtin_memcpy(&w, s, 8);
+		w ^= 0x3b3b3b3b3b3b3b3bULL;
+		t = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+		if (t)
+			return s + (__builtin_ctzll(t) >> 3);
+	}
+#endif
+	while (s < end && *s != ';')
+		s++;
+	return s;
+}
 
 /* ---- the arena ------------------------------------------------------ */
 
@@ -55,7 +83,7 @@ void *hs_arena_alloc(struct hs_arena *a, size_t size);
 /* A NUL-terminated copy of @s[0..len), or NULL. */
 char *hs_arena_strndup(struct hs_arena *a, const char *s, size_t len);
 
-/* Take @mem (malloc'd) to be freed with the arena. 0, or -ENOMEM (then @mem is still the caller's). */
+/* Take @mem (malloc'd) to be freed with the arena. 0, or -ENOMEM (@mem is still the caller's). */
 int hs_arena_adopt(struct hs_arena *a, void *mem);
 
 void hs_arena_free(struct hs_arena *a);
@@ -75,10 +103,15 @@ struct hs_str {
  * the table keeps NUL-terminated copies (in its own arena); without, it
  * points at the caller's bytes, which must outlive it.
  */
+struct hs_strtab_slot {
+	uint32_t id;		/* number + 1; 0: empty */
+	uint32_t hash;		/* compared before the string is */
+};
+
 struct hs_strtab {
 	struct hs_str *str;	/* by number */
 	size_t nr, cap;
-	uint32_t *slot;		/* number + 1; 0: empty */
+	struct hs_strtab_slot *slot;
 	size_t mask;		/* slots - 1, a power of two minus one; 0: none yet */
 	int copy;
 	struct hs_arena arena;	/* the copies */
@@ -88,6 +121,9 @@ void hs_strtab_init(struct hs_strtab *t, int copy);
 
 /* The number of @s[0..len), added when new; -ENOMEM. */
 long hs_strtab_add(struct hs_strtab *t, const char *s, size_t len);
+
+/* Room for @nr strings, to add them without growing. 0 or -ENOMEM. */
+int hs_strtab_reserve(struct hs_strtab *t, size_t nr);
 
 /* The number of @s[0..len), or -1. */
 long hs_strtab_find(const struct hs_strtab *t, const char *s, size_t len);

@@ -41,6 +41,54 @@ static void help_and_version(void **state)
 	assert_non_null(strstr(tool_out, "hotstack 0.1 (ABI 1)"));
 }
 
+/* Every command's --help (and -h, and "hotstack help CMD"): status 0, its options one a line. */
+static void every_command_has_help(void **state)
+{
+	static const struct {
+		const char *cmd, *options[16];
+	} cmds[] = {
+		{ "record", { "-e, --event EVENT", "--keys comm,pid,context", "-d, --duration",
+			      "-o, --output FILE", "--format FORMAT", "-h, --help" } },
+		{ "top", { "-F, --freq HZ", "--table-entries N", "-b, --batch", "-n, --iterations N",
+			   "--sort ORDER,KEYS", "--comm NAMES", "--symbol REGEX", "-h, --help" } },
+		{ "report", { "-o, --output FILE", "--format FORMAT", "--comm NAMES", "--pid PIDS",
+			      "--symbol REGEX", "--module MODS", "--sort KEYS", "-n, --rows N",
+			      "--percent-limit PCT", "--children", "--no-children",
+			      "-g, --call-graph caller|callee", "-h, --help" } },
+		{ "dump", { "-o, --output FILE", "--format FORMAT", "-h, --help" } },
+		{ "diff", { "-o, --output FILE", "--format FORMAT", "--comm NAMES", "--sort KEYS",
+			    "-n, --rows N", "--percent-limit PCT", "-h, --help" } },
+		{ "info", { "-h, --help" } },
+		{ "status", { "--json", "-h, --help" } },
+		{ "watch", { "-h, --help" } },
+	};
+	char usage[64], *line;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(usage, sizeof(usage), "usage: hotstack %s", cmds[i].cmd);
+		assert_int_equal(run_tool("hotstack", cmds[i].cmd, "--help", NULL), 0);
+		assert_ptr_equal(strstr(tool_out, usage), tool_out);
+		for (j = 0; cmds[i].options[j]; j++) {
+			line = strstr(tool_out, cmds[i].options[j]);
+			if (!line)
+				fail_msg("%s --help lacks %s", cmds[i].cmd, cmds[i].options[j]);
+			/* One line each: the option, then its help, on the line it starts. */
+			assert_true(strchr(line, '\n') - line > (long)strlen(cmds[i].options[j]) + 4);
+		}
+		assert_int_equal(run_tool("hotstack", cmds[i].cmd, "-h", NULL), 0);
+		assert_ptr_equal(strstr(tool_out, usage), tool_out);
+		assert_int_equal(run_tool("hotstack", "help", cmds[i].cmd, NULL), 0);
+		assert_ptr_equal(strstr(tool_out, usage), tool_out);
+		/* A bad option: the usage and where the help is, status 2. */
+		assert_int_equal(run_tool("hotstack", cmds[i].cmd, "--no-such-option", NULL),
+				 HS_EXIT_USAGE);
+		assert_non_null(strstr(tool_out, "unknown option '--no-such-option'"));
+		assert_non_null(strstr(tool_out, usage));
+	}
+}
+
 static void find_command(void **state)
 {
 	(void)state;
@@ -83,15 +131,16 @@ static void status_and_watch_usage(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("hotstack", "status", "--yaml", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "usage: hotstack status [--json]"));
+	assert_non_null(strstr(tool_out, "unknown option '--yaml'\nusage: hotstack status "
+				  "[OPTIONS]\n"));
 	assert_int_equal(run_tool("hotstack", "watch", "now", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "usage: hotstack watch"));
+	assert_non_null(strstr(tool_out, "unexpected argument 'now'\nusage: hotstack watch\n"));
 	assert_int_equal(run_tool("hotstack", "dump", "-o", "x.bin", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "cannot tell the format of 'x.bin'"));
+	assert_non_null(strstr(tool_out, "hotstack dump: cannot tell the format of 'x.bin'"));
 	assert_int_equal(run_tool("hotstack", "dump", "now", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "usage: hotstack dump"));
+	assert_non_null(strstr(tool_out, "unexpected argument 'now'\nusage: hotstack dump"));
 	assert_int_equal(run_tool("hotstack", "report", "--bogus", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "usage: hotstack report"));
+	assert_non_null(strstr(tool_out, "unknown option '--bogus'\nusage: hotstack report"));
 }
 
 static void event_lines(void **state)
@@ -147,6 +196,7 @@ int main(void)
 		cmocka_unit_test(no_arguments_is_usage_error),
 		cmocka_unit_test(unknown_command_is_usage_error),
 		cmocka_unit_test(help_and_version),
+		cmocka_unit_test(every_command_has_help),
 		cmocka_unit_test(find_command),
 		cmocka_unit_test(info_rejects_arguments),
 		cmocka_unit_test(info_without_module_explains),

@@ -39,6 +39,20 @@ static const char golden[] =
 	"[dropped];[table full] 5\n"
 	"[dropped];[nested] 1\n";
 
+/* The golden as every output gives it: the repeated stack is one line of 3 + 2. */
+static const char golden_merged[] =
+	"sh;[pid 42];[task];entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read;ext4_file_read_iter "
+	"[ext4];leaf 6\n"
+	"sh;[pid 42];[task];entry_SYSCALL_64;do_syscall_64;ksys_write;vfs_write 5\n"
+	"sh;[pid 42];[user] 1\n"
+	"0x55d0c0de1000;0x7f0012345678;entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read 4\n"
+	"[truncated];rec;rec;leaf 2\n"
+	"[collapsed 3];hs_workload_write [hs_workload];hs_rec_a [hs_workload];hs_leaf "
+	"[hs_workload] 7\n"
+	"[softirq];[unknown] 0\n"
+	"[dropped];[table full] 5\n"
+	"[dropped];[nested] 1\n";
+
 static void load_golden(struct hs_profile *p)
 {
 	size_t bad = 0;
@@ -69,7 +83,7 @@ static void write_pprof(const char *path, const struct hs_profile *p)
 	int fd = dup(2);
 
 	freopen("/dev/null", "w", stderr);
-	assert_int_equal(hs_write_profile("test", path, HS_FMT_PPROF, p), 0);
+	assert_int_equal(hs_write_profile("test", path, HS_FMT_PPROF, p, NULL), 0);
 	fflush(stderr);
 	dup2(fd, 2);
 	close(fd);
@@ -89,11 +103,12 @@ static void roundtrip_is_exact(void **state)
 	assert_non_null(raw);
 	assert_true(len > 20 && (unsigned char)raw[0] == 0x1f && (unsigned char)raw[1] == 0x8b);
 	free(raw);
-	assert_int_equal(hs_profile_load(&q, path, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hs_profile_load(&q, path, err, sizeof(err)), 0);
 	text = folded_of(&q);
-	assert_string_equal(text, golden);
+	assert_string_equal(text, golden_merged);
 	free(text);
 	/* The facts and what recorded it come back too. */
+	assert_int_equal(p.nr, 9);
 	assert_int_equal(q.nr, p.nr);
 	assert_int_equal(q.total, 31);
 	assert_int_equal(q.total, p.total);
@@ -114,7 +129,7 @@ static void roundtrip_is_exact(void **state)
 	assert_int_equal(run_tool("hotstack", "report", scratch("cli.pb.gz"), "-o",
 				  scratch("back.folded"), NULL), 0);
 	text = read_file(scratch("back.folded"), NULL);
-	assert_string_equal(text, golden);
+	assert_string_equal(text, golden_merged);
 	free(text);
 	assert_int_equal(run_tool("hotstack", "report", scratch("cli.pb.gz"), NULL), 0);
 	assert_non_null(strstr(tool_out, "# samples: 31, counted: 25, dropped: 6\n"));
@@ -170,20 +185,41 @@ static void protobuf_content(void **state)
 	assert_string_equal(str(prof, prof->period_type->type), "cpu");
 	assert_int_equal(prof->period, 1000000);
 	assert_int_equal(prof->duration_nanos, 2500000000LL);
-	assert_int_equal(prof->n_sample, 10);
+	assert_int_equal(prof->n_sample, 9);
 	for (i = 0; i < prof->n_sample; i++) {
 		assert_int_equal(prof->sample[i]->n_value, 2);
 		assert_int_equal(prof->sample[i]->value[1], prof->sample[i]->value[0] * 1000000);
 		total += prof->sample[i]->value[0];
 	}
 	assert_int_equal(total, 31);
-	/* One function and location per distinct frame: 25 of them. */
-	assert_int_equal(prof->n_function, 25);
-	assert_int_equal(prof->n_location, 25);
-	/* The first sample's leaf comes first. */
-	assert_int_equal(prof->sample[0]->n_location_id, 9);
+	/*
+	 * One function and location per distinct frame: 21 of them. The keys
+	 * (sh, [pid 42], [task], [softirq]) are labels, not frames.
+	 */
+	assert_int_equal(prof->n_function, 21);
+	assert_int_equal(prof->n_location, 21);
+	for (i = 0; i < prof->n_function; i++) {
+		assert_string_not_equal(str(prof, prof->function[i]->name), "sh");
+		assert_string_not_equal(str(prof, prof->function[i]->name), "[pid 42]");
+		assert_string_not_equal(str(prof, prof->function[i]->name), "[task]");
+	}
+	/* The first sample's leaf comes first, its outermost frame last. */
+	assert_int_equal(prof->sample[0]->n_location_id, 6);
 	assert_int_equal(prof->sample[0]->location_id[0], location_of(prof, "leaf")->id);
-	assert_int_equal(prof->sample[0]->location_id[8], location_of(prof, "sh")->id);
+	assert_int_equal(prof->sample[0]->location_id[5],
+			 location_of(prof, "entry_SYSCALL_64")->id);
+	/* Its labels: comm and context strings, pid a number. */
+	assert_int_equal(prof->sample[0]->n_label, 3);
+	assert_string_equal(str(prof, prof->sample[0]->label[0]->key), "comm");
+	assert_string_equal(str(prof, prof->sample[0]->label[0]->str), "sh");
+	assert_string_equal(str(prof, prof->sample[0]->label[1]->key), "pid");
+	assert_int_equal(prof->sample[0]->label[1]->num, 42);
+	assert_string_equal(str(prof, prof->sample[0]->label[2]->key), "context");
+	assert_string_equal(str(prof, prof->sample[0]->label[2]->str), "task");
+	/* "[softirq];[unknown] 0": a context, no process. */
+	assert_int_equal(prof->sample[6]->n_label, 1);
+	assert_string_equal(str(prof, prof->sample[6]->label[0]->str), "softirq");
+	assert_int_equal(prof->sample[8]->n_label, 0);	/* [dropped] */
 	/* Mappings: kernel frames, user addresses, markers in none. */
 	assert_int_equal(prof->n_mapping, 2);
 	assert_string_equal(str(prof, prof->mapping[0]->filename), "[kernel.kallsyms]");
@@ -306,6 +342,24 @@ static void go_tool_pprof_reads_it(void **state)
 	/* The comments carry the lossy facts. */
 	assert_non_null(strstr(top, "hotstack dropped: 6"));
 	assert_non_null(strstr(top, "hotstack filtered: 17"));
+	/* A process name is not a function. */
+	assert_null(strstr(top, "  sh\n"));
+	free(top);
+	/* It is a label: -tags lists it, -tagfocus selects its samples (6 + 5 + 1). */
+	snprintf(cmd, sizeof(cmd), "HOME=${HOME:-/tmp} go tool pprof -tags '%s' >'%s' 2>&1",
+		 path, out);
+	assert_int_equal(system(cmd), 0);
+	top = read_file(out, NULL);
+	assert_non_null(strstr(top, " comm: Total 12.0\n"));
+	assert_non_null(strstr(top, "12.0 (  100%): sh\n"));
+	assert_non_null(strstr(top, " pid: Total 12.0\n"));
+	assert_non_null(strstr(top, "): task\n"));
+	free(top);
+	snprintf(cmd, sizeof(cmd), "HOME=${HOME:-/tmp} go tool pprof -top -sample_index=samples "
+		 "-tagfocus=comm=sh '%s' >'%s' 2>&1", path, out);
+	assert_int_equal(system(cmd), 0);
+	top = read_file(out, NULL);
+	assert_non_null(strstr(top, "Showing nodes accounting for 12, 38.71% of 31 total"));
 	free(top);
 	/* CPU time: 1 ms a sample at 1000 Hz. */
 	snprintf(cmd, sizeof(cmd), "HOME=${HOME:-/tmp} go tool pprof -top -sample_index=cpu "
@@ -399,7 +453,7 @@ static void foreign_profile(void **state)
 	len = perftools__profiles__profile__pack(&prof, buf);
 	assert_true(len < sizeof(buf));
 	write_file(path, buf, len);
-	assert_int_equal(hs_profile_load(&p, path, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hs_profile_load(&p, path, err, sizeof(err)), 0);
 	text = folded_of(&p);
 	assert_string_equal(text, "main;outer;inlined;0xdead 3\nmain;other 2\n");
 	free(text);
@@ -417,16 +471,16 @@ static void broken_files_say_why(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(hs_profile_load(&p, scratch("nope.pb.gz"), NULL, err, sizeof(err)),
+	assert_int_equal(hs_profile_load(&p, scratch("nope.pb.gz"), err, sizeof(err)),
 			 -ENOENT);
 	assert_non_null(strstr(err, "cannot open "));
 	assert_non_null(strstr(err, "nope.pb.gz: No such file or directory"));
 	write_file(scratch("bin.pb"), not_pprof, sizeof(not_pprof));
-	assert_int_equal(hs_profile_load(&p, scratch("bin.pb"), NULL, err, sizeof(err)),
+	assert_int_equal(hs_profile_load(&p, scratch("bin.pb"), err, sizeof(err)),
 			 -EBADMSG);
 	assert_non_null(strstr(err, "bin.pb: neither a pprof profile"));
 	write_file(scratch("bad.pb.gz"), bad_gzip, sizeof(bad_gzip));
-	assert_int_equal(hs_profile_load(&p, scratch("bad.pb.gz"), NULL, err, sizeof(err)),
+	assert_int_equal(hs_profile_load(&p, scratch("bad.pb.gz"), err, sizeof(err)),
 			 -EBADMSG);
 	assert_non_null(strstr(err, "bad.pb.gz: corrupt or truncated gzip data"));
 	/* A profile cut in half. */
@@ -436,10 +490,10 @@ static void broken_files_say_why(void **state)
 	whole = read_file(scratch("whole.pb.gz"), &len);
 	write_file(scratch("cut.pb.gz"), whole, len / 2);
 	free(whole);
-	assert_int_equal(hs_profile_load(&p, scratch("cut.pb.gz"), NULL, err, sizeof(err)),
+	assert_int_equal(hs_profile_load(&p, scratch("cut.pb.gz"), err, sizeof(err)),
 			 -EBADMSG);
 	assert_non_null(strstr(err, "cut.pb.gz: corrupt or truncated gzip data"));
-	assert_int_equal(hs_profile_load(&p, scratch_dir, NULL, err, sizeof(err)), -EISDIR);
+	assert_int_equal(hs_profile_load(&p, scratch_dir, err, sizeof(err)), -EISDIR);
 	assert_non_null(strstr(err, "Is a directory"));
 	/* The command says it too, and fails with 1 (not a usage error). */
 	assert_int_equal(run_tool("hotstack", "report", scratch("bad.pb.gz"), NULL), 1);
@@ -480,9 +534,13 @@ static void pprof_on_the_command_line(void **state)
 				  "not 'proto'"));
 	assert_int_equal(run_tool("hotstack", "report", scratch("x.folded"), "-o", "x.pprof", NULL),
 			 HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "use .txt, .folded, .json, .svg or .pb.gz"));
+	assert_non_null(strstr(tool_out, "hotstack report: cannot tell the format of 'x.pprof' "
+				  "from its name: use .folded, .txt, .json, .svg or .pb.gz, "
+				  "or --format"));
 	assert_int_equal(run_tool("hotstack", "dump", "-o", "x.pb", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "use .txt, .folded, .json, .svg or .pb.gz"));
+	assert_non_null(strstr(tool_out, "hotstack dump: cannot tell the format of 'x.pb' "
+				  "from its name: use .folded, .txt, .json, .svg or .pb.gz, "
+				  "or --format"));
 }
 
 static int teardown(void **state)

@@ -27,6 +27,57 @@ __attribute__((noinline)) void usyms_probe_fn(void)
 	usyms_sink++;
 }
 
+/* Functions named as a C++ and a Rust compiler name them (asm labels). */
+void usyms_cxx_fn(int x) __asm__("_ZN3foo6detail3barEi");
+__attribute__((noinline)) void usyms_cxx_fn(int x)
+{
+	usyms_sink += x;
+}
+
+void usyms_rust_fn(void) __asm__("_ZN4core3fmt5write17h4bd0d2e29a2a2e6dE");
+__attribute__((noinline)) void usyms_rust_fn(void)
+{
+	usyms_sink++;
+}
+
+void usyms_rust_v0_fn(void) __asm__("_RNvCs1234_7mycrate3foo");
+__attribute__((noinline)) void usyms_rust_v0_fn(void)
+{
+	usyms_sink++;
+}
+
+static void demangled(void **state)
+{
+	struct hs_usyms *u = hs_usyms_new();
+	const struct hs_maps *m;
+	const char *s;
+	char *d;
+	size_t len;
+
+	(void)state;
+	d = hs_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi");
+	assert_string_equal(d, "std::vector<int, std::allocator<int> >::push_back(int const&)");
+	free(d);
+	assert_null(hs_demangle("vfs_read"));
+	assert_null(hs_demangle("main"));
+	/* Looked up in this program: the names a user reads, and their binary. */
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)usyms_cxx_fn + 1, &len);
+	assert_non_null(s);
+	assert_string_equal(s, "foo::detail::bar(int)");
+	assert_int_equal(len, strlen("foo::detail::bar(int)"));
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)usyms_rust_fn + 1, &len);
+	assert_non_null(s);
+	assert_string_equal(s, "core::fmt::write");
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)usyms_rust_v0_fn + 1, &len);
+	assert_non_null(s);
+	assert_string_equal(s, "mycrate::foo");
+	m = hs_usyms_maps(u);
+	assert_true(hs_maps_find_frame(m, "foo::detail::bar(int)", 21) >= 0);
+	assert_int_equal(hs_maps_find_frame(m, "_ZN3foo6detail3barEi", 20), -1);
+	hs_usyms_free(u);
+}
+
 static void own_functions(void **state)
 {
 	struct hs_usyms *u = hs_usyms_new();
@@ -158,6 +209,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_functions),
+		cmocka_unit_test(demangled),
 		cmocka_unit_test(exited_process),
 	};
 
