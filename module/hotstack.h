@@ -217,14 +217,14 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr)
 }
 
 /*
- * Frames a walk follows at most, collapsed ones included: four for each
+ * Frames a walk follows at most, collapsed ones included: two for each
  * frame it may keep, so that the work of one sample is bounded by the
  * session's max_depth (a stack of repeated frames, which collapse would
- * keep walking, costs at most four times a full one).
+ * keep walking, costs at most twice a full one). README: Worst case.
  */
 static __always_inline unsigned int hs_walk_steps(const struct hs_walk *w)
 {
-	return 4 * w->max;
+	return 2 * w->max;
 }
 
 void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs);

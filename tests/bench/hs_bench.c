@@ -9,7 +9,8 @@
  *   hotstack-ip     hotstack, max_depth 1 (the interrupted IP only)
  *   hotstack        hotstack, kernel stacks (max_depth 127)
  *   spin            no sampler, the hostile user-mode spin below
- *   worst           hotstack's worst case on that spin: max_depth 1024,
+ *   worst           hotstack's worst case on that spin: max_depth 1024
+ *                   (worst127: the tool's default, 127),
  *                   kernel and user stacks, collapse, every key; the
  *                   spin's frame pointer heads a chain of 8192 user frames
  *                   with one return address (collapse walks them all)
@@ -150,7 +151,7 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd), "%s %u", mode, hz);
 		if (proc_write("/proc/hs_bench", cmd))
 			return 1;
-	} else if (!strncmp(mode, "hotstack", 8) || !strcmp(mode, "worst")) {
+	} else if (!strncmp(mode, "hotstack", 8) || !strncmp(mode, "worst", 5)) {
 		c.flags = HOTSTACK_CFG_FREQ;
 		c.event_type = PERF_TYPE_SOFTWARE;
 		c.event_config = PERF_COUNT_SW_CPU_CLOCK;
@@ -159,10 +160,11 @@ int main(int argc, char **argv)
 		c.max_depth = strcmp(mode, "hotstack-ip") ? 127 : 1;
 		c.table_entries = 4096;
 		c.arena_frames = 1 << 16;
-		if (!strcmp(mode, "worst")) {
+		if (!strncmp(mode, "worst", 5)) {
 			c.flags |= HOTSTACK_CFG_COLLAPSE;
 			c.stacks |= HOTSTACK_STACK_USER;
-			c.max_depth = HOTSTACK_MAX_DEPTH;
+			/* worst: the deepest allowed; worst127: the tool's default depth */
+			c.max_depth = strcmp(mode, "worst127") ? HOTSTACK_MAX_DEPTH : 127;
 			c.keys = HOTSTACK_KEY_ALL;
 			c.arena_frames = 1 << 20;
 		}
@@ -178,7 +180,7 @@ int main(int argc, char **argv)
 	}
 
 	start = now_ns();
-	if (!strcmp(mode, "spin") || !strcmp(mode, "worst"))
+	if (!strcmp(mode, "spin") || !strncmp(mode, "worst", 5))
 		hostile(iters * 1000);
 	else
 		workload(iters);
@@ -195,7 +197,7 @@ int main(int argc, char **argv)
 		samples = proc_read_u64("/proc/hs_bench");
 	}
 	printf("%s %u %llu %llu %llu", mode, hz, elapsed, samples, handler_ns);
-	if (!strcmp(mode, "worst")) {
+	if (!strncmp(mode, "worst", 5)) {
 		int b = HOTSTACK_HIST_BUCKETS - 1;
 
 		while (b > 0 && !st.total.hist[b])

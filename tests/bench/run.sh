@@ -27,7 +27,7 @@ fi
 sed -n 's/^BENCH //p' "$log" | awk '
 	$1 == "none" { base[++nb] = $3; next }
 	$1 == "spin" { spin = $3; next }
-	$1 == "worst" { worst = $3; wsamples = $4; wmax = $6; next }
+	$1 ~ /^worst/ { wt[$1] = $3; ws[$1] = $4; wm[$1] = $6; next }
 	{
 		mode[++n] = $1; t[n] = $3; s[n] = $4; h[n] = $5
 		# perf and bpftrace count samples from before and after the loop
@@ -56,8 +56,9 @@ sed -n 's/^BENCH //p' "$log" | awk '
 		if ("bpftrace" in c)
 			printf "bpftrace kstack count / hotstack: %.2fx the cost per sample\n",
 				c["bpftrace"] / c["hotstack"]
-		if (wsamples)
-			printf "worst case (max_depth 1024, collapse, 8192 hostile user frames): " \
-				"%.0f ns/sample, no timed sample over %d ns\n",
-				(worst - spin) / wsamples, wmax
+		for (w in ws)
+			if (ws[w])
+				printf "worst case (%s: max_depth %d, collapse, 8192 hostile user " \
+					"frames): %.0f ns/sample, no timed sample over %d ns\n", w,
+					w == "worst" ? 1024 : 127, (wt[w] - spin) / ws[w], wm[w]
 	}'

@@ -14,6 +14,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
@@ -40,10 +41,15 @@ static int hs_nmi_handler(unsigned int type, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
-/* Send one NMI to every online CPU and wait (bounded) until all ran. */
+/*
+ * Send one NMI to every online CPU and wait until all ran: at most 10 s,
+ * a hang detector (a virtual CPU the host does not run for a while gets
+ * its NMI when it runs again).
+ */
 static int hs_nmi_round(void)
 {
-	unsigned int cpu, spins;
+	u64 deadline = ktime_get_ns() + 10 * NSEC_PER_SEC;
+	unsigned int cpu;
 	bool pending;
 
 	cpus_read_lock();
@@ -51,14 +57,12 @@ static int hs_nmi_round(void)
 		per_cpu(hs_pending, cpu) = 1;
 	apic->send_IPI_mask(cpu_online_mask, NMI_VECTOR);
 	atomic64_add(num_online_cpus(), &hs_sent);
-	for (spins = 0; spins < 1000000; spins++) {
+	do {
 		pending = false;
 		for_each_online_cpu(cpu)
 			pending |= READ_ONCE(per_cpu(hs_pending, cpu));
-		if (!pending)
-			break;
 		cpu_relax();
-	}
+	} while (pending && ktime_get_ns() < deadline);
 	cpus_read_unlock();
 	return pending ? -ETIMEDOUT : 0;
 }
