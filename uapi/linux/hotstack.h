@@ -92,8 +92,9 @@
  * @pad:	in: must be 0; out: 0
  * @reserved:	in: must be 0; out: 0
  *
- * The out fields must be 0 on input too. Works in any session state and
- * never changes one.
+ * On input @memory_used, @max_freq, @pad and @reserved must be 0 (they
+ * were all reserved once); the other out fields are ignored. Works in any
+ * session state and never changes one.
  */
 struct hotstack_info {
 	__u32 size;
@@ -294,7 +295,8 @@ struct hotstack_cpu_stats {
  * @arena_frames: out: hotstack_config.arena_frames in use (per CPU)
  * @reserved:	in: 0; out: 0
  *
- * The out fields must be 0 on input.
+ * On input the fields after @total must be 0 (they were all reserved
+ * once); the other out fields are ignored.
  */
 struct hotstack_stats {
 	__u32 size;
