@@ -33,6 +33,26 @@ for ev in $events; do
 	sed 's/^/#   /' /tmp/hp.out
 done
 
+# Suspend takes every CPU but 0 offline too: pm_test "core" goes as far as
+# the platform's sleep and comes back (kernels with PM_DEBUG: Debian's).
+if grep -qw mem /sys/power/state 2>/dev/null && [ -w /sys/power/pm_test ]; then
+	echo 1 >/sys/module/suspend/parameters/pm_test_delay
+	for ev in page-faults context-switches cpu-clock; do
+		hotstack record -e $ev -a -o /tmp/sp.folded >/tmp/sp.out 2>&1 &
+		rec=$!
+		wait_session
+		echo core >/sys/power/pm_test
+		check "suspend and resume (pm_test core) while record -e $ev runs" \
+			sh -c 'echo mem >/sys/power/state'
+		echo none >/sys/power/pm_test
+		kill -INT $rec
+		wait $rec
+		check "record -e $ev then ends cleanly on SIGINT" [ $? -eq 0 ]
+	done
+else
+	echo "# suspend: this kernel cannot test it (no mem state or CONFIG_PM_DEBUG): not run"
+fi
+
 # A CPU that comes online after CONFIGURE has no table: reported.
 start_watch /tmp/hpw.log
 hs_vmtest hotplug-missed >/tmp/hpm.out
