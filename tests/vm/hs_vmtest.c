@@ -495,6 +495,25 @@ static void expect_ioc(int fd, unsigned long cmd, void *arg, int want, const cha
 	    got ? strerrorname_np(got) : "success");
 }
 
+/* A number from a file (a cgroup's memory.current, a sysctl), or -1. */
+static long long cg_read(const char *cg, const char *file)
+{
+	char path[256], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10);
+}
+
 static void test_config_errors(void)
 {
 	struct hs_event_spec event = test_event;
@@ -560,7 +579,8 @@ static void test_config_errors(void)
 	expect_cfg(fd, &c, EINVAL, "PID flag with pid 0");
 	c.pid = 5000000;
 	expect_cfg(fd, &c, EINVAL, "PID flag with a pid past PID_MAX_LIMIT");
-	c.pid = 999999;
+	/* The last pid: no process of this young guest has it. */
+	c.pid = cg_read("/proc/sys/kernel", "pid_max") - 1;
 	expect_cfg(fd, &c, ESRCH, "PID flag with a pid no process has");
 	/* The argument itself: pointers, sizes, a tail the module does not know. */
 	expect_ioc(fd, HOTSTACK_IOC_CONFIGURE, NULL, EFAULT, "CONFIGURE with a NULL pointer");
@@ -1810,25 +1830,6 @@ static void test_lifecycle(void)
 	n = read(fd, buf, sizeof(buf));
 	tap(n == 0, "lifecycle: after CONFIGURE read() starts over: empty tables (%zd)", n);
 	close(fd);
-}
-
-/* A number from a cgroup file (memory.current), or -1. */
-static long long cg_read(const char *cg, const char *file)
-{
-	char path[256], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtoll(buf, NULL, 10);
 }
 
 static int cg_write(const char *cg, const char *file, long long v)
