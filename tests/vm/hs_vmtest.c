@@ -1829,6 +1829,24 @@ static void test_lifecycle(void)
 	expect_cfg(fd, &c, 0, "lifecycle: CONFIGURE during a read");
 	n = read(fd, buf, sizeof(buf));
 	tap(n == 0, "lifecycle: after CONFIGURE read() starts over: empty tables (%zd)", n);
+
+	/* max_depth 1: the interrupted IP alone, each line one frame, marked. */
+	c.max_depth = 1;
+	sampled(fd, &c, "lifecycle, max_depth 1");
+	{
+		char *text = read_all(fd), *line, *save, *frames[8];
+		unsigned int lines = 0, bad = 0;
+
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			int nf = split_frames(line, frames, 8);
+
+			lines++;
+			bad += nf != 2 || strcmp(frames[0], "[truncated]");
+		}
+		tap(lines && !bad, "lifecycle: max_depth 1 reads as [truncated];FRAME lines (%u, %u not)",
+		    lines, bad);
+		free(text);
+	}
 	close(fd);
 }
 

@@ -152,6 +152,28 @@ check_output "the dump's flame graph has the workload" '<title>hs_leaf \[hs_work
 check_output "dump | report - gives the live report" '^# by self' \
 	sh -c 'hotstack dump | hotstack report -'
 
+# Softirq work: TCP over loopback runs the receive side in softirqs (the
+# sender's local_bh_enable or ksoftirqd), sampled with the context key
+# (kernels with TCP/IP: Debian's).
+if [ -e /proc/net/tcp ]; then
+	ip link set lo up
+	nc -l -p 4041 >/dev/null &
+	listener=$!
+	wait_until sh -c 'netstat -ltn 2>/dev/null | grep -q ":4041 "'
+	hotstack record --keys context -a $HS_RATE -o /tmp/soft.folded -- \
+		sh -c 'dd if=/dev/zero bs=65536 count=1500 2>/dev/null | nc 127.0.0.1 4041' \
+		>/tmp/soft.out 2>&1
+	check "record --keys context of a TCP transfer over loopback" [ $? -eq 0 ]
+	kill $listener 2>/dev/null
+	wait $listener 2>/dev/null
+	check_output "its softirq stacks are under [softirq]" '^\[softirq\];.*net_rx_action' \
+		cat /tmp/soft.folded
+	check_output "and the sender's system calls under [task]" '^\[task\];.*tcp_sendmsg' \
+		cat /tmp/soft.folded
+else
+	echo "# [softirq]: this kernel has no TCP/IP (CONFIG_INET): not run"
+fi
+
 # In a pid namespace of its own, pids are that namespace's: -p takes one of
 # them, and the pid key prints them (kernels with PID_NS: Debian's).
 if [ -e /proc/self/ns/pid ]; then
