@@ -2055,7 +2055,8 @@ static void test_read_live(void)
 	unsigned long reads = 0, lines = 0, bad = 0;
 	char *final, **texts = calloc(200, sizeof(char *));
 	struct fline *fl;
-	size_t nf, i, r;
+	size_t nf, i, r, nr;
+	double end;
 	int fd = open_dev();
 
 	default_config(&c);
@@ -2064,13 +2065,15 @@ static void test_read_live(void)
 	expect_cfg(fd, &c, 0, "live read");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "live read: START");
 	busy_start();
-	for (r = 0; r < 200; r++)
+	/* 200 reads, or as many as 15 s allow on a slow (KASAN, TCG) kernel. */
+	for (r = 0, end = now_s() + 15; r < 200 && (r < 20 || now_s() < end); r++)
 		texts[r] = read_all(fd);
+	nr = r;
 	busy_stop();
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "live read: STOP");
 	final = read_all(fd);
 	nf = flines(final, &fl);
-	for (r = 0; r < 200; r++) {
+	for (r = 0; r < nr; r++) {
 		struct fline *l;
 		size_t n = flines(texts[r], &l);
 
@@ -2088,7 +2091,7 @@ static void test_read_live(void)
 		free(l);
 		free(texts[r]);
 	}
-	tap(nf > 0 && !bad,
+	tap(nf > 0 && reads >= 20 && !bad,
 	    "live read: %lu reads while running (%lu stacks): every one a stack of the end, "
 	    "none counted more (%lu bad)", reads, lines, bad);
 	free(fl);
