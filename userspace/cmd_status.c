@@ -62,7 +62,9 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       "\"keys\": %u, \"cpus\": %u, \"generation\": %llu, \"elapsed_ns\": %llu, "
 		       "\"samples\": %llu, \"counted\": %llu, \"nmi_samples\": %llu, "
 		       "\"truncated\": %llu, \"stacks_held\": %llu, \"capacity\": %llu, "
-		       "\"fill_pct\": %u, \"cost_ns\": %llu, \"overhead_ppm\": %llu, \"drops\": {",
+		       "\"fill_pct\": %u, \"cost_ns\": %llu, \"overhead_ppm\": %llu, "
+		       "\"table_entries\": %u, \"arena_frames\": %llu, \"cpus_sampled\": %u, "
+		       "\"cpus_missed\": %u, \"drops\": {",
 		       st->event_type,
 		       (unsigned long long)st->event_config, (unsigned long long)st->sample,
 		       st->flags, st->stacks, st->max_depth, st->keys, st->nr_cpus,
@@ -71,7 +73,8 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       (unsigned long long)st->nmi_samples, (unsigned long long)st->truncated,
 		       (unsigned long long)st->entries, (unsigned long long)st->capacity,
 		       st->fill_pct, (unsigned long long)st->cost_ns,
-		       (unsigned long long)st->overhead_ppm);
+		       (unsigned long long)st->overhead_ppm, st->table_entries,
+		       (unsigned long long)st->arena_frames, st->cpus_sampled, st->cpus_missed);
 		for (i = 0; i < HOTSTACK_DROP_MAX; i++) {
 			const char *name = hs_drop_name(i);
 

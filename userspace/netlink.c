@@ -293,6 +293,10 @@ static int hs_status_cb(const struct nlmsghdr *nlh, void *data)
 		case HOTSTACK_A_FILL_PCT: st->fill_pct = hs_u32(attr); break;
 		case HOTSTACK_A_COST_NS: st->cost_ns = hs_u64(attr); break;
 		case HOTSTACK_A_OVERHEAD_PPM: st->overhead_ppm = hs_u64(attr); break;
+		case HOTSTACK_A_TABLE_ENTRIES: st->table_entries = hs_u32(attr); break;
+		case HOTSTACK_A_ARENA_FRAMES: st->arena_frames = hs_u64(attr); break;
+		case HOTSTACK_A_CPUS_SAMPLED: st->cpus_sampled = hs_u32(attr); break;
+		case HOTSTACK_A_CPUS_MISSED: st->cpus_missed = hs_u32(attr); break;
 		case HOTSTACK_A_DROPS:
 			mnl_attr_for_each_nested(drop, attr) {
 				unsigned int reason = mnl_attr_get_type(drop) - 1;

@@ -27,6 +27,8 @@ struct hs_status {
 	uint64_t event_config, sample, generation, elapsed_ns, samples, counted;
 	__u64 drops[HOTSTACK_DROP_MAX];
 	uint64_t nmi_samples, truncated, entries, capacity, cost_ns, overhead_ppm;
+	uint32_t table_entries, cpus_sampled, cpus_missed;
+	uint64_t arena_frames;
 };
 
 /* One multicast event. */

@@ -1167,6 +1167,14 @@ static void test_hotplug_missed(void)
 	for (cpu = 1; cpu < n; cpu++)
 		off &= set_online(cpu, 0) == 0;
 	tap(off, "hotplug: every CPU but 0 offline before CONFIGURE");
+	{
+		__u64 mask = 2;
+
+		default_config(&c);
+		c.cpus_ptr = (unsigned long)&mask;
+		c.cpus_words = 1;
+		expect_cfg(fd, &c, ENODEV, "hotplug: CONFIGURE of CPU 1 alone, offline");
+	}
 	default_config(&c);
 	expect_cfg(fd, &c, 0, "hotplug: CONFIGURE with only CPU 0 online");
 	get_stats(fd, &st, 0);
@@ -2131,31 +2139,51 @@ static void test_genl_status(void)
 	struct genl_find f = { 0 };
 	struct hs_genl g;
 	struct map m;
-	__u64 capacity = 0;
-	unsigned int slot, fill = 0, max_used;
+	__u64 capacity = 0, samples = 0, timed = 0, handler_ns = 0, hist = 0, truncated = 0;
+	unsigned int slot, fill = 0, max_used, nr_slots;
+	char *text, *line, *save;
+	double t0, t1;
 	int fd = open_dev(), i, drops_ok = 1;
 
 	default_config(&c);
 	c.table_entries = 16;	/* 12 usable a CPU: a table fills, with drops */
+	c.max_depth = 8;	/* some truncated */
+	c.keys = HOTSTACK_KEY_CONTEXT;
 	max_used = c.table_entries / 4 * 3;
 	expect_cfg(fd, &c, 0, "netlink status");
+	t0 = now_s();
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "netlink status: START");
 	fill_table(fd, "netlink status");
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "netlink status: STOP");
+	t1 = now_s();
 	get_stats(fd, &st, 0);
 	if (map_session(fd, &m)) {
 		tap(false, "netlink status: mmap the tables");
 		close(fd);
 		return;
 	}
+	/* Independent of GET_STATS: each CPU's counters in the mapping. */
 	for (slot = 0; slot < m.h->nr_slots; slot++) {
 		const struct hotstack_cpu_stats *cs = slot_stats(&m, m.h->active, slot);
+		unsigned int b;
 
 		capacity += max_used;
 		if (cs->entries * 100 / max_used > fill)
 			fill = cs->entries * 100 / max_used;
+		samples += cs->samples;
+		timed += cs->timed;
+		handler_ns += cs->handler_ns;
+		for (b = 0; b < HOTSTACK_HIST_BUCKETS; b++)
+			hist += cs->hist[b];
 	}
+	nr_slots = m.h->nr_slots;
 	munmap(m.base, m.size);
+	/* Truncated samples, from read()'s [truncated] lines. */
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "[truncated];"))
+			truncated += strtoull(strrchr(line, ' ') + 1, NULL, 10);
+	free(text);
 	if (hs_genl_open(&g)) {
 		tap(false, "netlink: resolve the hotstack family");
 		close(fd);
@@ -2177,6 +2205,28 @@ static void test_genl_status(void)
 	    "netlink: capacity %llu, fill %u%%: the mmap's tables give %llu, %u%%",
 	    (unsigned long long)f.st.capacity, f.st.fill_pct, (unsigned long long)capacity, fill);
 	tap(f.st.owner == (uint32_t)getpid(), "netlink: owner %u is this process", f.st.owner);
+	tap(f.st.event_type == c.event_type && f.st.event_config == c.event_config &&
+	    f.st.sample == c.sample && f.st.flags == c.flags && f.st.stacks == c.stacks &&
+	    f.st.max_depth == c.max_depth && f.st.keys == c.keys &&
+	    f.st.table_entries == c.table_entries && f.st.arena_frames == c.arena_frames,
+	    "netlink: the configuration attributes are what CONFIGURE was given");
+	tap(f.st.cpus_sampled == 0 && f.st.cpus_missed == 0 && f.st.nr_cpus == nr_slots,
+	    "netlink: %u CPUs, none sampled after STOP, none missed", f.st.nr_cpus);
+	tap(f.st.elapsed_ns > 0 && f.st.elapsed_ns <= (t1 - t0) * 1e9,
+	    "netlink: elapsed %.3f s, within the %.3f s between START and STOP",
+	    f.st.elapsed_ns / 1e9, t1 - t0);
+	tap(timed && hist == timed && f.st.cost_ns == handler_ns / timed,
+	    "netlink: cost %llu ns is the mapping's handler_ns / timed (%llu / %llu), the "
+	    "histogram holds every timed sample", (unsigned long long)f.st.cost_ns,
+	    (unsigned long long)handler_ns, (unsigned long long)timed);
+	tap(f.st.overhead_ppm == (unsigned long long)((unsigned __int128)f.st.cost_ns * 1000000 *
+						     samples / ((unsigned __int128)f.st.elapsed_ns *
+								f.st.nr_cpus)),
+	    "netlink: overhead %llu ppm = cost x samples / (elapsed x CPUs)",
+	    (unsigned long long)f.st.overhead_ppm);
+	tap(truncated > 0 && f.st.truncated == truncated,
+	    "netlink: truncated %llu = the counts of read()'s [truncated] lines (%llu)",
+	    (unsigned long long)f.st.truncated, (unsigned long long)truncated);
 	if (hw_event())
 		tap(f.st.samples && f.st.nmi_samples == f.st.samples,
 		    "netlink: all %llu samples taken in NMI context", (unsigned long long)f.st.samples);
