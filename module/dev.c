@@ -110,8 +110,7 @@ static long hotstack_get_info(void __user *uarg)
 	usize = hotstack_copy_in(&info, sizeof(info), HOTSTACK_INFO_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
-	if (info.flags || info.memory_used || info.max_freq || info.pad ||
-	    memchr_inv(info.reserved, 0, sizeof(info.reserved)))
+	if (info.flags || memchr_inv(info.reserved, 0, sizeof(info.reserved)))
 		return -EINVAL;
 
 	info.abi_version = HOTSTACK_ABI_VERSION;
@@ -198,8 +197,7 @@ static long hotstack_ioc_get_stats(struct hotstack_session *s, void __user *uarg
 	if (usize < 0)
 		return usize;
 	if ((st.flags & ~HOTSTACK_STATS_READABLE) ||
-	    st.cpus_sampled || st.cpus_missed || st.table_entries || st.pad2 ||
-	    st.arena_frames || memchr_inv(st.reserved, 0, sizeof(st.reserved)))
+	    memchr_inv(st.reserved, 0, sizeof(st.reserved)))
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	hotstack_get_stats(s, &st, st.flags & HOTSTACK_STATS_READABLE ? !s->active : s->active);

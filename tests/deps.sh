@@ -22,6 +22,9 @@ packages=(
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest
 	qemu-system-x86 busybox-static cpio kmod iproute2
+	# the 32-bit compat test (a cross compiler: gcc-multilib would remove
+	# the arm64 one)
+	gcc-i686-linux-gnu libc6-dev-i386-cross
 	# the README's DKMS install, built and loaded by make check
 	dkms openssl
 	# arm64: cross compiler, emulator, the tool's libraries for arm64

@@ -89,12 +89,12 @@
  * @max_freq:	out: highest frequency (samples per second per CPU) the
  *		caller may ask for: HOTSTACK_MAX_FREQ with CAP_PERFMON, else
  *		the module parameter group_max_freq (see Privilege)
- * @pad:	in: must be 0; out: 0
+ * @pad:	out: 0
  * @reserved:	in: must be 0; out: 0
  *
- * On input @memory_used, @max_freq, @pad and @reserved must be 0 (they
- * were all reserved once); the other out fields are ignored. Works in any
- * session state and never changes one.
+ * On input only @size, @flags and @reserved are read; the out fields
+ * are ignored (a struct can be passed again as it came back). Works in
+ * any session state and never changes one.
  */
 struct hotstack_info {
 	__u32 size;
@@ -295,8 +295,8 @@ struct hotstack_cpu_stats {
  * @arena_frames: out: hotstack_config.arena_frames in use (per CPU)
  * @reserved:	in: 0; out: 0
  *
- * On input the fields after @total must be 0 (they were all reserved
- * once); the other out fields are ignored.
+ * On input only @size, @flags and @reserved are read; the out fields are
+ * ignored (a struct can be passed again as it came back).
  */
 struct hotstack_stats {
 	__u32 size;

@@ -6,6 +6,12 @@ check "insmod hotstack.ko test_hooks=1" reload test_hooks=1
 check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
 tap "hs_vmtest config-errors" hs_vmtest config-errors
 tap "hs_vmtest lifecycle" hs_vmtest lifecycle
+# 32-bit processes (x86_64 kernels with IA32 emulation: Debian's).
+if [ -x /bin/hs_compat32 ] && [ -e /proc/sys/abi/vsyscall32 ]; then
+	tap "hs_compat32 (the compat ioctl path)" hs_compat32
+else
+	echo "# compat32: no IA32 emulation in this kernel (or not x86_64): not run"
+fi
 tap "hs_vmtest mmap-race" hs_vmtest mmap-race
 tap "hs_vmtest read-live" hs_vmtest read-live
 tap "hs_vmtest workload (exact stacks)" hs_vmtest workload 6 16 40 64
