@@ -6,7 +6,8 @@
  * (apic->send_IPI_mask(NMI_VECTOR)); each CPU's NMI handler calls
  * hotstack_test_sample() with the interrupted registers (hotstack must be
  * loaded with test_hooks=1). Reading /proc/hs_nmi gives "sent handled
- * in_nmi" totals.
+ * in_nmi" totals. Writing "unknown N" feeds N samples at an address no
+ * kernel symbol covers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +24,7 @@
 #include <linux/uaccess.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
+#include <asm/vsyscall.h>
 
 void hotstack_test_sample(struct pt_regs *regs);
 
@@ -67,13 +69,45 @@ static int hs_nmi_round(void)
 	return pending ? -ETIMEDOUT : 0;
 }
 
+/*
+ * Samples at an address no kernel symbol covers (the vsyscall page): what
+ * read() must print as [unknown]. Only for a session with max_depth 1,
+ * which takes the IP alone and walks nothing from these registers.
+ */
+static void hs_nmi_unknown(unsigned long n)
+{
+	struct pt_regs regs = { 0 };
+
+	regs.ip = VSYSCALL_ADDR;
+	regs.cs = __KERNEL_CS;
+	regs.flags = X86_EFLAGS_FIXED;
+	while (n--) {
+		local_irq_disable();
+		hotstack_test_sample(&regs);
+		local_irq_enable();
+	}
+}
+
 static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t len,
 			    loff_t *ppos)
 {
 	unsigned long rounds, i;
+	char buf[32];
 	int ret;
 
-	ret = kstrtoul_from_user(ubuf, len, 10, &rounds);
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (!strncmp(buf, "unknown ", 8)) {
+		ret = kstrtoul(buf + 8, 10, &rounds);
+		if (ret)
+			return ret;
+		hs_nmi_unknown(rounds);
+		return len;
+	}
+	ret = kstrtoul(buf, 10, &rounds);
 	if (ret)
 		return ret;
 	for (i = 0; i < rounds; i++) {

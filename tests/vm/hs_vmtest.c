@@ -32,6 +32,7 @@
  *   hs_vmtest hotplug EVENT        every CPU but 0 offline and back mid-run
  *   hs_vmtest hotplug-missed       a CPU that comes online after CONFIGURE
  *   hs_vmtest tablefull            full table and arena: drops, recovery
+ *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
  *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
  *                                  while sessions come and go, snapshots,
  *                                  resets, mmap readers and CPU hotplug
@@ -1264,6 +1265,35 @@ static void test_tablefull(void)
 	    (unsigned long long)st.total.drops[HOTSTACK_DROP_ARENA_FULL]);
 	slots_within(fd, "arena full", c.table_entries / 4 * 3, 64);
 	check_invariant(fd, "arena full");
+	close(fd);
+}
+
+/*
+ * An address no kernel symbol covers (hs_nmi feeds samples at the vsyscall
+ * page): read() prints [unknown], never the address.
+ */
+static void test_unknown(void)
+{
+	struct hotstack_config c;
+	char *text;
+	int fd = open_dev(), p = open("/proc/hs_nmi", O_WRONLY);
+
+	default_config(&c);
+	c.flags = 0;
+	c.sample = 1000000000000ULL;	/* the event itself stays quiet */
+	c.max_depth = 1;
+	expect_cfg(fd, &c, 0, "unknown: IP only, a quiet event");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "unknown: START");
+	tap(p >= 0 && write(p, "unknown 10", 10) == 10, "unknown: 10 samples at the vsyscall page");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "unknown: STOP");
+	text = read_all(fd);
+	tap(!strcmp(text, "[truncated];[unknown] 10\n"),
+	    "unknown: read() gives '[truncated];[unknown] 10', no address");
+	if (strcmp(text, "[truncated];[unknown] 10\n"))
+		printf("#   %.300s\n", text);
+	free(text);
+	if (p >= 0)
+		close(p);
 	close(fd);
 }
 
@@ -2973,6 +3003,8 @@ int main(int argc, char **argv)
 		test_hotplug(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "hotplug-missed"))
 		test_hotplug_missed();
+	else if (argc == 2 && !strcmp(argv[1], "unknown"))
+		test_unknown();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))
 		test_tablefull();
 	else if (argc == 3 && !strcmp(argv[1], "stress"))
