@@ -196,8 +196,7 @@ static long hotstack_ioc_get_stats(struct hotstack_session *s, void __user *uarg
 	usize = hotstack_copy_in(&st, sizeof(st), HOTSTACK_STATS_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
-	if ((st.flags & ~HOTSTACK_STATS_READABLE) ||
-	    memchr_inv(st.reserved, 0, sizeof(st.reserved)))
+	if (st.flags & ~HOTSTACK_STATS_READABLE)
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	hotstack_get_stats(s, &st, st.flags & HOTSTACK_STATS_READABLE ? !s->active : s->active);

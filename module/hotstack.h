@@ -141,6 +141,10 @@ struct hotstack_session {
 	spinlock_t hp_lock;		/* slots' want and hp_seq, @missed */
 	struct work_struct hp_work;	/* creates and releases the events */
 	cpumask_var_t missed;		/* CPUs to report as missed (hp_lock) */
+	bool task_mode;			/* HOTSTACK_CFG_TASK: events on tasks, not CPUs */
+	struct perf_event **task_events;	/* [nr_task_events] while RUNNING */
+	unsigned int nr_task_events;
+	atomic64_t lost;		/* task-mode samples on a CPU without a table */
 
 	/* generic netlink (genl.c) */
 	u32 id;			/* unique, from 1 */

@@ -172,8 +172,12 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	bool timed;
 	int drop;
 
-	if (idx < 0)
-		return;		/* not a CPU of this session */
+	if (idx < 0) {
+		/* A per-task event on a CPU that came online after CONFIGURE. */
+		if (s->task_mode)
+			atomic64_inc(&s->lost);
+		return;		/* else: not a CPU of this session */
+	}
 	slot = &s->tabs.slots[idx];
 	/* RCU reader: SNAPSHOT waits for us before reading the other table. */
 	gen = READ_ONCE(s->active);
@@ -190,8 +194,10 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 		goto out_busy;
 	}
 
+	/* Per-task events sample only their tasks (and their children): no filter. */
 	if (unlikely(s->cfg.flags & (HOTSTACK_CFG_PID | HOTSTACK_CFG_EXCLUDE_IDLE)) &&
-	    (((s->cfg.flags & HOTSTACK_CFG_PID) && task_tgid(current) != s->pid) ||
+	    (((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode &&
+	      task_tgid(current) != s->pid) ||
 	     ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current)))) {
 		hs_drop(s, gen, stats, HOTSTACK_DROP_FILTERED);
 		goto out;

@@ -10,6 +10,8 @@
 #include <linux/overflow.h>
 #include <linux/perf_event.h>
 #include <linux/rculist.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -194,6 +196,10 @@ static int hs_check_config(const struct hotstack_config *c)
 	if ((c->flags & HOTSTACK_CFG_FREQ) && c->sample > HOTSTACK_MAX_FREQ)
 		return -EINVAL;
 	if (!(c->flags & HOTSTACK_CFG_PID) != !c->pid || c->pid > PID_MAX_LIMIT)
+		return -EINVAL;
+	/* Per-task events follow the process everywhere: every CPU has a table. */
+	if ((c->flags & HOTSTACK_CFG_TASK) &&
+	    (!(c->flags & HOTSTACK_CFG_PID) || c->cpus_ptr || c->cpus_words))
 		return -EINVAL;
 	if (!c->stacks || (c->stacks & ~(HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER)))
 		return -EINVAL;
@@ -460,6 +466,8 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	s->cfg = *c;
 	s->seed = seed;
 	s->privileged = perfmon_capable();
+	s->task_mode = c->flags & HOTSTACK_CFG_TASK;
+	atomic64_set(&s->lost, 0);
 	s->uid = current_uid();
 	s->sync_event = c->event_type == PERF_TYPE_SOFTWARE &&
 			(c->event_config == PERF_COUNT_SW_PAGE_FAULTS ||
@@ -614,14 +622,119 @@ static void hs_stop_events(struct hotstack_session *s)
 	hs_sync_events_now(s);
 }
 
+/*
+ * HOTSTACK_CFG_TASK: a perf event on each thread of the session's process,
+ * inherited by what they start. Made by a kernel worker, like the CPUs'
+ * events (perf applies its paranoia to the current task).
+ */
+struct hs_task_start {
+	struct work_struct work;
+	struct hotstack_session *s;
+	int ret;
+};
+
+static void hs_task_events_work(struct work_struct *work)
+{
+	struct hs_task_start *ts = container_of(work, struct hs_task_start, work);
+	struct hotstack_session *s = ts->s;
+	struct task_struct *leader, *t, **tasks;
+	struct perf_event_attr attr;
+	unsigned int n = 0, cap, i;
+	int ret = 0;
+
+	rcu_read_lock();
+	leader = pid_task(s->pid, PIDTYPE_TGID);
+	cap = leader ? get_nr_threads(leader) + 16 : 0;
+	rcu_read_unlock();
+	if (!cap) {
+		ts->ret = -ESRCH;
+		return;
+	}
+	if (cap > HOTSTACK_MAX_TASKS + 16) {
+		ts->ret = -E2BIG;
+		return;
+	}
+	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+	s->task_events = kvcalloc(cap, sizeof(*s->task_events), GFP_KERNEL_ACCOUNT);
+	if (!tasks || !s->task_events) {
+		kvfree(tasks);
+		kvfree(s->task_events);
+		s->task_events = NULL;
+		ts->ret = -ENOMEM;
+		return;
+	}
+	rcu_read_lock();
+	leader = pid_task(s->pid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			/* Threads started since the count: too many now. */
+			if (n == cap) {
+				ret = -E2BIG;
+				break;
+			}
+			get_task_struct(t);
+			tasks[n++] = t;
+		}
+	}
+	rcu_read_unlock();
+
+	hs_event_attr(&s->cfg, &attr);
+	attr.inherit = 1;
+	for (i = 0; i < n; i++) {
+		struct perf_event *event;
+
+		if (!ret) {
+			event = perf_event_create_kernel_counter(&attr, -1, tasks[i],
+								 hotstack_overflow, s);
+			if (!IS_ERR(event))
+				s->task_events[s->nr_task_events++] = event;
+			/* A thread that exited meanwhile has no events to follow. */
+			else if (PTR_ERR(event) != -ESRCH)
+				ret = PTR_ERR(event);
+		}
+		put_task_struct(tasks[i]);
+	}
+	kvfree(tasks);
+	ts->ret = ret ? ret : s->nr_task_events ? 0 : -ESRCH;
+}
+
+/* Release the task events (and the children's, inherited from them). */
+static void hs_task_events_release(struct hotstack_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_task_events; i++)
+		perf_event_release_kernel(s->task_events[i]);
+	kvfree(s->task_events);
+	s->task_events = NULL;
+	s->nr_task_events = 0;
+}
+
+static int hs_task_events_start(struct hotstack_session *s)
+{
+	struct hs_task_start ts = { .s = s };
+
+	INIT_WORK_ONSTACK(&ts.work, hs_task_events_work);
+	queue_work(system_unbound_wq, &ts.work);
+	flush_work(&ts.work);
+	destroy_work_on_stack(&ts.work);
+	if (ts.ret)
+		hs_task_events_release(s);
+	return ts.ret;
+}
+
 void hotstack_stop(struct hotstack_session *s)
 {
 	lockdep_assert_held(&s->lock);
 	if (s->state != HOTSTACK_STATE_RUNNING)
 		return;
-	/* The callbacks of every online CPU say "no event"; then released. */
-	cpuhp_state_remove_instance_nocalls(hotstack_cpuhp_state, &s->cpuhp_node);
-	hs_stop_events(s);
+	if (s->task_mode) {
+		hs_task_events_release(s);
+	} else {
+		/* The callbacks of every online CPU say "no event"; then released. */
+		cpuhp_state_remove_instance_nocalls(hotstack_cpuhp_state, &s->cpuhp_node);
+		hs_stop_events(s);
+	}
 	mutex_lock(&hotstack_running_lock);
 	list_del_rcu(&s->run_node);
 	mutex_unlock(&hotstack_running_lock);
@@ -655,11 +768,18 @@ int hotstack_start(struct hotstack_session *s)
 	mutex_unlock(&hotstack_running_lock);
 	s->run_start_ns = ktime_get_ns();
 
-	/* The callbacks of the online CPUs ask for their events; made here. */
-	ret = cpuhp_state_add_instance(hotstack_cpuhp_state, &s->cpuhp_node);
+	/*
+	 * Per-task events on the process's threads (all or none); or the
+	 * callbacks of the online CPUs ask for their events, made below.
+	 */
+	if (s->task_mode)
+		ret = hs_task_events_start(s);
+	else
+		ret = cpuhp_state_add_instance(hotstack_cpuhp_state, &s->cpuhp_node);
 	if (ret) {
 		/* Not added: nothing to remove from the hotplug state. */
-		hs_stop_events(s);
+		if (!s->task_mode)
+			hs_stop_events(s);
 		mutex_lock(&hotstack_running_lock);
 		list_del_rcu(&s->run_node);
 		mutex_unlock(&hotstack_running_lock);
@@ -669,6 +789,10 @@ int hotstack_start(struct hotstack_session *s)
 		return ret;
 	}
 	s->state = HOTSTACK_STATE_RUNNING;
+	if (s->task_mode) {
+		hs_hdr_update(s);
+		return 0;
+	}
 	hs_sync_events_now(s);
 	mutex_lock(&s->ev_lock);
 	for (i = 0; !ret && i < s->tabs.nr_slots; i++)
@@ -757,9 +881,11 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->table_entries = 0;
 	st->pad2 = 0;
 	st->arena_frames = 0;
+	st->lost = 0;
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
 	st->cpus_missed = atomic_read(&s->cpus_missed);
+	st->lost = atomic64_read(&s->lost);
 	st->table_entries = s->cfg.table_entries;
 	st->arena_frames = s->cfg.arena_frames;
 	st->elapsed_ns = s->elapsed_ns[gen];

@@ -22,7 +22,8 @@ const struct hs_option hs_session_options[] = {
 	{ 'c', "count", "PERIOD", "events between samples, instead of -F" },
 	{ 'a', "all-cpus", NULL, "every CPU (the default; with a command: the whole system)" },
 	{ 'C', "cpu", "CPUS", "only these CPUs, a list like 0,2-3" },
-	{ 'p', "pid", "PID", "only this process's samples (others are counted as filtered out)" },
+	{ 'p', "pid", "PID", "only this process, its threads and what they start (with -a or -C: "
+	  "every CPU sampled, the others' samples filtered out)" },
 	{ 'g', "call-graph", NULL, "accepted, as perf takes it: stacks are always recorded" },
 	{ HS_SESSION_OPT_STACKS, "stacks", "kernel|user|both", "the stacks to walk "
 	  "(default kernel; user stacks by frame pointers)" },
@@ -269,6 +270,13 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 
 	cfg.size = sizeof(cfg);
 	cfg.flags |= cfg.pid ? HOTSTACK_CFG_PID : 0;
+	/*
+	 * A process on every CPU: events on its own tasks, inherited by what
+	 * they start, so nothing else is sampled. With -a or -C: every CPU's
+	 * event, and the others' samples filtered out.
+	 */
+	if (cfg.pid && !c->all_cpus && !cfg.cpus_words)
+		cfg.flags |= HOTSTACK_CFG_TASK;
 	cfg.event_type = c->ev.type;
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;

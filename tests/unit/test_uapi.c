@@ -45,7 +45,8 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, table_entries), total + 320 + 8);
 	assert_int_equal(offsetof(struct hotstack_stats, pad2), total + 320 + 12);
 	assert_int_equal(offsetof(struct hotstack_stats, arena_frames), total + 320 + 16);
-	assert_int_equal(FIELD_END(struct hotstack_stats, reserved), sizeof(struct hotstack_stats));
+	assert_int_equal(offsetof(struct hotstack_stats, lost), total + 320 + 24);
+	assert_int_equal(FIELD_END(struct hotstack_stats, lost), sizeof(struct hotstack_stats));
 	assert_int_equal(sizeof(struct hotstack_entry), 48);
 }
 

@@ -137,7 +137,8 @@ enum hotstack_state {
 #define HOTSTACK_CFG_PID		_BITUL(1) /* count only tgid == pid */
 #define HOTSTACK_CFG_EXCLUDE_IDLE	_BITUL(2) /* no samples of the idle task */
 #define HOTSTACK_CFG_COLLAPSE		_BITUL(3) /* collapse direct recursion */
-#define HOTSTACK_CFG_ALL		0xfU
+#define HOTSTACK_CFG_TASK		_BITUL(4) /* events on @pid's tasks, inherited */
+#define HOTSTACK_CFG_ALL		0x1fU
 
 /* hotstack_config.stacks */
 #define HOTSTACK_STACK_KERNEL		_BITUL(0)
@@ -148,6 +149,9 @@ enum hotstack_state {
 #define HOTSTACK_KEY_COMM		_BITUL(1)
 #define HOTSTACK_KEY_CONTEXT		_BITUL(2)
 #define HOTSTACK_KEY_ALL		0x7U
+
+/* Threads of a process HOTSTACK_CFG_TASK may attach to at START. */
+#define HOTSTACK_MAX_TASKS		65536
 
 /* Highest sampling frequency, per CPU, with HOTSTACK_CFG_FREQ. */
 #define HOTSTACK_MAX_FREQ		100000
@@ -178,6 +182,12 @@ enum hotstack_state {
  * @pid:	with HOTSTACK_CFG_PID, the process (tgid) whose samples count,
  *		as the opener's pid namespace numbers it; the others are
  *		counted as HOTSTACK_DROP_FILTERED. Else 0.
+ *		With HOTSTACK_CFG_TASK too (and every CPU: @cpus_ptr 0), START
+ *		makes one perf event for each thread of @pid instead of one
+ *		per CPU, inherited by the threads and processes they start
+ *		(perf's inherit): only they are sampled, other processes pay
+ *		nothing and nothing is filtered out, and the process's children
+ *		count too. At most HOTSTACK_MAX_TASKS threads (E2BIG).
  *		(HOTSTACK_CFG_EXCLUDE_IDLE likewise counts the idle task's
  *		samples as HOTSTACK_DROP_FILTERED.)
  * @stacks:	HOTSTACK_STACK_* to walk, at least one
@@ -293,10 +303,12 @@ struct hotstack_cpu_stats {
  * @table_entries: out: hotstack_config.table_entries in use (per CPU)
  * @pad2:	out: 0
  * @arena_frames: out: hotstack_config.arena_frames in use (per CPU)
- * @reserved:	in: 0; out: 0
+ * @lost:	out: samples of HOTSTACK_CFG_TASK events on a CPU without a
+ *		table (one that came online after CONFIGURE): counted here only
  *
- * On input only @size, @flags and @reserved are read; the out fields are
- * ignored (a struct can be passed again as it came back).
+ * On input only @size and @flags are read; the out fields are ignored (a
+ * struct can be passed again as it came back). The struct grows at its
+ * end, as "size" allows.
  */
 struct hotstack_stats {
 	__u32 size;
@@ -314,7 +326,7 @@ struct hotstack_stats {
 	__u32 table_entries;
 	__u32 pad2;
 	__u64 arena_frames;
-	__u64 reserved[1];
+	__u64 lost;
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)

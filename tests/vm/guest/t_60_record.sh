@@ -28,12 +28,33 @@ check_output "record prints its summary" \
 	cat /tmp/a.out
 check_output "the folded file has the idle loop's stacks" 'do_idle;.* [0-9]+$' cat /tmp/a.folded
 
-check "record $HS_RATE -- COMMAND" hotstack record $HS_RATE -o /tmp/w.folded -- \
-	sh -c 'echo "6 4 50" >/proc/hs_workload'
+hotstack record $HS_RATE -o /tmp/w.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
+	>/tmp/w.out 2>&1
+check "record $HS_RATE -- COMMAND" [ $? -eq 0 ]
 check_output "the command's kernel stacks are in the profile" \
 	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf' cat /tmp/w.folded
 check_output "only the command's samples (pid filter): no idle loop" '^0$' \
 	sh -c 'grep -c do_idle /tmp/w.folded'
+# A command's own tasks only (events on them, inherited): the others pay
+# nothing, so nothing is filtered out; its children and threads count.
+check_output "record -- COMMAND samples only its tasks: 0 filtered out" \
+	'^\[ hotstack record: .* samples .*, 0 filtered out, ' cat /tmp/w.out
+hotstack record $HS_RATE --keys pid --stacks both -o /tmp/kids.folded -- \
+	sh -c 'hs_vmtest uspin 800 & hs_vmtest uspin 800; wait' >/tmp/kids.out 2>&1
+check "record -- a shell that starts two programs" [ $? -eq 0 ]
+check_output "both children are in the profile, in their own user code" '^2$' \
+	sh -c "grep 'u_top;u_mid' /tmp/kids.folded | sed 's/;.*//' | sort -u | wc -l"
+check_output "and nothing was filtered out" '0 filtered out' cat /tmp/kids.out
+# With -C, every CPU's event and the pid filter instead: the others' samples
+# are counted as filtered out.
+workload_start "4 2 2000"
+hotstack record $HS_RATE -C 0-$(($(nproc) - 1)) -p $work -d 1 -o /tmp/pf.folded >/tmp/pf.out 2>&1
+check "record -C CPUS -p PID" [ $? -eq 0 ]
+workload_stop
+check_output "filters: the other processes' samples are filtered out" \
+	'^\[ hotstack record: .*, [1-9][0-9]* filtered out, ' cat /tmp/pf.out
+check_output "and the process's stacks are there" 'hs_workload_write \[hs_workload\]' \
+	cat /tmp/pf.folded
 check_output "record of a command that does not exist fails clearly" \
 	'cannot run /nonexistent: No such file' hotstack record -o /tmp/x.folded -- /nonexistent
 check_output "report shows the top functions by self" '^ +[0-9.]+% +[0-9.]+% +[0-9]+  hs_leaf' \
