@@ -8,6 +8,7 @@
 #   make lint          checkpatch --strict and sparse on module/ and uapi/
 #   make unit          host unit tests only
 #   make check-vm KERNEL=generic|rt|debug|arm64|arm64-debug   one VM suite
+#   make fuzz [SEED=N] [KERNEL=debug] [CALLS=N]   the hostile-input fuzzer alone in a VM
 #   make bench         sampling overhead against its floors (icount VM)
 #   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)
 #   make bench-tool    report, SVG, pprof, diff of a 50 MB profile against Python (host)
@@ -43,6 +44,29 @@ check-vm: deps
 check:
 	tests/check.sh
 
+# The hostile-input fuzzer (tests/vm/hs_fuzz.c) alone in a VM, on the debug
+# kernel unless KERNEL says otherwise: CALLS calls (default 10^5) with SEED
+# (default: a new random one; SEED=N replays a run). The whole output goes
+# to out/fuzz.log (the VM's files to out/fuzz/vm-KERNEL); the last line
+# printed is the guest's "fuzz: N calls, N errors, seed S".
+FUZZ_KERNEL = $(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),debug)
+
+fuzz: deps
+	@mkdir -p out; \
+	seed='$(SEED)'; [ -n "$$seed" ] || seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); \
+	tmp=$$(mktemp -d); echo "$$seed" >"$$tmp/seed"; echo '$(or $(CALLS),100000)' >"$$tmp/calls"; \
+	echo "fuzz: $(FUZZ_KERNEL) kernel, seed $$seed: output in out/fuzz.log"; \
+	HOTSTACK_OUT='$(CURDIR)/out/fuzz' \
+	HOTSTACK_VM_EXTRA="$$tmp/seed:fuzz_seed $$tmp/calls:fuzz_calls" \
+		tests/vm/run.sh $(FUZZ_KERNEL) --script tests/vm/guest/fuzz.sh >out/fuzz.log 2>&1; \
+	rc=$$?; rm -rf "$$tmp"; \
+	grep -v '^fuzz: [0-9]* calls' out/fuzz.log; \
+	line=$$(grep '^fuzz: [0-9]* calls' out/fuzz.log | tail -n 1); \
+	if [ -z "$$line" ]; then \
+		rc=1; line="fuzz: no result from the guest (see out/fuzz.log), seed $$seed"; \
+	fi; \
+	echo "$$line"; exit $$rc
+
 run:
 	tests/run.sh
 
@@ -68,4 +92,4 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/bench clean
 
-.PHONY: all module tool deps lint unit check-vm check run bench bench-dump bench-tool dkms-install clean
+.PHONY: all module tool deps lint unit check-vm check fuzz run bench bench-dump bench-tool dkms-install clean

@@ -269,7 +269,7 @@ static void note_once(unsigned int bit, const char *fmt, ...)
 	pthread_mutex_unlock(&print_lock);
 }
 
-enum { NOTE_INFO_OUT, NOTE_STATS_OUT, NOTE_SESSIONS };
+enum { NOTE_SESSIONS };
 
 #define DESC(t, ...) snprintf((t)->desc, sizeof((t)->desc), __VA_ARGS__)
 
@@ -776,8 +776,8 @@ static void valid_config(struct thr *t, struct hotstack_config *c)
 		PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS,
 		PERF_COUNT_HW_CACHE_MISSES, PERF_COUNT_HW_BRANCH_MISSES,
 	};
-	static const uint64_t freqs[] = { 10, 100, 499, 1000 };
-	static const uint64_t ns[] = { 1000000, 4000000, 10000000 };
+	static const uint64_t freqs[] = { 10, 50, 100, 250, 1000 };
+	static const uint64_t ns[] = { 1000000, 4000000, 10000000, 100000000 };
 	static const uint64_t cycles[] = { 1000000, 10000000 };
 	unsigned int k = below(t, 100);
 	bool clock;
@@ -947,6 +947,10 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 		return true;
 	if (!(c->flags & HOTSTACK_CFG_PID) != !c->pid)
 		return true;
+	/* Per-task events: a process's, on every CPU. */
+	if ((c->flags & HOTSTACK_CFG_TASK) &&
+	    (!(c->flags & HOTSTACK_CFG_PID) || c->cpus_ptr || c->cpus_words))
+		return true;
 	if (!c->stacks || (c->stacks & ~(HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER)))
 		return true;
 	if (!c->max_depth || c->max_depth > HOTSTACK_MAX_DEPTH)
@@ -980,6 +984,14 @@ static void op_configure(struct thr *t)
 	}
 	valid_config(t, &c);
 	pick_cpus(t, &c, &x);
+	if (chance(t, 8)) {
+		/* Events on this process's threads, inherited by the fork()s. */
+		c.flags |= HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK;
+		c.pid = getpid();
+		c.cpus_ptr = 0;
+		c.cpus_words = 0;
+		memset(&x, 0, sizeof(x));
+	}
 	mutate_config(t, &c, &x);
 	c.size = pick_size(t, sizeof(c), HOTSTACK_CONFIG_SIZE_VER0);
 	place(t, &c, sizeof(c), &a);
@@ -1050,8 +1062,11 @@ static void op_state(struct thr *t, enum call c, unsigned long cmd)
 	if (arg)
 		al = ALLOW(EINVAL);	/* they take no argument: 0 */
 	else if (c == C_START)
-		/* EINVAL not configured, EBUSY running; perf's errnos. */
-		al = ALLOW(0, EINVAL, EBUSY, ENOMEM, ENOENT, EOPNOTSUPP, ENODEV);
+		/*
+		 * EINVAL not configured, EBUSY running; perf's errnos; with
+		 * HOTSTACK_CFG_TASK, ESRCH and E2BIG for the process's threads.
+		 */
+		al = ALLOW(0, EINVAL, EBUSY, ENOMEM, ENOENT, EOPNOTSUPP, ENODEV, ESRCH, E2BIG);
 	else
 		al = ALLOW(0, EINVAL);	/* EINVAL: not in the state for it */
 	check(t, c, ioctl(s->fd, cmd, arg), al);
@@ -1082,7 +1097,6 @@ static void op_get_info(struct thr *t)
 	struct slot *s = pick_fd(t);
 	struct hotstack_info in, k;
 	struct allow al = { { 0, 0 } };
-	bool out_set = false;
 	struct arg a;
 	char where[128];
 	long ret;
@@ -1108,24 +1122,15 @@ static void op_get_info(struct thr *t)
 	err = errno;
 	if (copy_in(&a, HOTSTACK_INFO_SIZE_VER0, &al)) {
 		kview(&a, &in, sizeof(k), &k);
-		if (k.flags || nonzero(&k, offsetof(struct hotstack_info, memory_used), sizeof(k))) {
+		/* Only size, flags and reserved are read: out fields are ignored. */
+		if (k.flags || nonzero(k.reserved, 0, sizeof(k.reserved)))
 			allow_add(&al, EINVAL);
-		} else {
-			/* A read-only page cannot take the answer. */
+		else	/* a read-only page cannot take the answer */
 			allow_add(&al, a.where == W_RO ? EFAULT : 0);
-			/* "The out fields must be 0 on input too." */
-			out_set = nonzero(&k, offsetof(struct hotstack_info, abi_version),
-					  offsetof(struct hotstack_info, memory_used));
-			if (out_set)
-				allow_add(&al, EINVAL);
-		}
 	}
 	e = check_err(t, C_GET_INFO, ret, err, al);
 	if (e || a.where == W_RO || !a.access)
 		return;
-	if (out_set)
-		note_once(NOTE_INFO_OUT, "GET_INFO accepts nonzero out fields (abi_version .. "
-			  "features) on input; the ABI says they must be 0 (%s)", t->desc);
 	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
 	if (k.size != a.usize || k.abi_version != HOTSTACK_ABI_VERSION ||
 	    k.max_depth != HOTSTACK_MAX_DEPTH || k.max_sessions != max_sessions || k.features ||
@@ -1154,7 +1159,7 @@ static void remember_id(struct thr *t, uint32_t id)
 static void check_stats(struct thr *t, const struct hotstack_stats *st)
 {
 	bool ok = st->state <= HOTSTACK_STATE_RUNNING && !st->pad && !st->pad2 &&
-		  !st->reserved[0] && st->id && st->cpus_sampled <= st->nr_cpus;
+		  st->id && st->cpus_sampled <= st->nr_cpus;
 
 	if (st->state == HOTSTACK_STATE_NEW)
 		ok = ok && !st->nr_cpus && !st->mmap_size && !st->table_entries &&
@@ -1168,11 +1173,10 @@ static void check_stats(struct thr *t, const struct hotstack_stats *st)
 	if (!ok)
 		report(t, "%s: answered state %u nr_cpus %u id %u mmap_size %llu "
 		       "table_entries %u arena_frames %llu cpus_sampled %u samples %llu pad %u "
-		       "pad2 %u reserved %#llx", t->desc, st->state, st->nr_cpus, st->id,
+		       "pad2 %u", t->desc, st->state, st->nr_cpus, st->id,
 		       (unsigned long long)st->mmap_size, st->table_entries,
 		       (unsigned long long)st->arena_frames, st->cpus_sampled,
-		       (unsigned long long)st->total.samples, st->pad, st->pad2,
-		       (unsigned long long)st->reserved[0]);
+		       (unsigned long long)st->total.samples, st->pad, st->pad2);
 	else
 		remember_id(t, st->id);
 }
@@ -1182,7 +1186,6 @@ static void op_get_stats(struct thr *t)
 	struct slot *s = pick_fd(t);
 	struct hotstack_stats in, k;
 	struct allow al = { { 0, 0 } };
-	bool out_set = false;
 	struct arg a;
 	char where[128];
 	long ret;
@@ -1210,24 +1213,15 @@ static void op_get_stats(struct thr *t)
 	err = errno;
 	if (copy_in(&a, HOTSTACK_STATS_SIZE_VER0, &al)) {
 		kview(&a, &in, sizeof(k), &k);
-		if ((k.flags & ~HOTSTACK_STATS_READABLE) ||
-		    nonzero(&k, offsetof(struct hotstack_stats, cpus_sampled), sizeof(k))) {
+		/* Only size and flags are read: out fields are ignored. */
+		if (k.flags & ~HOTSTACK_STATS_READABLE)
 			allow_add(&al, EINVAL);
-		} else {
+		else
 			allow_add(&al, a.where == W_RO ? EFAULT : 0);
-			/* "The out fields must be 0 on input." */
-			out_set = nonzero(&k, offsetof(struct hotstack_stats, state),
-					  offsetof(struct hotstack_stats, cpus_sampled));
-			if (out_set)
-				allow_add(&al, EINVAL);
-		}
 	}
 	e = check_err(t, C_GET_STATS, ret, err, al);
 	if (e || a.where == W_RO || !a.access)
 		return;
-	if (out_set)
-		note_once(NOTE_STATS_OUT, "GET_STATS accepts nonzero out fields (state .. total) "
-			  "on input; the ABI says they must be 0 (%s)", t->desc);
 	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
 	if (k.size != a.usize)
 		report(t, "%s: the size field became %u", t->desc, k.size);
@@ -1330,7 +1324,7 @@ static void op_ioctl(struct thr *t)
 		break;
 	default:
 		al = arg ? ALLOW(EINVAL) : c == C_START ?
-		     ALLOW(0, EINVAL, EBUSY, ENOMEM, ENOENT, EOPNOTSUPP, ENODEV) :
+		     ALLOW(0, EINVAL, EBUSY, ENOMEM, ENOENT, EOPNOTSUPP, ENODEV, ESRCH, E2BIG) :
 		     ALLOW(0, EINVAL);
 		break;
 	}
@@ -1984,18 +1978,25 @@ static void op_fork(struct thr *t)
 
 /* ---- threads --------------------------------------------------------------- */
 
+#define OP(name, weight) { op_##name, #name, weight }
+
 static const struct {
 	void (*fn)(struct thr *t);
+	const char *name;
 	unsigned int weight;
 } ops[] = {
-	{ op_open, 6 }, { op_close, 4 }, { op_dup, 3 }, { op_configure, 18 },
-	{ op_start, 7 }, { op_stop, 4 }, { op_reset, 3 }, { op_snapshot, 4 },
-	{ op_get_info, 5 }, { op_get_stats, 7 }, { op_ioctl, 5 }, { op_mmap, 8 },
-	{ op_mremap, 3 }, { op_mprotect, 3 }, { op_munmap, 3 }, { op_touch, 4 },
-	{ op_read, 8 }, { op_misc, 2 }, { op_genl, 8 }, { op_fork, 1 },
+	OP(open, 6), OP(close, 4), OP(dup, 3), OP(configure, 18),
+	OP(start, 7), OP(stop, 4), OP(reset, 3), OP(snapshot, 4),
+	OP(get_info, 5), OP(get_stats, 7), OP(ioctl, 5), OP(mmap, 8),
+	OP(mremap, 3), OP(mprotect, 3), OP(munmap, 3), OP(touch, 4),
+	OP(read, 8), OP(misc, 2), OP(genl, 8), OP(fork, 1),
 };
 
-static void run_op(struct thr *t)
+/* Operations run, and the milliseconds they took, all threads together. */
+static unsigned long op_count[ARRAY_SIZE(ops)], op_ms[ARRAY_SIZE(ops)];
+
+/* One operation, chosen by weight; returns its index in ops[]. */
+static unsigned int run_op(struct thr *t)
 {
 	unsigned int total = 0, i, w;
 
@@ -2005,6 +2006,7 @@ static void run_op(struct thr *t)
 	for (i = 0; w >= ops[i].weight; i++)
 		w -= ops[i].weight;
 	ops[i].fn(t);
+	return i;
 }
 
 static void *fuzz_main(void *arg)
@@ -2014,10 +2016,14 @@ static void *fuzz_main(void *arg)
 
 	self = t;
 	while (t->calls < t->quota && !stop) {
+		uint64_t begin = now_ms();
+
 		op_seed(t);
-		__atomic_store_n(&t->busy_ms, now_ms(), __ATOMIC_RELAXED);
-		run_op(t);
+		__atomic_store_n(&t->busy_ms, begin, __ATOMIC_RELAXED);
+		i = run_op(t);
 		__atomic_store_n(&t->busy_ms, 0, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&op_count[i], 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&op_ms[i], now_ms() - begin, __ATOMIC_RELAXED);
 		t->op++;
 	}
 	/* Everything closed, so that the end can check nothing is left. */
@@ -2086,7 +2092,8 @@ static void *hotplug_main(void *arg)
 				say("# note: CPU %u offline or online again: %s\n", cpu, ename(e));
 			if (!e)
 				__atomic_add_fetch(&hp_cycles, 1, __ATOMIC_RELAXED);
-			msleep(below(t, 50));
+			/* Online most of the time: taking a CPU down stops the machine. */
+			msleep(100 + below(t, 400));
 		}
 		if (ncpus < 2)
 			msleep(100);
@@ -2192,6 +2199,11 @@ static void summary(double secs, unsigned long expected)
 						e == 128 ? "other" : ename(e), hist[c][e]);
 		puts(line);
 	}
+	len = snprintf(line, sizeof(line), "# time in each operation, all threads:");
+	for (c = 0; c < ARRAY_SIZE(ops) && len < sizeof(line); c++)
+		len += snprintf(line + len, sizeof(line) - len, " %s %lu/%.1fs", ops[c].name,
+				op_count[c], op_ms[c] / 1000.0);
+	puts(line);
 	if (stop)
 		printf("# note: stopped at the %d-minute limit after %lu of %lu calls\n",
 		       DEADLINE_S / 60, total_calls, expected);
@@ -2296,7 +2308,8 @@ int main(int argc, char **argv)
 			struct thr *t = &thr[j];
 			uint64_t busy = __atomic_load_n(&t->busy_ms, __ATOMIC_RELAXED);
 
-			if (!busy || now - busy < STUCK_S * 1000ULL)
+			/* busy may be newer than now: the thread started an operation since. */
+			if (!busy || busy > now || now - busy < STUCK_S * 1000ULL)
 				continue;
 			if (t->stuck_op != t->op + 1) {
 				t->stuck_op = t->op + 1;
