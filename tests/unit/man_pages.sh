@@ -209,7 +209,7 @@ m1=$scratch/root/usr/local/share/man/man1
 [ -x "$bin" ] && [ "$("$bin" --version)" = "$("$tool" --version)" ] &&
 	ok "make install put the tool in DESTDIR/usr/local/bin, and it runs" ||
 	not_ok "make install put the tool in DESTDIR/usr/local/bin, and it runs" \
-		"$(cd "$scratch/root" && find . | head)"
+		"$(cd "$scratch/root" 2>&1 && find . | head)"
 bad=
 n=0
 for src in "$mandir"/*.1; do

@@ -218,7 +218,8 @@ def check_search(cid, r, k, regex, how, want_pct=None):
           "wrongly coloured: %s" % wrong[:10])
     if how == "ctrlf":
         check(s["asked"] == 1 and s["prevented"], "%s: Ctrl-F asks for the expression "
-              "(the browser's own find kept out)" % cid, s)
+              "(the browser's own find kept out)" % cid,
+              "asked %d times; default prevented: %s" % (s["asked"], s.get("prevented")))
     elif how == "button":
         check(s["asked"] == 1 and s["hit"] == "text Search",
               "%s: a click where 'Search' is drawn asks for the expression" % cid,
