@@ -166,6 +166,7 @@ def run_chromium(browser, work, cases, log):
     argv = [browser, "--headless", "--no-sandbox", "--disable-gpu",
             "--allow-file-access-from-files", "--user-data-dir=" + os.path.join(work, "profile"),
             "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+            "--disable-dev-shm-usage",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1400,1000",
             "--dump-dom", url]
