@@ -39,6 +39,7 @@ HIGHLIGHT = "rgb(230,0,230)"
 EPS = 0.01              # px: the SVG writes positions to 1/100 px
 
 sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
 import tool_bench  # noqa: E402  (the generator of make bench-tool)
 
 passed = failed = 0
