@@ -13,6 +13,9 @@
 #   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)
 #   make bench-tool    report, SVG, pprof, diff of a 50 MB profile against Python (host)
 #   make dkms-install  register, build and install with DKMS
+#   make install       the tool and its man pages: $(PREFIX)/bin/hotstack and
+#                      $(PREFIX)/share/man/man1/hotstack*.1 (PREFIX=/usr/local,
+#                      DESTDIR for a staging tree)
 #
 # KDIR: the kernel build tree. Default: the running kernel's, else the
 # newest installed Debian linux-headers-*-amd64.
@@ -82,6 +85,10 @@ bench-dump:
 bench-tool:
 	$(MAKE) -C tests/bench tool
 
+# The tool's Makefile installs; a relative DESTDIR is taken from here.
+install:
+	$(MAKE) -C userspace install $(if $(DESTDIR),DESTDIR=$(abspath $(DESTDIR)))
+
 dkms-install:
 	dkms add $(CURDIR)
 	dkms install hotstack/$(VERSION)
@@ -92,4 +99,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/bench clean
 
-.PHONY: all module tool deps lint unit check-vm check fuzz run bench bench-dump bench-tool dkms-install clean
+.PHONY: all module tool deps lint unit check-vm check fuzz run bench bench-dump bench-tool \
+	install dkms-install clean

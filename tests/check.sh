@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: install what is missing, build, lint, host unit tests, the
-# VM suite on Debian's generic and PREEMPT_RT kernels, on the x86_64 debug
-# kernel and on arm64 (plain and debug, with the PMU's NMIs), and the DKMS
-# build loaded in the VM. Every step prints TAP lines; the last line of
+# make check: install what is missing, build, lint, host unit tests (with
+# the man pages and the flame graph in headless chromium), the flame graph
+# of a 50 MB profile in chromium, the VM suite on Debian's generic and
+# PREEMPT_RT kernels, on the x86_64 debug kernel and on arm64 (plain and
+# debug, with the PMU's NMIs), and the DKMS build loaded in the VM. Every step prints TAP lines; the last line of
 # output is "N passed, N failed" and the exit status is non-zero on any
 # failure.
 #
@@ -51,6 +52,9 @@ if step deps tests/deps.sh; then
 	step build build
 	step lint tests/lint.sh
 	step unit make -s -C tests/unit run
+	# The flame graph of a 50 MB profile in headless chromium (the small
+	# ones are in the unit step).
+	step "svg in chromium, 50 MB profile" tests/unit/svg_browser.py big
 	for k in $kernels; do
 		step "vm $k" tests/vm/run.sh "$k"
 	done

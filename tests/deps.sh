@@ -16,6 +16,10 @@ packages=(
 	libiberty-dev
 	# xmllint: the unit tests check that every SVG the tool writes is XML
 	libxml2-utils
+	# the SVG flame graph driven in a real browser (tests/unit/svg_browser.py)
+	chromium
+	# the man pages rendered and checked (tests/unit/man_pages.sh)
+	man-db groff-base
 	# pprof: profile.proto, protoc-c, protobuf-c, zlib; go tool pprof reads it in the tests
 	golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go
 	# lint

@@ -297,21 +297,40 @@ static const char hs_svg_script[] =
 	"  }\n"
 	"  fit();\n"
 	"}\n"
-	"function search() {\n"
-	"  var re = prompt('Search (regular expression)');\n"
+	/*
+	 * Search: the frames whose name matches highlighted, and their share of
+	 * the samples as flamegraph.pl shows it ("Matched: 12.5%"): the widths
+	 * of the outermost matched frames (a matched frame's matched callees
+	 * are in it already), from the layout before any zoom. A bad regular
+	 * expression is said on the page, not thrown. @re: the expression, or
+	 * undefined to ask for it (the Search button, Ctrl-F).
+	 */
+	"function search(re) {\n"
+	"  if (re === undefined) re = prompt('Search (regular expression)');\n"
 	"  if (re === null) return;\n"
-	"  var rx = new RegExp(re), hit = 0, total = 0;\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
+	"  var rx = null, bad = false, spans = [], i;\n"
+	"  try { if (re !== '') rx = new RegExp(re); } catch (err) { bad = true; }\n"
+	"  for (i = 0; i < frames.length; i++) {\n"
 	"    var f = frames[i], s = f.querySelector('title').textContent, r = f.querySelector"
 	"('rect');\n"
 	"    if (!r.hasAttribute('data-fill')) r.setAttribute('data-fill', r.getAttribute"
 	"('fill'));\n"
-	"    var m = re !== '' && rx.test(s.substring(0, s.lastIndexOf(' (')));\n"
+	"    var m = rx !== null && rx.test(s.substring(0, s.lastIndexOf(' (')));\n"
 	"    r.setAttribute('fill', m ? 'rgb(230,0,230)' : r.getAttribute('data-fill'));\n"
+	"    if (m) spans.push([parseFloat(f.getAttribute('data-x')), "
+	"parseFloat(f.getAttribute('data-w'))]);\n"
 	"  }\n"
-	"  document.getElementById('matched').textContent = re === '' ? '' : 'searched: ' + re;\n"
+	"  spans.sort(function(a, b) { return a[0] - b[0] || b[1] - a[1]; });\n"
+	"  var covered = 0, end = -1;\n"
+	"  for (i = 0; i < spans.length; i++)\n"
+	"    if (spans[i][0] >= end - 0.0001) { covered += spans[i][1]; "
+	"end = spans[i][0] + spans[i][1]; }\n"
+	"  var pct = 100 * covered / W;\n"
+	"  document.getElementById('matched').textContent = bad ? "
+	"'Bad regular expression: ' + re :\n"
+	"    rx === null ? '' : 'Matched: ' + (pct === 100 ? pct : pct.toFixed(1)) + '%';\n"
 	"}\n"
-	"document.addEventListener('click', function(e) {\n"
+"document.addEventListener('click', function(e) {\n"
 	"  var g = e.target.closest ? e.target.closest('g.f') : null;\n"
 	"  if (g) zoom(g);\n"
 	"});\n"
@@ -389,12 +408,16 @@ static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_pr
 	g.path[0].name = "all";
 	g.path[0].len = 3;
 	height = HS_SVG_TOP + (depth_b + 1) * HS_SVG_FRAME + 10;
+	/*
+	 * A frame's label lets clicks through to its rect; the buttons (class
+	 * c: Reset zoom, Search) are text and take them.
+	 */
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n"
 		"<style>text { font-family: monospace; font-size: 11px; pointer-events: none; }\n"
 		"g.f:hover rect { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
-		".c { cursor: pointer; fill: rgb(0,0,160); }</style>\n"
+		".c { cursor: pointer; fill: rgb(0,0,160); pointer-events: auto; }</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
 		"<text x=\"%d\" y=\"20\" style=\"font-size: 15px\" text-anchor=\"middle\">"
 		"hotstack %s</text>\n<text x=\"10\" y=\"40\">",
@@ -410,8 +433,8 @@ static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_pr
 	}
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"40\" class=\"c\" onclick=\"reset()\">Reset zoom"
 		"</text>\n<text x=\"%d\" y=\"40\" class=\"c\" onclick=\"search()\">Search</text>\n"
-		"<text id=\"matched\" x=\"%d\" y=\"55\"></text>\n",
-		HS_SVG_WIDTH - 170, HS_SVG_WIDTH - 70, HS_SVG_WIDTH - 170);
+		"<text id=\"matched\" x=\"%d\" y=\"55\" text-anchor=\"end\"></text>\n",
+		HS_SVG_WIDTH - 170, HS_SVG_WIDTH - 70, HS_SVG_WIDTH - 10);
 	g.height = height - 10;
 	if (g.total) {
 		if (a)
