@@ -48,10 +48,10 @@ agent_stop() {
 	wait $agent
 	agent_rc=$?
 }
-# param NAME: that query parameter of each log line on stdin (the name decoded).
+# param NAME: that query parameter of each log line on stdin, URL-decoded.
 param() {
 	sed -n "s/^[0-9]* [0-9]* [A-Z]* [^?]*?\(.*&\)\{0,1\}$1=\([^& ]*\).*/\2/p" |
-		sed -e 's/%7B/{/g' -e 's/%7D/}/g' -e 's/%3D/=/g' -e 's/%2C/,/g'
+		while read -r v; do httpd -d "$v"; echo; done
 }
 # contiguous LOGFILE: the from/until of its 200 lines follow each other.
 contiguous() {
@@ -82,7 +82,7 @@ raw_sums() {
 		/^Samples:/ { in_s = 1; next }
 		/^Locations/ { in_s = 0; in_l = 1; next }
 		/^Mappings/ { in_l = 0 }
-		in_s && /^ *[0-9]+( [0-9]+)?:/ {
+		in_s && /^ *[0-9]+( +[0-9]+)*: / {
 			sub(":", "", $1); n++; v[n] = $1; all += $1
 			# the outermost location id is the last one
 			outer[n] = $NF
@@ -133,7 +133,7 @@ check "every pushed profile is a pprof go tool pprof reads" profiles $L
 each_has_samples() {
 	for r in $L/*.raw; do
 		set -- $(raw_sums $r)
-		[ $1 -gt 0 ] || { echo "$r has no samples"; return 1; }
+		[ $1 -gt 0 ] || { echo "$r has no samples: $*"; head -n 30 $r; cat /tmp/a1.log; return 1; }
 	done
 }
 each_adds_up() {
@@ -145,7 +145,9 @@ each_adds_up() {
 }
 generations() {
 	cat $L/*.raw | sed -n 's/^Comment: hotstack interval: \([0-9]*\) of session [0-9]*, generation \([0-9]*\)$/\1 \2/p' |
-		awk '{ if ($1 != NR || $2 != NR) bad = 1 } END { exit !(NR >= 4 && !bad) }'
+		tee /dev/stderr |
+		awk 'NR == 1 { g = $2 } { if ($1 != NR || $2 != g + NR - 1) bad = 1 }
+			END { exit !(NR >= 4 && !bad) }'
 }
 totals() {
 	total=$(for r in $L/*.raw; do raw_sums $r; done | awk '{ s += $6 } END { print s }')
@@ -189,7 +191,7 @@ agent_stop
 listen_stop
 check "the agent exits 0 on SIGTERM after the server came back (status $agent_rc)" [ $agent_rc -eq 0 ]
 check_output "while it was down the agent said so once, and that it retries" \
-	'^1 .*cannot push profile [0-9]+ \[[0-9]+, [0-9]+\) to .*Connection refused.*; retrying' \
+	"^1 .*cannot push profile [0-9]+ \\[[0-9]+, [0-9]+\\) to $URL: .*(Couldn't connect|Connection refused).*; retrying" \
 	sh -c "echo \$(grep -c 'cannot push profile' /tmp/a2.log) \$(grep 'cannot push profile' /tmp/a2.log)"
 check_output "the queue held 3: the oldest were dropped, counted and said" \
 	'dropped the oldest, profile [0-9]+ \[[0-9]+, [0-9]+\)' cat /tmp/a2.log
@@ -262,7 +264,8 @@ listen_start $L 200
 hotstack agent -i 1 $RATE --push $URL --log /tmp/a5.log &
 agent=$!
 wait_requests $L 1
-check_refused "rmmod while the agent's session is open is refused (in use)" 'in use|busy' \
+check_refused "rmmod while the agent's session is open is refused (in use)" \
+	"unload module 'hotstack': Resource temporarily unavailable" \
 	rmmod hotstack
 n=$(requests $L)
 wait_requests $L $((n + 2))
@@ -330,7 +333,7 @@ reload
 rm -rf /tmp/od
 hotstack agent -i 1 $RATE --output-dir /tmp/od --keep 3 --log /tmp/a8.log &
 agent=$!
-wait_until sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a8.log) -ge 5 ]'
+wait_until sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a8.log 2>/dev/null) -ge 5 ]' 2>/dev/null
 mv /tmp/a8.log /tmp/a8.log.1
 kill -HUP $agent
 wait_output /tmp/a8.log "SIGHUP: log and kernel symbols opened again"
