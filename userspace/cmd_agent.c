@@ -816,9 +816,11 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 /* The own session's interval ending now: SNAPSHOT, copy, symbolize. 0 or -errno. */
 static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double until_real)
 {
+	struct hotstack_cpu_stats total;
 	struct hotstack_stats st;
 	struct hs_profile p = { 0 };
 	struct hs_table_copy c;
+	uint64_t generation;
 	char *text = NULL;
 	int ret;
 
@@ -832,8 +834,8 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 			ret = -errno;
 		ret = ret ?: hs_profile_parse(&p, text, NULL);
 		ret = ret ?: hs_profile_add_drops(&p, st.total.drops);
-		c.total = st.total;
-		c.generation = st.generation + 1;
+		total = st.total;
+		generation = st.generation + 1;
 	} else {
 		hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0);
 		if (ioctl(ag->fd, HOTSTACK_IOC_SNAPSHOT, 0))
@@ -844,6 +846,9 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 		if (ret)
 			goto out;
 		ret = hs_table_profile(&c, &ag->k, ag->u, ag->o.s.abi.pid, &p);
+		/* The counters of exactly that copy (the copy's memory goes now). */
+		total = c.total;
+		generation = c.generation;
 		hs_table_copy_free(&c);
 	}
 	if (ret)
@@ -854,7 +859,7 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 		ret = -ENOMEM;
 		goto out;
 	}
-	hs_agent_emit(ag, &p, &c.total, c.generation, until, until_real);
+	hs_agent_emit(ag, &p, &total, generation, until, until_real);
 out:
 	free(text);
 	hs_profile_free(&p);
