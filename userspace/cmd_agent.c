@@ -854,7 +854,8 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 	if (ret)
 		goto out;
 	p.keys = ag->o.s.abi.keys;
-	p.seconds = st.elapsed_ns / 1e9;
+	/* The interval's length on the wall clock, as from and until say (not the running time). */
+	p.seconds = until_real - ag->from_real;
 	if (ag->u && hs_maps_merge(&p.maps, hs_usyms_maps(ag->u))) {
 		ret = -ENOMEM;
 		goto out;
