@@ -13,9 +13,10 @@
 #   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)
 #   make bench-tool    report, SVG, pprof, diff of a 50 MB profile against Python (host)
 #   make dkms-install  register, build and install with DKMS
-#   make install       the tool and its man pages: $(PREFIX)/bin/hotstack and
-#                      $(PREFIX)/share/man/man1/hotstack*.1 (PREFIX=/usr/local,
-#                      DESTDIR for a staging tree)
+#   make install       the tool, its man pages, hotstack-agent.service, its config
+#                      in /etc, modules-load.d and modprobe.d files
+#                      (PREFIX=/usr/local, DESTDIR for a staging tree)
+#   make deb           Debian packages hotstack and hotstack-dkms, in out/
 #
 # KDIR: the kernel build tree. Default: the running kernel's, else the
 # newest installed Debian linux-headers-*-amd64.
@@ -23,6 +24,14 @@
 KDIR ?= $(shell tests/kdir.sh)
 KERNEL ?= generic
 VERSION := 0.1
+
+# make install's places.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || \
+		   echo /lib/systemd/system)
+MANDIR ?= $(PREFIX)/share/man
 
 all: module tool
 
@@ -85,13 +94,44 @@ bench-dump:
 bench-tool:
 	$(MAKE) -C tests/bench tool
 
-# The tool's Makefile installs; a relative DESTDIR is taken from here.
-install:
-	$(MAKE) -C userspace install $(if $(DESTDIR),DESTDIR=$(abspath $(DESTDIR)))
-
 dkms-install:
 	dkms add $(CURDIR)
 	dkms install hotstack/$(VERSION)
+
+# The tool, the agent's unit and config (an edited config is kept), the
+# module's modules-load.d and modprobe.d files, man pages where there are.
+install: tool
+	install -D -m 755 userspace/hotstack $(DESTDIR)$(BINDIR)/hotstack
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' userspace/dist/hotstack-agent.service.in \
+		>$(DESTDIR)$(UNITDIR)/hotstack-agent.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/hotstack-agent.service
+	[ -e $(DESTDIR)$(SYSCONFDIR)/hotstack/agent.conf ] || \
+		install -D -m 644 userspace/dist/agent.conf $(DESTDIR)$(SYSCONFDIR)/hotstack/agent.conf
+	install -D -m 644 userspace/dist/modules-load.conf \
+		$(DESTDIR)$(SYSCONFDIR)/modules-load.d/hotstack.conf
+	install -D -m 644 userspace/dist/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/hotstack.conf
+	for m in $(wildcard userspace/man/*.[1-8]); do \
+		install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/} || exit 1; done
+
+# Debian packages with Debian's tools: the sources (git's files when this
+# is a checkout) and userspace/debian-pkg as debian/ in out/deb, then
+# dpkg-buildpackage; the .debs land in out/.
+DEB_TREE := out/deb/hotstack-$(VERSION)
+deb:
+	rm -rf out/deb
+	mkdir -p $(DEB_TREE)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z Kbuild Makefile README.md LICENSE dkms.conf module uapi userspace tests | \
+			tar --null -T - -cf - | tar -xf - -C $(DEB_TREE); \
+	else \
+		cp -r Kbuild Makefile README.md LICENSE dkms.conf module uapi userspace tests $(DEB_TREE)/; \
+	fi
+	cp -r userspace/debian-pkg $(DEB_TREE)/debian
+	cd $(DEB_TREE) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -n 40 ../build.log; echo "make deb: dpkg-buildpackage failed: out/deb/build.log"; exit 1; }
+	mv out/deb/hotstack_$(VERSION)_*.deb out/deb/hotstack-dkms_$(VERSION)_all.deb out/
+	ls -l out/*.deb
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
@@ -100,4 +140,4 @@ clean:
 	$(MAKE) -C tests/bench clean
 
 .PHONY: all module tool deps lint unit check-vm check fuzz run bench bench-dump bench-tool \
-	install dkms-install clean
+	install deb dkms-install clean

@@ -5,7 +5,9 @@
 # the man pages and the flame graph in headless chromium), the flame graph
 # of a 50 MB profile in chromium, the VM suite on Debian's generic and
 # PREEMPT_RT kernels, on the x86_64 debug kernel and on arm64 (plain and
-# debug, with the PMU's NMIs), and the DKMS build loaded in the VM. Every step prints TAP lines; the last line of
+# debug, with the PMU's NMIs), the DKMS build loaded in the VM, and the
+# Debian packages (tests/deb.sh: make install, make deb, their contents,
+# lintian, DKMS of the packaged source). Every step prints TAP lines; the last line of
 # output is "N passed, N failed" and the exit status is non-zero on any
 # failure.
 #
@@ -70,6 +72,7 @@ if step deps tests/deps.sh; then
 			--icount --script tests/vm/guest/pmu_icount.sh ;;
 	esac
 	step dkms tests/dkms.sh
+	step deb tests/deb.sh
 fi
 
 passed=$(grep -c '^ok' "$log")

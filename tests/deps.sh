@@ -22,6 +22,10 @@ packages=(
 	man-db groff-base
 	# pprof: profile.proto, protoc-c, protobuf-c, zlib; go tool pprof reads it in the tests
 	golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go
+	# hotstack agent: pushing to Pyroscope
+	libcurl4-openssl-dev
+	# make deb and its checks (tests/deb.sh): Debian's packaging tools, lintian
+	debhelper dh-dkms lintian dpkg-dev
 	# lint
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest
@@ -36,7 +40,7 @@ packages=(
 	# tests/vm/kernel.sh)
 	gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64 libmnl-dev:arm64
 	libprotobuf-c-dev:arm64 zlib1g-dev:arm64 libdw-dev:arm64 libncurses-dev:arm64
-	libiberty-dev:arm64
+	libiberty-dev:arm64 libcurl4-openssl-dev:arm64
 	libbsd0:arm64 libcap2:arm64
 	"$@"
 )

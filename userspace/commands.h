@@ -27,5 +27,6 @@ int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 #endif

@@ -127,7 +127,7 @@ struct hs_pprof_out {
 	int64_t *values;	/* every sample's values, one array */
 	Perftools__Profiles__Label *labels, **label_ptrs;	/* every sample's labels */
 	size_t nr_labels;
-	int64_t comments[8];
+	int64_t *comments;	/* the header's eight and one a note */
 	struct hs_pprof_strs strs;
 };
 
@@ -148,6 +148,7 @@ static void hs_pprof_out_free(struct hs_pprof_out *o)
 	free(o->maps);
 	free(o->map_ptrs);
 	free(o->map_id);
+	free(o->comments);
 	hs_strs_free(&o->strs);
 }
 
@@ -237,9 +238,15 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 {
 	Perftools__Profiles__Profile *prof = &o->prof;
 	struct hs_pprof_strs *t = &o->strs;
-	char buf[128];
+	char buf[512];
+	size_t nr_notes = 0, i;
 	int ret;
 
+	while (p->notes && p->notes[nr_notes])
+		nr_notes++;
+	o->comments = calloc(8 + nr_notes, sizeof(*o->comments));
+	if (!o->comments)
+		return -ENOMEM;
 	ret = hs_value_type(t, &o->types[0], "samples", "count");
 	o->type_ptrs[0] = &o->types[0];
 	o->type_ptrs[1] = &o->types[1];
@@ -258,6 +265,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	}
 	prof->period_type = &o->period_type;
 	prof->duration_nanos = (int64_t)(p->seconds * 1e9);
+	prof->time_nanos = p->time_ns;
 
 	ret = ret ?: hs_pprof_mappings(o, p->maps);
 
@@ -279,6 +287,8 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	HS_COMMENT("filtered: %" PRIu64, p->filtered);
 	HS_COMMENT("truncated: %" PRIu64, p->truncated);
 	HS_COMMENT("collapsed: %" PRIu64, p->collapsed);
+	for (i = 0; i < nr_notes; i++)
+		HS_COMMENT("%s", p->notes[i]);
 #undef HS_COMMENT
 	return ret;
 }
@@ -730,6 +740,7 @@ int hs_read_pprof(struct hs_profile *p, const void *data, size_t len, size_t *ba
 	}
 	vi = hs_pprof_count_index(prof);
 	p->seconds = prof->duration_nanos / 1e9;
+	p->time_ns = prof->time_nanos;
 	hs_pprof_comments(p, prof);
 	for (i = 0; i < prof->n_sample && !ret; i++) {
 		const Perftools__Profiles__Sample *s = prof->sample[i];

@@ -20,6 +20,8 @@ static const struct hs_command hs_commands[] = {
 	{ "status", "one line per session: state, counters, cost [--json]", cmd_status },
 	{ "watch", "print the module's events as they come (Ctrl-C ends)", cmd_watch },
 	{ "top", "live view of the hottest kernel functions and stacks (-b: text)", cmd_top },
+	{ "agent", "continuous profiling: a pprof every interval, pushed to Pyroscope or kept",
+	  cmd_agent },
 };
 
 const struct hs_command *hs_find_command(const char *name)

@@ -31,6 +31,14 @@ struct hs_profile {
 	char rate[32];
 	double seconds;
 	char event_buf[32];	/* the event's name when read from a file */
+	/* When it began, nanoseconds since the epoch (pprof's time_nanos); 0: unknown. */
+	int64_t time_ns;
+	/*
+	 * More comments for the pprof writer, each "hotstack NOTE" (the agent's
+	 * labels: "label: hostname=web1"), NULL-terminated; NULL: none. The
+	 * caller's strings.
+	 */
+	const char *const *notes;
 	/* The text of every line's stack: the profile owns it, all of it here. */
 	struct hs_arena text;
 	/* The lines' stacks, numbered as lines: the same text twice is one line. */

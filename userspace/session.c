@@ -249,7 +249,8 @@ static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 	if (c->have_table || c->have_arena)
 		return;
 	entries = hs_fit_table_entries(info.max_memory, info.memory_used, cpus);
-	if (!entries || entries == c->abi.table_entries)
+	/* Lowered to fit, never raised: a command's own smaller default stays. */
+	if (!entries || entries >= c->abi.table_entries)
 		return;
 	c->abi.table_entries = entries;
 	c->abi.arena_frames = 16ull * entries;

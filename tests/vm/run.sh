@@ -93,6 +93,23 @@ umake=(make -s CC="${CROSS_COMPILE}gcc" AR="${CROSS_COMPILE}ar")
 "${umake[@]}" -C "$src/tests/vm" OUT="$out/bin" >>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; fail_setup "the guest test programs do not build"; }
 
+# go tool pprof for the guest: the agent's test reads every profile it
+# pushed with it. Debian's Go builds cmd/pprof statically (no cgo) for the
+# guest's architecture; cached beside the kernels.
+pprof_bin=
+if command -v go >/dev/null 2>&1; then
+	gocache=${HOTSTACK_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/hotstack}
+	goarch=$([ "$KARCH" = arm64 ] && echo arm64 || echo amd64)
+	pprof_bin=$gocache/pprof-$(go env GOVERSION)-$goarch
+	if [ ! -x "$pprof_bin" ]; then
+		mkdir -p "$gocache"
+		CGO_ENABLED=0 GOARCH=$goarch GOCACHE="$gocache/go-build" HOME=${HOME:-/tmp} \
+			go build -ldflags=-s -o "$pprof_bin.tmp.$$" cmd/pprof >>"$out/build.log" 2>&1 &&
+			mv "$pprof_bin.tmp.$$" "$pprof_bin" ||
+			{ cat "$out/build.log"; fail_setup "go tool pprof does not build for $goarch"; }
+	fi
+fi
+
 # --- initramfs ------------------------------------------------------------
 root=$out/initramfs
 mkdir -p "$root"/{bin,sbin,lib,lib64,proc,sys,dev,tmp,root,tests,etc}
@@ -103,6 +120,7 @@ cp "$src/hotstack.ko" "$root/tests/"
 [ -d "$src/kmod" ] && find "$src/kmod" -name '*.ko' -exec cp {} "$root/tests/" \;
 cp "$src/userspace/hotstack" "$root/bin/"
 cp "$out"/bin/* "$root/bin/"
+[ -n "$pprof_bin" ] && cp "$pprof_bin" "$root/bin/pprof"
 # Host programs the tests want (genl from iproute2) or the script does
 # (make bench: perf, bpftrace).
 for bin in ${GENL:-$(command -v genl || true)} ${HOTSTACK_VM_BINS:-}; do

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The agent's pushes (push.c) against tests/vm/hs_listen on this host's
+ * loopback: the ingest URL and its escaping, Pyroscope's label rules,
+ * what each answer leads to (2xx pushed, 5xx and no connection retried
+ * with the same profile, 4xx rejected once), the bounded queue dropping
+ * the oldest, a profile too big for it, a server that never answers
+ * (the request timeout), and the multipart body carrying the profile's
+ * bytes exactly. The agent's options (hs_agent_parse) and its config file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "agent.h"
+#include "push.h"
+#include "util.h"
+
+static char dir[256];
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char logbuf[65536];
+static size_t loglen;
+
+static void test_log(void *data, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)data;
+	pthread_mutex_lock(&log_lock);
+	va_start(ap, fmt);
+	if (loglen < sizeof(logbuf) - 2)
+		loglen += vsnprintf(logbuf + loglen, sizeof(logbuf) - loglen - 1, fmt, ap);
+	va_end(ap);
+	if (loglen > sizeof(logbuf) - 2)
+		loglen = sizeof(logbuf) - 2;
+	logbuf[loglen++] = '\n';
+	logbuf[loglen] = '\0';
+	pthread_mutex_unlock(&log_lock);
+}
+
+static int logged(const char *s)
+{
+	int r;
+
+	pthread_mutex_lock(&log_lock);
+	r = strstr(logbuf, s) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return r;
+}
+
+/* hs_listen in @sub of the scratch directory, answering @status, on @port (0: any). */
+static pid_t listener(const char *sub, int port, const char *status, int *out_port)
+{
+	char d[512], p[32], path[600];
+	pid_t pid;
+	FILE *f;
+	int i;
+
+	snprintf(d, sizeof(d), "%s/%s", dir, sub);
+	snprintf(p, sizeof(p), "%d", port);
+	snprintf(path, sizeof(path), "%s/port", d);
+	unlink(path);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		execl("./hs_listen", "hs_listen", "-d", d, "-p", p, "-s", status, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 500; i++) {
+		f = fopen(path, "r");
+		if (f && fscanf(f, "%d", out_port) == 1) {
+			fclose(f);
+			return pid;
+		}
+		if (f)
+			fclose(f);
+		usleep(10000);
+	}
+	fail_msg("hs_listen did not start");
+	return -1;
+}
+
+static void listener_stop(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+/* Lines of @sub's log. */
+static int requests(const char *sub)
+{
+	char path[600], line[9000];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/log", dir, sub);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+/* Line @n (from 1) of @sub's log, into @buf. */
+static void request_line(const char *sub, int n, char *buf, size_t len)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/log", dir, sub);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	buf[0] = '\0';
+	while (n-- > 0 && fgets(buf, len, f))
+		;
+	fclose(f);
+}
+
+static void wait_for(int (*cond)(void *), void *arg, const char *what)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (cond(arg))
+			return;
+		usleep(10000);
+	}
+	fail_msg("waited 10 s for %s", what);
+}
+
+static struct hs_push_config config(int port, char *url, size_t len)
+{
+	snprintf(url, len, "http://127.0.0.1:%d/", port);
+	return (struct hs_push_config) {
+		.url = url, .max_queue = 8, .max_bytes = 1 << 20, .timeout = 5,
+		.backoff_min = 0.2, .backoff_max = 0.4, .log = test_log,
+	};
+}
+
+static void *blob(size_t len, int seed)
+{
+	unsigned char *b = malloc(len);
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (unsigned char)(i * 7 + seed);
+	return b;
+}
+
+static struct hs_push *cur;
+
+static int failed_once(void *arg)
+{
+	struct hs_push_stats st;
+
+	(void)arg;
+	hs_push_get_stats(cur, &st);
+	return st.failures >= 1 && st.down;
+}
+
+/* More failed attempts than *@arg. */
+static int failed_more(void *arg)
+{
+	struct hs_push_stats st;
+
+	hs_push_get_stats(cur, &st);
+	return st.failures > *(uint64_t *)arg && st.down;
+}
+
+static int has_requests(void *arg)
+{
+	const char **w = arg;
+
+	return requests(w[0]) >= atoi(w[1]);
+}
+
+static void test_url(void **state)
+{
+	char *u;
+
+	(void)state;
+	u = hs_push_url("http://h:4040//", "app{hostname=a.b,event=cpu-clock}", 100, 110, 99);
+	assert_string_equal(u, "http://h:4040/ingest?name=app%7Bhostname%3Da.b%2Cevent%3Dcpu-clock"
+			    "%7D&from=100&until=110&format=pprof&sampleRate=99&spyName=hotstack");
+	free(u);
+	u = hs_push_url("https://x/prefix", "a", 1, 2, 0);
+	assert_string_equal(u, "https://x/prefix/ingest?name=a&from=1&until=2&format=pprof"
+			    "&spyName=hotstack");
+	free(u);
+}
+
+static void test_verdicts_and_labels(void **state)
+{
+	(void)state;
+	assert_int_equal(hs_push_verdict(200), HS_PUSH_OK);
+	assert_int_equal(hs_push_verdict(204), HS_PUSH_OK);
+	assert_int_equal(hs_push_verdict(0), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(500), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(503), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(429), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(408), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(400), HS_PUSH_REJECT);
+	assert_int_equal(hs_push_verdict(404), HS_PUSH_REJECT);
+	assert_int_equal(hs_push_verdict(301), HS_PUSH_REJECT);
+	assert_true(hs_label_key_ok("env", 3));
+	assert_true(hs_label_key_ok("_x9", 3));
+	assert_false(hs_label_key_ok("9x", 2));
+	assert_false(hs_label_key_ok("__name__", 8));
+	assert_false(hs_label_key_ok("a-b", 3));
+	assert_false(hs_label_key_ok("", 0));
+	assert_true(hs_label_value_ok("6.1.0-57-amd64", 14));
+	assert_false(hs_label_value_ok("a,b", 3));
+	assert_false(hs_label_value_ok("a}", 2));
+	assert_false(hs_label_value_ok("a b", 3));
+	assert_false(hs_label_value_ok("", 0));
+	assert_true(hs_app_name_ok("hotstack.kernel/x-y_z"));
+	assert_false(hs_app_name_ok("a{b}"));
+	assert_false(hs_app_name_ok(""));
+}
+
+/* 200: each profile once, in order, its bytes the "profile" part's exactly. */
+static void test_push_ok(void **state)
+{
+	struct hs_push_stats st;
+	struct hs_push_config c;
+	char url[64], line[9000], req[600], out[600], *got;
+	void *b[3];
+	size_t len;
+	int port, i;
+	pid_t l;
+
+	(void)state;
+	l = listener("ok", 0, "200", &port);
+	c = config(port, url, sizeof(url));
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	for (i = 0; i < 3; i++) {
+		b[i] = blob(1000 + i * 5000, i);
+		hs_push_queue(cur, b[i], 1000 + i * 5000, "app{event=cpu-clock}", 99, 100 + i * 10,
+			      110 + i * 10, i + 1);
+	}
+	hs_push_stop(cur, hs_now() + 10, &st);
+	listener_stop(l);
+	assert_int_equal(st.queued, 3);
+	assert_int_equal(st.pushed, 3);
+	assert_int_equal(st.dropped + st.rejected + st.failures + st.abandoned, 0);
+	assert_int_equal(requests("ok"), 3);
+	for (i = 0; i < 3; i++) {
+		char want[256];
+
+		request_line("ok", i + 1, line, sizeof(line));
+		snprintf(want, sizeof(want), " POST /ingest?name=app%%7Bevent%%3Dcpu-clock%%7D&from=%d"
+			 "&until=%d&format=pprof&sampleRate=99&spyName=hotstack 200\n", 100 + i * 10,
+			 110 + i * 10);
+		assert_non_null(strstr(line, want));
+		snprintf(req, sizeof(req), "%s/ok/%04d.req", dir, i + 1);
+		snprintf(out, sizeof(out), "%s/ok/%d.pb", dir, i + 1);
+		snprintf(line, sizeof(line), "./hs_listen -x %s %s", req, out);
+		assert_int_equal(system(line), 0);
+		got = hs_read_file(out, &len);
+		assert_non_null(got);
+		assert_int_equal(len, 1000 + i * 5000);
+		b[i] = blob(len, i);
+		assert_memory_equal(got, b[i], len);
+		free(b[i]);
+		free(got);
+	}
+}
+
+/* 503, then no server at all, then 200: the same profile until it is taken. */
+static void test_push_retry(void **state)
+{
+	const char *w[2] = { "retry", "2" };
+	struct hs_push_stats st;
+	uint64_t answered;
+	struct hs_push_config c;
+	char url[64], line[9000];
+	int port, port2;
+	pid_t l;
+
+	(void)state;
+	loglen = 0;
+	l = listener("retry", 0, "503", &port);
+	c = config(port, url, sizeof(url));
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	hs_push_queue(cur, blob(500, 1), 500, "app", 0, 10, 20, 7);
+	wait_for(has_requests, w, "two attempts answered 503");
+	listener_stop(l);
+	assert_true(logged("push: cannot push profile 7 [10, 20)"));
+	assert_true(logged("HTTP 503: Service Unavailable; retrying"));
+	/* More failures than answered requests: attempts without a server. */
+	answered = requests("retry");
+	wait_for(failed_more, &answered, "an attempt without a server");
+	l = listener("retry", port, "200", &port2);
+	assert_int_equal(port2, port);
+	hs_push_stop(cur, hs_now() + 10, &st);
+	listener_stop(l);
+	assert_int_equal(st.pushed, 1);
+	assert_true(st.failures > answered);
+	assert_int_equal(st.rejected + st.dropped + st.abandoned, 0);
+	assert_true(logged("push: the server answers again (HTTP 200)"));
+	/* Every attempt was the same profile's. */
+	request_line("retry", requests("retry"), line, sizeof(line));
+	assert_non_null(strstr(line, "&from=10&until=20&"));
+	assert_non_null(strstr(line, " 200\n"));
+	request_line("retry", 1, line, sizeof(line));
+	assert_non_null(strstr(line, "&from=10&until=20&"));
+	assert_non_null(strstr(line, " 503\n"));
+}
+
+/* 4xx: said, and each profile sent once only. */
+static void test_push_rejected(void **state)
+{
+	struct hs_push_stats st;
+	struct hs_push_config c;
+	char url[64];
+	int port;
+	pid_t l;
+
+	(void)state;
+	loglen = 0;
+	l = listener("bad", 0, "400", &port);
+	c = config(port, url, sizeof(url));
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	hs_push_queue(cur, blob(100, 1), 100, "app", 0, 10, 20, 1);
+	hs_push_queue(cur, blob(100, 2), 100, "app", 0, 20, 30, 2);
+	hs_push_stop(cur, hs_now() + 10, &st);
+	listener_stop(l);
+	assert_int_equal(st.rejected, 2);
+	assert_int_equal(st.pushed + st.failures + st.abandoned, 0);
+	assert_int_equal(requests("bad"), 2);
+	assert_true(logged("push: the server refused profile 2 [20, 30) with HTTP 400: "
+			   "Bad Request: not sent again"));
+}
+
+/* Full: the oldest waiting goes, counted and said; the newest are pushed in order. */
+static void test_push_queue_bound(void **state)
+{
+	struct hs_push_stats st;
+	struct hs_push_config c;
+	char url[64], line[9000], want[64];
+	int port, i;
+	pid_t l;
+
+	(void)state;
+	loglen = 0;
+	/* A port nobody listens on: the one a listener had, after it ended. */
+	l = listener("full", 0, "200", &port);
+	listener_stop(l);
+	c = config(port, url, sizeof(url));
+	c.max_queue = 3;
+	c.backoff_min = c.backoff_max = 0.5;
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	hs_push_queue(cur, blob(100, 1), 100, "app", 0, 10, 20, 1);
+	wait_for(failed_once, NULL, "an attempt without a server");
+	for (i = 2; i <= 5; i++)
+		hs_push_queue(cur, blob(100, i), 100, "app", 0, i * 10, i * 10 + 10, i);
+	hs_push_get_stats(cur, &st);
+	assert_int_equal(st.dropped, 2);
+	assert_int_equal(st.waiting, 3);
+	assert_int_equal(st.bytes, 300);
+	assert_true(logged("queue full (3 profiles, 1048576 bytes at most): dropped the oldest, "
+			   "profile 1 [10, 20)"));
+	assert_true(logged("dropped the oldest, profile 2 [20, 30)"));
+	/* Bigger than the bytes it may hold: dropped at once. */
+	hs_push_queue(cur, blob(2 << 20, 9), 2 << 20, "app", 0, 60, 70, 6);
+	assert_true(logged("profile 6 is 2097152 bytes, more than the queue holds: dropped"));
+	l = listener("full", port, "200", &i);
+	hs_push_stop(cur, hs_now() + 10, &st);
+	listener_stop(l);
+	assert_int_equal(st.queued, 6);
+	assert_int_equal(st.dropped, 3);
+	assert_int_equal(st.pushed, 3);
+	assert_int_equal(requests("full"), 3);
+	for (i = 0; i < 3; i++) {
+		request_line("full", i + 1, line, sizeof(line));
+		snprintf(want, sizeof(want), "&from=%d&until=%d&", (i + 3) * 10, (i + 3) * 10 + 10);
+		assert_non_null(strstr(line, want));
+	}
+}
+
+/* A server that takes the request and never answers: the timeout, then given up at stop. */
+static void test_push_hang(void **state)
+{
+	const char *w[2] = { "hang", "1" };
+	struct hs_push_stats st;
+	struct hs_push_config c;
+	char url[64];
+	double t0;
+	int port;
+	pid_t l;
+
+	(void)state;
+	loglen = 0;
+	l = listener("hang", 0, "hang", &port);
+	c = config(port, url, sizeof(url));
+	c.timeout = 1;
+	c.backoff_min = c.backoff_max = 30;
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	t0 = hs_now();
+	hs_push_queue(cur, blob(100, 1), 100, "app", 0, 10, 20, 1);
+	wait_for(has_requests, w, "the request kept");
+	wait_for(failed_once, NULL, "the request timed out");
+	assert_true(hs_now() - t0 < 5);
+	assert_true(logged("Timeout was reached") || logged("timed out"));
+	t0 = hs_now();
+	hs_push_stop(cur, hs_now() + 0.5, &st);
+	assert_true(hs_now() - t0 < 3);
+	listener_stop(l);
+	assert_int_equal(st.abandoned, 1);
+	assert_int_equal(st.pushed, 0);
+}
+
+/* hotstack agent's options, and a config file's lines before the command line's. */
+static void test_agent_options(void **state)
+{
+	struct hs_agent_opts o;
+	char path[600];
+	FILE *f;
+	char *argv1[] = { "agent", "--push", "http://127.0.0.1:4040", "--label", "env=prod",
+			  "-i", "5", "-F", "49", NULL };
+	char *argv2[] = { "agent", "--config", path, "--interval", "30", NULL };
+	char *argv3[] = { "agent", "--persistent", "-F", "49", "--output-dir", "/tmp/x", NULL };
+	char *argv4[] = { "agent", "-i", "5", NULL };
+	char *argv5[] = { "agent", "--push", "ftp://x", NULL };
+
+	(void)state;
+	assert_int_equal(hs_agent_parse(9, argv1, &o), 0);
+	assert_string_equal(o.push, "http://127.0.0.1:4040");
+	assert_int_equal(o.nr_labels, 1);
+	assert_string_equal(o.labels[0], "env=prod");
+	assert_int_equal(o.interval, 5);
+	assert_int_equal(o.s.abi.sample, 49);
+	assert_string_equal(o.s.event, "cpu-clock");
+	assert_int_equal(o.s.abi.table_entries, 2048);
+	hs_agent_opts_free(&o);
+
+	snprintf(path, sizeof(path), "%s/agent.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "# the fleet's\n\npush http://127.0.0.1:4040\nlabel = env=prod\n"
+		"  label dc=par1  \ninterval 10\nevent cpu-clock\nfreq 19\nkeep 5\n"
+		"output-dir /tmp/hs\r\n");
+	fclose(f);
+	assert_int_equal(hs_agent_parse(5, argv2, &o), 0);
+	assert_string_equal(o.push, "http://127.0.0.1:4040");
+	assert_int_equal(o.nr_labels, 2);
+	assert_string_equal(o.labels[0], "env=prod");
+	assert_string_equal(o.labels[1], "dc=par1");
+	assert_int_equal(o.interval, 30);	/* the command line wins */
+	assert_int_equal(o.s.abi.sample, 19);
+	assert_int_equal(o.keep, 5);
+	assert_string_equal(o.output_dir, "/tmp/hs");
+	hs_agent_opts_free(&o);
+
+	assert_int_equal(hs_agent_parse(6, argv3, &o), 2);
+	hs_agent_opts_free(&o);
+	assert_int_equal(hs_agent_parse(3, argv4, &o), 2);
+	hs_agent_opts_free(&o);
+	assert_int_equal(hs_agent_parse(3, argv5, &o), 2);
+	hs_agent_opts_free(&o);
+	f = fopen(path, "w");
+	fprintf(f, "config /etc/other\n");
+	fclose(f);
+	assert_int_equal(hs_agent_parse(5, argv2, &o), 2);
+	hs_agent_opts_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_url),
+		cmocka_unit_test(test_verdicts_and_labels),
+		cmocka_unit_test(test_push_ok),
+		cmocka_unit_test(test_push_retry),
+		cmocka_unit_test(test_push_rejected),
+		cmocka_unit_test(test_push_queue_bound),
+		cmocka_unit_test(test_push_hang),
+		cmocka_unit_test(test_agent_options),
+	};
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/tmp/hs_test_push.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	curl_global_cleanup();
+	if (!ret) {
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			ret = 1;
+	}
+	return ret;
+}

@@ -1,0 +1,357 @@
+# SPDX-License-Identifier: GPL-2.0
+# hotstack agent against hs_listen on the loopback: what it pushes (read
+# back with go tool pprof), intervals that follow each other, samples that
+# add up to the session's counters, a server down, answering 503 or 400,
+# the module unloaded, SIGTERM, SIGHUP, --output-dir's rotation.
+. /tests/lib.sh
+export HOME=/tmp
+ip link set lo up
+
+URL=http://127.0.0.1:4040
+# cpu-clock on every architecture: sampleRate is then the frequency.
+RATE="-e cpu-clock -F 1000"
+
+# listen_start DIR STATUS: hs_listen on :4040 in the background ($listener).
+listen_start() {
+	rm -f "$1/port"
+	hs_listen -d "$1" -p 4040 -s "$2" 2>/dev/null &
+	listener=$!
+	wait_until [ -s "$1/port" ] || notok "hs_listen listens within 20 s"
+}
+listen_stop() {
+	kill $listener
+	wait $listener 2>/dev/null
+}
+# requests DIR [STATUS]: how many requests DIR's listener answered (with STATUS).
+requests() {
+	awk -v s="${2:-}" 's == "" || $5 == s { n++ } END { print n + 0 }' "$1/log" 2>/dev/null ||
+		echo 0
+}
+# wait_requests DIR N [STATUS]: until N requests (answered STATUS) came, at most 20 s.
+have_requests() {
+	[ $(requests "$1" "${3:-}") -ge $2 ]
+}
+wait_requests() {
+	wait_until have_requests "$@"
+}
+# agent_stop: SIGTERM, at most 60 s for it to end; $agent_rc.
+agent_stop() {
+	kill -TERM $agent
+	for i in $(seq 600); do
+		[ -d /proc/$agent ] || break
+		sleep 0.1
+	done
+	if [ -d /proc/$agent ]; then
+		notok "the agent ended within 60 s of SIGTERM"
+		kill -9 $agent
+	fi
+	wait $agent
+	agent_rc=$?
+}
+# param NAME: that query parameter of each log line on stdin, URL-decoded.
+param() {
+	sed -n "s/^[0-9]* [0-9]* [A-Z]* [^?]*?\(.*&\)\{0,1\}$1=\([^& ]*\).*/\2/p" |
+		while read -r v; do httpd -d "$v"; echo; done
+}
+# contiguous LOGFILE: the from/until of its 200 lines follow each other.
+contiguous() {
+	awk '$5 == 200' "$1" | param from >/tmp/from
+	awk '$5 == 200' "$1" | param until >/tmp/until
+	paste /tmp/from /tmp/until | awk '
+		{ if ($2 <= $1 || (NR > 1 && $1 != last)) bad = 1; last = $2; n++ }
+		END { exit bad || n < 2 }'
+}
+# profiles DIR: each request answered 200 as DIR/NNNN.pb and pprof -raw's DIR/NNNN.raw.
+profiles() {
+	ok=1
+	for r in $(awk '$5 == 200 { print $1 }' "$1/log"); do
+		hs_listen -x "$1/$r.req" "$1/$r.pb" &&
+			pprof -raw "$1/$r.pb" >"$1/$r.raw" 2>"$1/$r.err" ||
+			{ ok=0; echo "#   $r:"; sed 's/^/#     /' "$1/$r.err"; }
+	done
+	[ $ok = 1 ]
+}
+# raw_sums RAW: "ALL DROPPED COUNTED_COMMENT DROPPED_COMMENT FILTERED SAMPLES_COMMENT"
+# from pprof -raw's text: every sample's count, those of [dropped] stacks, and
+# the kernel's counters the agent noted.
+raw_sums() {
+	awk '
+		/^Comment: hotstack session: / {
+			gsub(",", ""); s = $5; c = $7; d = $9; f = $11
+		}
+		/^Samples:/ { in_s = 1; next }
+		/^Locations/ { in_s = 0; in_l = 1; next }
+		/^Mappings/ { in_l = 0 }
+		in_s && /^ *[0-9]+( +[0-9]+)*: / {
+			sub(":", "", $1); n++; v[n] = $1; all += $1
+			# the outermost location id is the last one
+			outer[n] = $NF
+		}
+		in_l && / \[dropped\] / { sub(":", "", $1); dropped_id = $1 }
+		END {
+			for (i = 1; i <= n; i++)
+				if (outer[i] == dropped_id)
+					dr += v[i]
+			print all + 0, dr + 0, c + 0, d + 0, f + 0, s + 0
+		}' "$1"
+}
+
+check "insmod hotstack.ko" reload
+check "insmod hs_workload.ko" insmod /tests/hs_workload.ko
+check "hotstack agent --help lists --push and --interval" \
+	sh -c 'hotstack agent --help | grep -q -e "--push URL" && hotstack agent --help | grep -q -e "--interval SECONDS"'
+check_output "hotstack agent without --push or --output-dir is a usage error (status 2)" '^2$' \
+	sh -c 'hotstack agent 2>/dev/null; echo $?'
+
+# ---- pushes, read back --------------------------------------------------------
+L=/tmp/l1
+listen_start $L 200
+workload_start "6 4 20"
+hotstack agent -i 1 $RATE --push $URL --name hsapp --label env=test --label dc=vm1 \
+	--log /tmp/a1.log &
+agent=$!
+wait_requests $L 4
+t_term=$(date +%s)
+agent_stop
+workload_stop
+listen_stop
+check "the agent exits 0 on SIGTERM (status $agent_rc)" [ $agent_rc -eq 0 ]
+sed 's/^/# /' /tmp/a1.log
+check_output "4 intervals or more were pushed, each a POST /ingest answered 200" '^ok$' \
+	sh -c "awk '\$3 != \"POST\" || \$4 !~ /^\/ingest\?/ || \$5 != 200 { bad = 1 } END { print (NR >= 4 && !bad) ? \"ok\" : \"bad \" NR }' $L/log"
+want="hsapp{hostname=$(hostname),kernel_release=$(uname -r),event=cpu-clock,env=test,dc=vm1}"
+names_ok() {
+	param name <$L/log | sort | uniq -c
+	[ $(param name <$L/log | grep -c -v -F -x "$want") -eq 0 ] && [ -s $L/log ]
+}
+check "every push names hsapp with the host's, kernel's, event's and --label's labels" names_ok
+check_output "format=pprof, sampleRate=1000 and spyName=hotstack on every push" '^0$' \
+	sh -c "grep -c -v -e '&format=pprof&sampleRate=1000&spyName=hotstack ' $L/log"
+check "the intervals are contiguous: each until is the next one's from" contiguous $L/log
+check "every pushed profile is a pprof go tool pprof reads" profiles $L
+
+# Each profile's sums against the counters the agent noted in it.
+each_has_samples() {
+	for r in $L/*.raw; do
+		set -- $(raw_sums $r)
+		[ $1 -gt 0 ] || { echo "$r has no samples: $*"; head -n 30 $r; cat /tmp/a1.log; return 1; }
+	done
+}
+each_adds_up() {
+	for r in $L/*.raw; do
+		set -- $(raw_sums $r)
+		[ $3 -gt 0 ] && [ $(($1 - $2)) -eq $3 ] && [ $2 -eq $4 ] &&
+			[ $6 -eq $(($3 + $4 + $5)) ] ||
+			{ echo "$r: $*"; grep "^Comment" $r; grep "interval" /tmp/a1.log; return 1; }
+	done
+}
+generations() {
+	cat $L/*.raw | sed -n 's/^Comment: hotstack interval: \([0-9]*\) of session [0-9]*, generation \([0-9]*\)$/\1 \2/p' |
+		tee /dev/stderr |
+		awk 'NR == 1 { g = $2 } { if ($1 != NR || $2 != g + NR - 1) bad = 1 }
+			END { exit !(NR >= 4 && !bad) }'
+}
+totals() {
+	total=$(for r in $L/*.raw; do raw_sums $r; done | awk '{ s += $6 } END { print s }')
+	n=$(ls $L/*.raw | wc -l)
+	grep "stopped:" /tmp/a1.log
+	grep -q "stopped: $n intervals (0 lost), $total samples" /tmp/a1.log ||
+		{ echo "pushed $n intervals, $total samples"; return 1; }
+}
+last_at_sigterm() {
+	u=$(tail -n 1 $L/log | param until)
+	echo "until $u, SIGTERM at $t_term"
+	[ $u -ge $t_term ] && [ $u -le $((t_term + 2)) ]
+}
+check "every pushed profile has samples" each_has_samples
+check "in each, the stacks' samples are the kernel's counted, the [dropped] ones its drops" \
+	each_adds_up
+check "the pushes are the session's generations 1, 2, ... with none missing" generations
+check_output "the workload's stacks are in the pushed profiles" 'hs_leaf \[hs_workload\]' \
+	sh -c "cat $L/*.raw"
+check "the pushes' samples add up to the session's, as the agent's last line says" totals
+check "SIGTERM pushed the last interval: it ends at the second SIGTERM came in" last_at_sigterm
+check_output "the agent logs each interval with the push's status" \
+	'interval [0-9]+ \[[0-9]+, [0-9]+\) .* samples, .*; push: [0-9]+ pushed, [0-9]+ waiting, 0 dropped \(queue full\), 0 rejected' \
+	cat /tmp/a1.log
+
+# ---- the server down, then back: the backlog arrives, bounded --------------------------
+L=/tmp/l2
+listen_start $L 200
+hotstack agent -i 1 $RATE --push $URL --queue 3 --log /tmp/a2.log &
+agent=$!
+wait_requests $L 2
+listen_stop
+t_down=$(date +%s)
+sleep 6
+listen_start $L 200
+t_up=$(date +%s)
+wait_until grep -q "answers again" /tmp/a2.log
+n_up=$(requests $L)
+wait_requests $L $((n_up + 1))
+agent_stop
+listen_stop
+check "the agent exits 0 on SIGTERM after the server came back (status $agent_rc)" [ $agent_rc -eq 0 ]
+check_output "while it was down the agent said so once, and that it retries" \
+	"^1 .*cannot push profile [0-9]+ \\[[0-9]+, [0-9]+\\) to $URL: .*(Couldn't connect|Connection refused).*; retrying" \
+	sh -c "echo \$(grep -c 'cannot push profile' /tmp/a2.log) \$(grep 'cannot push profile' /tmp/a2.log)"
+check_output "the queue held 3: the oldest were dropped, counted and said" \
+	'dropped the oldest, profile [0-9]+ \[[0-9]+, [0-9]+\)' cat /tmp/a2.log
+# Intervals: pushed (200) and dropped for room (the agent's log), against those it took.
+backlog_arrived() {
+	# Pushed once it was back, ended while it was down.
+	n=$(awk -v u=$t_up '$2 >= u && $5 == 200' $L/log | param until |
+		awk -v d=$t_down -v u=$t_up '$1 > d && $1 <= u { n++ } END { print n + 0 }')
+	echo "$n intervals that ended while it was down were pushed once it was back"
+	[ $n -ge 1 ] && [ $n -le 3 ]
+}
+exactly_once() {
+	a=$( { awk '$5 == 200' $L/log | param from
+		sed -n 's/.*dropped the oldest, profile [0-9]* \[\([0-9]*\), .*/\1/p' /tmp/a2.log; } |
+		sort -n | tr '\n' ' ')
+	b=$(sed -n 's/.*interval [0-9]* \[\([0-9]*\), .*/\1/p' /tmp/a2.log | sort -n | tr '\n' ' ')
+	echo "pushed and dropped: $a"
+	echo "taken: $b"
+	[ "$a" = "$b" ]
+}
+taken_contiguous() {
+	sed -n 's/.*interval [0-9]* \[\([0-9]*\), \([0-9]*\)).*/\1 \2/p' /tmp/a2.log |
+		awk '{ if ($2 <= $1 || (NR > 1 && $1 != last)) bad = 1; last = $2 }
+			END { exit bad || NR < 4 }'
+}
+check "once back, the backlog arrived (at most the queue's 3)" backlog_arrived
+check "each interval the agent took was pushed once or dropped once" exactly_once
+check "the intervals it took are contiguous" taken_contiguous
+
+# ---- 503: the same profile again; 400: said, not sent again ---------------------
+L=/tmp/l3
+listen_start $L 503
+hotstack agent -i 1 $RATE --push $URL --log /tmp/a3.log &
+agent=$!
+wait_requests $L 2 503
+listen_stop
+listen_start $L 200
+wait_requests $L 1 200
+agent_stop
+listen_stop
+retried_503() {
+	f=$(awk '$5 == 503' $L/log | head -n 1 | param from)
+	echo "the first profile answered 503: from $f"
+	awk '$5 == 200' $L/log | param from | grep -q -x "$f"
+}
+check "a profile answered 503 is sent again until answered 200" retried_503
+check_output "the agent said the server answered 503 and that it retries" \
+	'cannot push profile 1 .*HTTP 503: Service Unavailable; retrying' cat /tmp/a3.log
+
+L=/tmp/l4
+listen_start $L 400
+hotstack agent -i 1 $RATE --push $URL --log /tmp/a4.log &
+agent=$!
+wait_requests $L 3
+agent_stop
+listen_stop
+check "the agent exits 0 though the server refused everything (status $agent_rc)" \
+	[ $agent_rc -eq 0 ]
+check_output "a 400 is logged with the server's words, and the profile not sent again" \
+	'refused profile [0-9]+ \[[0-9]+, [0-9]+\) with HTTP 400: Bad Request: not sent again' \
+	cat /tmp/a4.log
+sent_once() {
+	[ $(param from <$L/log | sort | uniq -d | wc -l) -eq 0 ] && [ $(wc -l <$L/log) -ge 3 ]
+}
+check "each interval was sent once only" sent_once
+
+# ---- the module: held by the agent's session; absent at the start --------------------
+L=/tmp/l5
+listen_start $L 200
+hotstack agent -i 1 $RATE --push $URL --log /tmp/a5.log &
+agent=$!
+wait_requests $L 1
+check_refused "rmmod while the agent's session is open is refused (in use)" \
+	"unload module 'hotstack': Resource temporarily unavailable" \
+	rmmod hotstack
+n=$(requests $L)
+wait_requests $L $((n + 2))
+check "the agent goes on pushing after the refused rmmod" [ $(requests $L) -ge $((n + 2)) ]
+agent_stop
+rmmod hs_workload
+rmmod hotstack
+hotstack agent -i 1 $RATE --push $URL --log /tmp/a6.log &
+agent=$!
+wait_output /tmp/a6.log "waiting for the module"
+check_output "started without the module, the agent waits for it" 'waiting for the module' \
+	cat /tmp/a6.log
+reload
+insmod /tests/hs_workload.ko
+n=$(requests $L)
+wait_requests $L $((n + 2))
+agent_stop
+listen_stop
+check "once the module is loaded, its session starts and pushes" \
+	[ $(requests $L) -ge $((n + 2)) ]
+
+# ---- the persistent session, its module unloaded and loaded again --------------------
+L=/tmp/l7
+listen_start $L 200
+reload autostart=1 autostart_freq=1000
+workload_start "6 4 20"
+hotstack agent -i 1 --persistent --push $URL --log /tmp/a7.log &
+agent=$!
+wait_requests $L 2
+workload_stop
+rmmod hs_workload
+# The agent opens the device only to read it: rmmod succeeds between two readings.
+for i in $(seq 100); do
+	rmmod hotstack 2>/dev/null && break
+	sleep 0.1
+done
+check "rmmod between two readings of the persistent session" sh -c '! grep -q "^hotstack " /proc/modules'
+sleep 2
+reload autostart=1 autostart_freq=1000
+insmod /tests/hs_workload.ko
+workload_start "6 4 20"
+n=$(requests $L)
+wait_requests $L $((n + 3))
+agent_stop
+workload_stop
+listen_stop
+check "--persistent: the agent exits 0 (status $agent_rc)" [ $agent_rc -eq 0 ]
+check_output "it saw the new session after the module came back" \
+	'the persistent session is a new one' cat /tmp/a7.log
+check "--persistent: every pushed profile is a pprof go tool pprof reads" profiles $L
+check_output "--persistent: the pushes after the reload have the workload's samples" \
+	'hs_leaf \[hs_workload\]' sh -c "cat \$(ls $L/*.raw | tail -n 2)"
+holes_lost() {
+	awk '$5 == 200' $L/log | param from | tail -n +2 >/tmp/f7
+	awk '$5 == 200' $L/log | param until | head -n -1 >/tmp/u7
+	holes=$(paste /tmp/f7 /tmp/u7 | awk '$1 != $2 { n++ } END { print n + 0 }')
+	lost=$(sed -n 's/.*stopped: [0-9]* intervals (\([0-9]*\) lost).*/\1/p' /tmp/a7.log)
+	echo "holes $holes, lost $lost"
+	[ -n "$lost" ] && [ "$holes" -le "$lost" ] && [ "$lost" -le 3 ]
+}
+check "--persistent: from and until follow each other but for the intervals said lost" holes_lost
+
+# ---- --output-dir keeps the newest N; SIGHUP opens the log again -----------------------
+reload
+rm -rf /tmp/od
+hotstack agent -i 1 $RATE --output-dir /tmp/od --keep 3 --log /tmp/a8.log &
+agent=$!
+wait_until sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a8.log 2>/dev/null) -ge 5 ]' 2>/dev/null
+mv /tmp/a8.log /tmp/a8.log.1
+kill -HUP $agent
+wait_output /tmp/a8.log "SIGHUP: log and kernel symbols opened again"
+wait_output /tmp/a8.log "interval [0-9]+ \["
+agent_stop
+check_output "SIGHUP: the agent logs to the new file" 'interval [0-9]+ \[' cat /tmp/a8.log
+check_output "--keep 3: three files, hotstack-START.pb.gz" '^3 3$' \
+	sh -c 'echo $(ls /tmp/od | wc -l) $(ls /tmp/od | grep -c -E "^hotstack-[0-9]{8}T[0-9]{6}Z\.pb\.gz$")'
+newest_three() {
+	want=$(cat /tmp/a8.log.1 /tmp/a8.log | sed -n "s/.*interval [0-9]* \[\([0-9]*\), .*/\1/p" |
+		tail -n 3 | while read t; do date -u -d @$t +hotstack-%Y%m%dT%H%M%SZ.pb.gz; done)
+	echo "want $want, have $(ls /tmp/od)"
+	[ "$want" = "$(ls /tmp/od)" ]
+}
+check "the newest three: the last intervals' start times" newest_three
+check "each file is a pprof go tool pprof reads" sh -c '
+	for f in /tmp/od/*; do pprof -raw $f >/dev/null || exit 1; done'
+rmmod hs_workload
+rmmod hotstack

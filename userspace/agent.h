@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* hotstack tool: hotstack agent's options (parsed apart, for unit tests). */
+#ifndef HOTSTACK_AGENT_H
+#define HOTSTACK_AGENT_H
+
+#include <stddef.h>
+
+#include "session.h"
+
+/* --label options at most. */
+#define HS_AGENT_MAX_LABELS	32
+
+struct hs_agent_opts {
+	struct hs_config s;		/* the session's options, as record takes them */
+	int session_opts;		/* one of them was given */
+	int persistent;			/* --persistent: the module's autostart session */
+	unsigned int interval;		/* -i: whole seconds, 1-3600 */
+	const char *push;		/* --push URL, or NULL */
+	const char *name;		/* --name: the application's name in Pyroscope */
+	const char *labels[HS_AGENT_MAX_LABELS];	/* --label KEY=VALUE, in order */
+	size_t nr_labels;
+	const char *output_dir;		/* --output-dir, or NULL */
+	unsigned long keep;		/* --keep: files kept in it */
+	unsigned long queue;		/* --queue: profiles waiting to be pushed at most */
+	unsigned long queue_mb;		/* --queue-mb: their MiB at most */
+	double timeout;			/* --timeout: seconds a push may take */
+	double drain;			/* --drain: seconds SIGTERM leaves for the last pushes */
+	const char *tenant;		/* --tenant: X-Scope-OrgID */
+	const char *log;		/* --log FILE, or NULL: standard error */
+	/* --config FILE's text and the command line made from it (freed by hs_agent_opts_free()). */
+	char *config_text;
+	char *config_names;		/* "--NAME" of each of its lines */
+	char **argv;
+};
+
+/*
+ * Parse hotstack agent's arguments: a --config FILE's lines first (one
+ * option a line, "NAME VALUE" or "NAME", as on the command line without
+ * the dashes; "#" comments), then the command line's, which win. Returns
+ * 0, HS_EXIT_USAGE after printing what is wrong, or -1 after printing the
+ * help (exit 0). Free with hs_agent_opts_free() in every case.
+ */
+int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o);
+void hs_agent_opts_free(struct hs_agent_opts *o);
+
+#endif

@@ -1,0 +1,1210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack agent: continuous profiling for fleets. One session (its own,
+ * as record configures it, or with --persistent the module's autostart
+ * session) cut into intervals: every interval the agent SNAPSHOTs its
+ * session (the persistent one, which only the module may snapshot, is
+ * read whole and the last reading subtracted), and turns the interval
+ * into one pprof profile with its start time, duration and labels,
+ * symbolized as record does. Each profile goes to a Pyroscope ingest API
+ * (push.c: a sender thread, a bounded queue, retries with backoff) and/or
+ * to a directory that keeps the newest N.
+ *
+ * Intervals are contiguous: they end on whole multiples of the interval
+ * in UNIX time, one interval's "until" is the next one's "from", and as
+ * SNAPSHOT hands over a generation while sampling goes on, every sample
+ * is in exactly one interval. Signals: SIGHUP reopens the log (--log) and
+ * reloads the kernel's symbols; SIGTERM and SIGINT take the last interval,
+ * leave its push --drain seconds, and exit 0.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+#include <linux/perf_event.h>
+
+#include "agent.h"
+#include "commands.h"
+#include "device.h"
+#include "events.h"
+#include "maps.h"
+#include "netlink.h"
+#include "profile.h"
+#include "push.h"
+#include "session.h"
+#include "symbols.h"
+#include "table.h"
+#include "usyms.h"
+#include "util.h"
+
+enum {
+	O_INTERVAL = 'i', O_PERSISTENT = HS_SESSION_OPT_NEXT, O_PUSH, O_NAME, O_LABEL,
+	O_OUTPUT_DIR, O_KEEP, O_QUEUE, O_QUEUE_MB, O_TIMEOUT, O_DRAIN, O_TENANT, O_LOG, O_CONFIG,
+};
+
+static const struct hs_option hs_agent_options[] = {
+	{ O_PERSISTENT, "persistent", NULL, "profile the module's persistent session "
+	  "(autostart=1) instead of one of its own; no session options then" },
+	{ O_INTERVAL, "interval", "SECONDS", "one profile every SECONDS, 1-3600, ending on "
+	  "multiples of it in UNIX time (default 10)" },
+	{ O_PUSH, "push", "URL", "push each profile to this Pyroscope server (or Grafana Alloy's "
+	  "pyroscope.receive_http): POST URL/ingest" },
+	{ O_NAME, "name", "APP", "the application's name in Pyroscope (default hotstack)" },
+	{ O_LABEL, "label", "KEY=VALUE", "a label of every profile, besides hostname, "
+	  "kernel_release and event (repeat it; the same key replaces one of those)" },
+	{ O_OUTPUT_DIR, "output-dir", "DIR", "write each profile as DIR/hotstack-START.pb.gz "
+	  "(START: YYYYmmddTHHMMSSZ, UTC)" },
+	{ O_KEEP, "keep", "N", "with --output-dir: keep the newest N files (default 360)" },
+	{ O_QUEUE, "queue", "N", "profiles waiting to be pushed at most; past it the oldest is "
+	  "dropped (default 60)" },
+	{ O_QUEUE_MB, "queue-mb", "MIB", "their size at most, in MiB (default 64)" },
+	{ O_TIMEOUT, "timeout", "SECONDS", "how long one push may take, 1-600 (default 15)" },
+	{ O_DRAIN, "drain", "SECONDS", "on SIGTERM, how long the last pushes may take, 0-600 "
+	  "(default 10)" },
+	{ O_TENANT, "tenant", "ID", "send the header X-Scope-OrgID: ID (multi-tenant Pyroscope)" },
+	{ O_LOG, "log", "FILE", "log there, not on standard error (SIGHUP opens it again)" },
+	{ O_CONFIG, "config", "FILE", "options from FILE first: one a line, NAME VALUE as on the "
+	  "command line without the dashes; # comments" },
+	HS_OPTION_END,
+};
+
+/* ---- options ------------------------------------------------------------ */
+
+/* --config FILE (or --config=FILE) on @argv, or NULL. */
+static const char *hs_agent_config_path(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--config=", 9))
+			return argv[i] + 9;
+	}
+	return NULL;
+}
+
+/*
+ * The command line with @path's options before the command line's own:
+ * o->argv, o->config_text, o->config_names. 0, or HS_EXIT_USAGE after
+ * saying why.
+ */
+static int hs_agent_expand(int argc, char **argv, const char *path, struct hs_agent_opts *o,
+			   int *out_argc)
+{
+	size_t cap = argc + 2, n = 0, lineno = 0, text_len, used = 0;
+	char *line, *next, *name, *value, *end;
+
+	o->config_text = hs_read_file(path, &text_len);
+	if (!o->config_text) {
+		fprintf(stderr, "hotstack agent: cannot read the config file %s: %s\n", path,
+			strerror(errno));
+		return HS_EXIT_USAGE;
+	}
+	for (line = o->config_text; *line; line++)
+		cap += *line == '\n' ? 2 : 0;
+	cap += 2;
+	o->argv = calloc(cap, sizeof(*o->argv));
+	/* Each name with "--" before it and a NUL after: three bytes more than the text's. */
+	o->config_names = malloc(text_len * 2 + 4);
+	if (!o->argv || !o->config_names) {
+		fprintf(stderr, "hotstack agent: %s\n", strerror(ENOMEM));
+		return HS_EXIT_USAGE;
+	}
+	o->argv[n++] = argv[0];
+	for (line = o->config_text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line[strcspn(line, "\r")] = '\0';
+		name = line + strspn(line, " \t");
+		if (!*name || *name == '#')
+			continue;
+		value = name + strcspn(name, " \t=");
+		if (*value) {
+			*value++ = '\0';
+			value += strspn(value, " \t=");
+		}
+		for (end = value + strlen(value); end > value && (end[-1] == ' ' ||
+							    end[-1] == '\t'); end--)
+			;
+		*end = '\0';
+		if (!strcmp(name, "config")) {
+			fprintf(stderr, "hotstack agent: %s:%zu: a config file cannot name another\n",
+				path, lineno);
+			return HS_EXIT_USAGE;
+		}
+		o->argv[n++] = o->config_names + used;
+		used += sprintf(o->config_names + used, "--%s", name) + 1;
+		if (*value)
+			o->argv[n++] = value;
+	}
+	memcpy(o->argv + n, argv + 1, (argc - 1) * sizeof(*argv));
+	n += argc - 1;
+	o->argv[n] = NULL;
+	*out_argc = n;
+	return 0;
+}
+
+void hs_agent_opts_free(struct hs_agent_opts *o)
+{
+	free(o->config_text);
+	free(o->config_names);
+	free(o->argv);
+	o->config_text = o->config_names = NULL;
+	o->argv = NULL;
+}
+
+/* "KEY=VALUE" with a key and a value Pyroscope takes. */
+static int hs_agent_label_ok(const char *s)
+{
+	const char *eq = strchr(s, '=');
+
+	return eq && hs_label_key_ok(s, eq - s) && hs_label_value_ok(eq + 1, strlen(eq + 1));
+}
+
+int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
+{
+	static const struct hs_option *const tables[] = {
+		hs_session_options, hs_agent_options, NULL,
+	};
+	unsigned long long v;
+	const char *config;
+	struct hs_args a;
+	char *value;
+	int id, ret;
+
+	memset(o, 0, sizeof(*o));
+	hs_config_defaults(&o->s);
+	/* Always on: a small rate and small tables (they never fill at 99 Hz in 10 s). */
+	o->s.event = "cpu-clock";
+	hs_parse_event(o->s.event, &o->s.ev, NULL, 0);
+	o->s.abi.sample = 99;
+	o->s.abi.table_entries = 2048;
+	o->s.abi.arena_frames = 65536;
+	o->interval = 10;
+	o->name = "hotstack";
+	o->keep = 360;
+	o->queue = 60;
+	o->queue_mb = 64;
+	o->timeout = 15;
+	o->drain = 10;
+	config = hs_agent_config_path(argc, argv);
+	if (config) {
+		ret = hs_agent_expand(argc, argv, config, o, &argc);
+		if (ret)
+			return ret;
+		argv = o->argv;
+	}
+	if (hs_args_init(&a, "agent", "[OPTIONS]",
+			 "Continuous profiling: a profile every interval, pushed to Pyroscope "
+			 "and/or written to a directory, until SIGTERM. The session options are "
+			 "record's, with the agent's defaults: -e cpu-clock -F 99 --table-entries "
+			 "2048 --arena-frames 65536.", tables, 0, argc, argv))
+		return 1;
+	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END) {
+		if (id == HS_ARGS_EXIT) {
+			ret = a.status ? a.status : -1;
+			goto out;
+		}
+		ret = hs_config_option(&a, &o->s, id, value);
+		if (ret == 0) {
+			o->session_opts = 1;
+			continue;
+		}
+		if (ret != 1)
+			goto out;
+		ret = 0;
+		switch (id) {
+		case O_PERSISTENT:
+			o->persistent = 1;
+			break;
+		case O_INTERVAL:
+			if (hs_parse_u64(value, 1, 3600, &v))
+				ret = hs_args_error(&a, "--interval wants whole seconds from 1 to "
+						    "3600, not '%s'", value);
+			o->interval = v;
+			break;
+		case O_PUSH:
+			if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
+				ret = hs_args_error(&a, "--push wants an http:// or https:// URL, "
+						    "not '%s'", value);
+			o->push = value;
+			break;
+		case O_NAME:
+			if (!hs_app_name_ok(value))
+				ret = hs_args_error(&a, "--name wants 1-128 letters, digits and "
+						    "'_.-/', not '%s'", value);
+			o->name = value;
+			break;
+		case O_LABEL:
+			if (!hs_agent_label_ok(value))
+				ret = hs_args_error(&a, "--label wants KEY=VALUE, KEY of letters, "
+						    "digits and '_' (not starting with a digit or "
+						    "__), VALUE of 1-256 printable characters without "
+						    "space , { } = \" \\, not '%s'", value);
+			else if (o->nr_labels == HS_AGENT_MAX_LABELS)
+				ret = hs_args_error(&a, "at most %d --label", HS_AGENT_MAX_LABELS);
+			else
+				o->labels[o->nr_labels++] = value;
+			break;
+		case O_OUTPUT_DIR:
+			o->output_dir = value;
+			break;
+		case O_KEEP:
+			if (hs_parse_u64(value, 1, 1000000, &v))
+				ret = hs_args_error(&a, "--keep wants 1 to 1000000 files, not '%s'",
+						    value);
+			o->keep = v;
+			break;
+		case O_QUEUE:
+			if (hs_parse_u64(value, 2, 100000, &v))
+				ret = hs_args_error(&a, "--queue wants 2 to 100000 profiles, not '%s'",
+						    value);
+			o->queue = v;
+			break;
+		case O_QUEUE_MB:
+			if (hs_parse_u64(value, 1, 4096, &v))
+				ret = hs_args_error(&a, "--queue-mb wants 1 to 4096 MiB, not '%s'",
+						    value);
+			o->queue_mb = v;
+			break;
+		case O_TIMEOUT:
+			if (hs_parse_seconds(value, 1, 600, &o->timeout))
+				ret = hs_args_error(&a, "--timeout wants 1 to 600 seconds, not '%s'",
+						    value);
+			break;
+		case O_DRAIN:
+			if (hs_parse_seconds(value, 0, 600, &o->drain))
+				ret = hs_args_error(&a, "--drain wants 0 to 600 seconds, not '%s'",
+						    value);
+			break;
+		case O_TENANT:
+			if (!hs_label_value_ok(value, strlen(value)))
+				ret = hs_args_error(&a, "--tenant wants 1-256 printable characters, "
+						    "not '%s'", value);
+			o->tenant = value;
+			break;
+		case O_LOG:
+			o->log = value;
+			break;
+		case O_CONFIG:
+			break;	/* read before the options */
+		}
+		if (ret)
+			goto out;
+	}
+	ret = hs_config_check(&a, &o->s);
+	if (ret || (ret = hs_args_no_operands(&a)))
+		goto out;
+	if (!o->push && !o->output_dir)
+		ret = hs_args_error(&a, "nowhere to send the profiles: --push URL and/or "
+				    "--output-dir DIR");
+	else if (o->persistent && o->session_opts)
+		ret = hs_args_error(&a, "--persistent samples as the module's autostart_event and "
+				    "autostart_freq say: no session options with it");
+	else if (o->persistent && o->s.abi.pid)
+		ret = hs_args_error(&a, "--persistent and -p do not go together");
+out:
+	hs_args_free(&a);
+	return ret;
+}
+
+/* ---- the log ------------------------------------------------------------ */
+
+/*
+ * Standard error is the log: journald's (no time stamps then: it adds
+ * its own), a terminal's, or the --log file, opened again on SIGHUP.
+ * Every line is one write(), so the sender thread's lines never mix.
+ */
+static int hs_agent_stamps;
+
+static void hs_agent_vlog(const char *fmt, va_list ap)
+{
+	char line[2048];
+	size_t n = 0;
+	struct tm tm;
+	time_t t;
+
+	if (hs_agent_stamps) {
+		t = time(NULL);
+		localtime_r(&t, &tm);
+		n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S%z ", &tm);
+	}
+	n += snprintf(line + n, sizeof(line) - n, "hotstack agent: ");
+	if (n < sizeof(line))
+		n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	if (n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(2, line, n) < 0) {
+		/* Nowhere to say it. */
+	}
+}
+
+static void hs_agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void hs_agent_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hs_agent_vlog(fmt, ap);
+	va_end(ap);
+}
+
+/* push.c's logger. */
+static void hs_agent_push_log(void *data, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)data;
+	va_start(ap, fmt);
+	hs_agent_vlog(fmt, ap);
+	va_end(ap);
+}
+
+/* Standard error to @path (appended); 0 or -errno. */
+static int hs_agent_open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -errno;
+	if (fd != 2) {
+		dup2(fd, 2);
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * systemd's notification socket (Type=notify): READY=1, STATUS=..., so
+ * that "systemctl status" shows the agent's own status line.
+ */
+static void hs_agent_notify(const char *fmt, ...)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char msg[1024];
+	socklen_t len;
+	va_list ap;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	memcpy(sa.sun_path, path, strlen(path));
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';
+	len = offsetof(struct sockaddr_un, sun_path) + strlen(path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, len);
+	close(fd);
+}
+
+/* ---- the agent ------------------------------------------------------------ */
+
+static volatile sig_atomic_t hs_agent_stop, hs_agent_hup;
+
+static void hs_agent_signal(int sig)
+{
+	if (sig == SIGHUP)
+		hs_agent_hup = 1;
+	else
+		hs_agent_stop = 1;
+}
+
+/* Labels: hostname, kernel_release, event and --label's, in Pyroscope's name. */
+#define HS_AGENT_NOTES	(HS_AGENT_MAX_LABELS + 8)
+
+struct hs_agent {
+	struct hs_agent_opts o;
+	int fd;				/* own session: /dev/hotstack; -1: none now */
+	uint32_t session_id;
+	struct hs_table_map m;
+	struct hs_ksyms k;
+	int have_ksyms;
+	uint64_t modules_sig;		/* /proc/modules when k was loaded */
+	struct hs_usyms *u;		/* this interval's user symbols (--stacks user|both) */
+	const char *event;		/* the event sampled (after a fallback) */
+	char event_buf[32];
+	char rate[32];
+	unsigned int hz;		/* sampleRate: samples per second per CPU, 0: unknown */
+	struct hs_push *push;
+	int64_t from;			/* the open interval's start, UNIX seconds */
+	double from_real;		/* the same, to the nanosecond */
+	uint64_t intervals, lost, files;
+	uint64_t samples, counted, dropped;	/* every interval's, added up */
+	int waiting_said;		/* "waiting for the module" said once */
+	/* --persistent: the last reading, subtracted from the next one. */
+	struct hs_profile prev;
+	int prev_gone;			/* that session is gone: the next one counts from 0 */
+	uint32_t prev_id;
+	__u64 prev_drops[HOTSTACK_DROP_MAX];
+	uint64_t prev_samples;
+	char hostname[256], release[128];
+	char name[4096];		/* APP{k=v,...} */
+	char note_buf[HS_AGENT_NOTES][384];
+	const char *notes[HS_AGENT_NOTES + 1];
+};
+
+/* Seconds since the epoch, on the wall clock (Pyroscope's from and until). */
+static double hs_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* @s with the characters a label value may not have made '_'. */
+static void hs_agent_sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!hs_label_value_ok(s, 1))
+			*s = '_';
+}
+
+/*
+ * The labels (hostname, kernel_release, event, then --label's, a key
+ * given twice taking the last value) as Pyroscope's name and as the
+ * profile's notes.
+ */
+static void hs_agent_labels(struct hs_agent *ag, char *extra_notes[], size_t nr_extra)
+{
+	const char *keys[HS_AGENT_MAX_LABELS + 3], *vals[HS_AGENT_MAX_LABELS + 3];
+	size_t klen[HS_AGENT_MAX_LABELS + 3], nr = 0, i, j, n, used;
+
+	keys[nr] = "hostname", klen[nr] = 8, vals[nr++] = ag->hostname;
+	keys[nr] = "kernel_release", klen[nr] = 14, vals[nr++] = ag->release;
+	keys[nr] = "event", klen[nr] = 5, vals[nr++] = ag->event;
+	for (i = 0; i < ag->o.nr_labels; i++) {
+		const char *eq = strchr(ag->o.labels[i], '=');
+
+		for (j = 0; j < nr; j++)
+			if (klen[j] == (size_t)(eq - ag->o.labels[i]) &&
+			    !memcmp(keys[j], ag->o.labels[i], klen[j]))
+				break;
+		keys[j] = ag->o.labels[i], klen[j] = eq - ag->o.labels[i], vals[j] = eq + 1;
+		if (j == nr)
+			nr++;
+	}
+	used = snprintf(ag->name, sizeof(ag->name), "%s{", ag->o.name);
+	for (i = 0, n = 0; i < nr; i++) {
+		used += snprintf(ag->name + used, sizeof(ag->name) - used, "%s%.*s=%s",
+				 i ? "," : "", (int)klen[i], keys[i], vals[i]);
+		snprintf(ag->note_buf[n], sizeof(ag->note_buf[n]), "label: %.*s=%s", (int)klen[i],
+			 keys[i], vals[i]);
+		ag->notes[n] = ag->note_buf[n];
+		n++;
+	}
+	snprintf(ag->name + used, sizeof(ag->name) - used, "}");
+	for (i = 0; i < nr_extra && n < HS_AGENT_NOTES; i++, n++)
+		ag->notes[n] = extra_notes[i];
+	ag->notes[n] = NULL;
+}
+
+/* A hash of /proc/modules: the kernel's symbols change when it does. */
+static uint64_t hs_agent_modules_sig(void)
+{
+	size_t len;
+	char *text = hs_read_file("/proc/modules", &len);
+	uint64_t h = text ? hs_hash(text, len) : 0;
+
+	free(text);
+	return h;
+}
+
+/* The kernel's symbols, loaded again after a module came or went (or @force). */
+static int hs_agent_ksyms(struct hs_agent *ag, int force)
+{
+	uint64_t sig = hs_agent_modules_sig();
+	struct hs_ksyms k;
+	char err[512];
+	int ret;
+
+	if (ag->have_ksyms && sig == ag->modules_sig && !force)
+		return 0;
+	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, sizeof(err));
+	if (ret) {
+		if (!ag->have_ksyms)
+			hs_agent_log("%s", err);
+		return ag->have_ksyms ? 0 : ret;
+	}
+	if (ag->have_ksyms)
+		hs_ksyms_free(&ag->k);
+	ag->k = k;
+	ag->have_ksyms = 1;
+	ag->modules_sig = sig;
+	return 0;
+}
+
+static void hs_agent_close(struct hs_agent *ag)
+{
+	hs_table_unmap(&ag->m);
+	if (ag->have_ksyms)
+		hs_ksyms_free(&ag->k);
+	ag->have_ksyms = 0;
+	if (ag->fd >= 0)
+		close(ag->fd);
+	ag->fd = -1;
+}
+
+/* Whether @err from open() means the module is not there (yet). */
+static int hs_agent_absent(int err)
+{
+	return err == ENOENT || err == ENODEV || err == ENXIO;
+}
+
+/*
+ * Open, configure and start the agent's own session. 0; -EAGAIN when the
+ * module is not loaded (said once, tried again later); else -1 after
+ * saying why (fatal: a configuration the module refuses).
+ */
+static int hs_agent_open(struct hs_agent *ag)
+{
+	struct hotstack_stats st;
+	int fd, err;
+
+	fd = open(hs_device_path(), O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		if (hs_agent_absent(err)) {
+			if (!ag->waiting_said)
+				hs_agent_log("%s: %s: waiting for the module (modprobe hotstack)",
+					     hs_device_path(), strerror(err));
+			ag->waiting_said = 1;
+			return -EAGAIN;
+		}
+		hs_agent_log("cannot open %s: %s%s%s", hs_device_path(), strerror(err),
+			     hs_open_error_hint(err) ? ": " : "",
+			     hs_open_error_hint(err) ? hs_open_error_hint(err) : "");
+		return -1;
+	}
+	ag->fd = fd;
+	if (hs_session_configure(fd, &ag->o.s, "agent"))
+		goto fail;
+	ag->event = ag->o.s.event;
+	hs_config_rate(&ag->o.s, ag->rate, sizeof(ag->rate));
+	/* sampleRate: the frequency, or a clock event's period in Hz. */
+	if (ag->o.s.abi.flags & HOTSTACK_CFG_FREQ)
+		ag->hz = ag->o.s.abi.sample;
+	else if (ag->o.s.ev.type == PERF_TYPE_SOFTWARE &&
+		 (ag->o.s.ev.config == PERF_COUNT_SW_CPU_CLOCK ||
+		  ag->o.s.ev.config == PERF_COUNT_SW_TASK_CLOCK))
+		ag->hz = (unsigned int)(1e9 / ag->o.s.abi.sample + 0.5);
+	else
+		ag->hz = 0;
+	/* Symbolized here when this process may map the table and see kernel addresses. */
+	if (!hs_table_map(fd, &ag->m) && hs_agent_ksyms(ag, 1))
+		hs_table_unmap(&ag->m);
+	if (!ag->m.base)
+		hs_agent_log("no mmap of the table or no kernel addresses: the stacks come from "
+			     "read(), symbolized in the kernel (samples between a read and its "
+			     "SNAPSHOT are counted but not in the profile)");
+	if (hs_session_start(fd, "agent"))
+		goto fail;
+	if (!hs_session_stats(fd, 0, &st))
+		ag->session_id = st.id;
+	ag->waiting_said = 0;
+	hs_agent_log("session %u: %s at %s, %s stacks, intervals of %u s", ag->session_id,
+		     ag->event, ag->rate, ag->o.s.abi.stacks == HOTSTACK_STACK_KERNEL ? "kernel" :
+		     ag->o.s.abi.stacks == HOTSTACK_STACK_USER ? "user" : "kernel and user",
+		     ag->o.interval);
+	return 0;
+fail:
+	hs_agent_close(ag);
+	return -1;
+}
+
+/* The persistent session's status through netlink: 0, or -errno (none). */
+struct hs_agent_find {
+	struct hs_status st;
+	int found;
+};
+
+static void hs_agent_find_persistent(const struct hs_status *s, void *data)
+{
+	struct hs_agent_find *f = data;
+
+	if (s->owner == 0 && s->configured && !f->found) {
+		f->st = *s;
+		f->found = 1;
+	}
+}
+
+static int hs_agent_persistent_status(struct hs_status *st)
+{
+	struct hs_agent_find f = { .found = 0 };
+	struct hs_genl g;
+	int ret;
+
+	if (hs_genl_quiet_open(&g))
+		return -ENOENT;
+	ret = hs_genl_status(&g, 0, hs_agent_find_persistent, &f);
+	hs_genl_close(&g);
+	if (ret)
+		return ret;
+	if (!f.found)
+		return -ENOENT;
+	*st = f.st;
+	return 0;
+}
+
+/* ---- one interval ---------------------------------------------------------- */
+
+/* DIR/hotstack-START.pb.gz, written whole then renamed; the oldest beyond --keep removed. */
+static int hs_agent_file_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return !strncmp(d->d_name, "hotstack-", 9) && n > 15 &&
+	       !strcmp(d->d_name + n - 6, ".pb.gz");
+}
+
+static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t len, int64_t from)
+{
+	char name[64], path[4096], tmp[4096];
+	struct dirent **list;
+	struct tm tm;
+	time_t t = from;
+	ssize_t w;
+	int fd, n, i;
+
+	gmtime_r(&t, &tm);
+	strftime(name, sizeof(name), "hotstack-%Y%m%dT%H%M%SZ.pb.gz", &tm);
+	snprintf(path, sizeof(path), "%s/%s", ag->o.output_dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", ag->o.output_dir, name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		hs_agent_log("cannot write %s: %s", tmp, strerror(errno));
+		return;
+	}
+	w = write(fd, data, len);
+	if (w != (ssize_t)len || close(fd)) {
+		hs_agent_log("cannot write %s: %s", tmp, w < 0 ? strerror(errno) :
+			     "short write (disk full?)");
+		if (w == (ssize_t)len)
+			fd = -1;
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return;
+	}
+	if (rename(tmp, path)) {
+		hs_agent_log("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		return;
+	}
+	ag->files++;
+	n = scandir(ag->o.output_dir, &list, hs_agent_file_filter, alphasort);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		/* The names sort as their times: the first are the oldest. */
+		if ((unsigned long)(n - i) > ag->o.keep) {
+			snprintf(path, sizeof(path), "%s/%s", ag->o.output_dir, list[i]->d_name);
+			if (unlink(path) && errno != ENOENT)
+				hs_agent_log("cannot remove %s: %s", path, strerror(errno));
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+/* The push's status, for the interval's line. */
+static void hs_agent_push_status(struct hs_agent *ag, char *buf, size_t len)
+{
+	struct hs_push_stats ps;
+
+	buf[0] = '\0';
+	if (!ag->push)
+		return;
+	hs_push_get_stats(ag->push, &ps);
+	snprintf(buf, len, "; push: %" PRIu64 " pushed, %zu waiting, %" PRIu64 " dropped (queue "
+		 "full), %" PRIu64 " rejected, %" PRIu64 " failed attempts%s", ps.pushed,
+		 ps.waiting, ps.dropped, ps.rejected, ps.failures,
+		 ps.down ? ", server not answering" : "");
+}
+
+/*
+ * The interval [ag->from, @until) is in @p (its counters @total): stamp,
+ * serialize, hand to the sender and the directory, say so.
+ */
+static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
+			  const struct hotstack_cpu_stats *total, uint64_t generation,
+			  int64_t until, double until_real)
+{
+	char counters[160], interval[96], status[256], *extra[2] = { counters, interval };
+	uint64_t drops = hs_sum_drops(total->drops);
+	uint64_t filtered = total->drops[HOTSTACK_DROP_FILTERED];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	ag->intervals++;
+	/* The kernel's counters of exactly these samples: the tests check them against the stacks. */
+	snprintf(counters, sizeof(counters), "session: samples %" PRIu64 ", counted %" PRIu64
+		 ", dropped %" PRIu64 ", filtered %" PRIu64, (uint64_t)total->samples,
+		 (uint64_t)total->counted, drops - filtered, filtered);
+	snprintf(interval, sizeof(interval), "interval: %" PRIu64 " of session %u, generation %"
+		 PRIu64, ag->intervals, ag->session_id, generation);
+	hs_agent_labels(ag, extra, 2);
+	p->event = ag->event;
+	snprintf(p->rate, sizeof(p->rate), "%s", ag->rate);
+	p->time_ns = (int64_t)(ag->from_real * 1e9);
+	if (!p->seconds)
+		p->seconds = until_real - ag->from_real;
+	p->notes = ag->notes;
+	ret = hs_maps_kernel(p, "/sys");
+	f = ret ? NULL : open_memstream(&buf, &len);
+	ret = f ? hs_write_pprof(f, p) : -ENOMEM;
+	if (f && fclose(f) && !ret)
+		ret = -ENOMEM;
+	p->notes = NULL;
+	if (ret) {
+		hs_agent_log("interval %" PRIu64 ": cannot make its profile: %s", ag->intervals,
+			     strerror(-ret));
+		free(buf);
+		ag->lost++;
+		return;
+	}
+	ag->samples += total->samples;
+	ag->counted += total->counted;
+	ag->dropped += drops - filtered;
+	if (ag->o.output_dir)
+		hs_agent_write_file(ag, buf, len, ag->from);
+	if (ag->push)
+		hs_push_queue(ag->push, buf, len, ag->name, ag->hz, ag->from, until,
+			      ag->intervals);
+	else
+		free(buf);
+	hs_agent_push_status(ag, status, sizeof(status));
+	hs_agent_log("interval %" PRIu64 " [%" PRId64 ", %" PRId64 ") %.1f s: %" PRIu64
+		     " samples, %" PRIu64 " counted, %" PRIu64 " dropped, %" PRIu64 " filtered, "
+		     "%zu stacks, %zu bytes%s", ag->intervals, ag->from, until, p->seconds,
+		     (uint64_t)total->samples, (uint64_t)total->counted, drops - filtered,
+		     filtered, p->nr, len, status);
+	hs_agent_notify("STATUS=%" PRIu64 " intervals, %" PRIu64 " samples%s", ag->intervals,
+			ag->samples, status);
+}
+
+/* The own session's interval ending now: SNAPSHOT, copy, symbolize. 0 or -errno. */
+static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double until_real)
+{
+	struct hotstack_cpu_stats total;
+	struct hotstack_stats st;
+	struct hs_profile p = { 0 };
+	struct hs_table_copy c;
+	uint64_t generation;
+	char *text = NULL;
+	int ret;
+
+	if (!ag->m.base) {
+		/* read() gives the active generation: read, count, then SNAPSHOT. */
+		text = hs_read_fd(ag->fd, NULL);
+		if (!text)
+			return -errno;
+		ret = hs_session_stats(ag->fd, 0, &st);
+		if (!ret && ioctl(ag->fd, HOTSTACK_IOC_SNAPSHOT, 0))
+			ret = -errno;
+		ret = ret ?: hs_profile_parse(&p, text, NULL);
+		ret = ret ?: hs_profile_add_drops(&p, st.total.drops);
+		total = st.total;
+		generation = st.generation + 1;
+	} else {
+		hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0);
+		if (ioctl(ag->fd, HOTSTACK_IOC_SNAPSHOT, 0))
+			return -errno;
+		ret = hs_session_stats(ag->fd, HOTSTACK_STATS_READABLE, &st);
+		ret = ret ?: hs_agent_ksyms(ag, 0);
+		ret = ret ?: hs_table_copy(&ag->m, HS_GEN_READABLE, &c);
+		if (ret)
+			goto out;
+		ret = hs_table_profile(&c, &ag->k, ag->u, ag->o.s.abi.pid, &p);
+		/* The counters of exactly that copy (the copy's memory goes now). */
+		total = c.total;
+		generation = c.generation;
+		hs_table_copy_free(&c);
+	}
+	if (ret)
+		goto out;
+	p.keys = ag->o.s.abi.keys;
+	/* The interval's length on the wall clock, as from and until say (not the running time). */
+	p.seconds = until_real - ag->from_real;
+	if (ag->u && hs_maps_merge(&p.maps, hs_usyms_maps(ag->u))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	hs_agent_emit(ag, &p, &total, generation, until, until_real);
+out:
+	free(text);
+	hs_profile_free(&p);
+	return ret;
+}
+
+/* The module's parameter @name (/sys/module/hotstack/parameters/), into @buf. */
+static int hs_agent_param(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	char *text;
+
+	snprintf(path, sizeof(path), "/sys/module/hotstack/parameters/%s", name);
+	text = hs_read_file(path, NULL);
+	if (!text)
+		return -errno;
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(buf, len, "%s", text);
+	free(text);
+	return 0;
+}
+
+/*
+ * Read the persistent session whole; with @emit, the interval ending now
+ * is this reading less the last one (all of it when the session is a new
+ * one: the module loaded again); without, the reading only starts the
+ * count. 0 or -errno (no module, no persistent session: the session is
+ * then taken as gone).
+ */
+static int hs_agent_persistent_read(struct hs_agent *ag, int emit, int64_t until,
+				    double until_real)
+{
+	struct hotstack_cpu_stats total = { 0 };
+	struct hs_profile cur = { 0 }, p = { 0 };
+	struct hs_status ns = { 0 };
+	int fd, ret, fresh, have_ns, i;
+	uint64_t gen = 0;
+	char freq[32];
+	char *text;
+	size_t k;
+
+	fd = open(hs_device_path(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (!ag->waiting_said)
+			hs_agent_log("%s: %s: waiting for the module (modprobe hotstack "
+				     "autostart=1)", hs_device_path(), strerror(-ret));
+		goto gone;
+	}
+	text = hs_read_fd(fd, NULL);
+	ret = text ? 0 : -errno;
+	close(fd);
+	if (ret)
+		goto gone;
+	have_ns = !hs_agent_persistent_status(&ns);
+	if (!text[0] && !have_ns) {
+		free(text);
+		ret = -ENOENT;
+		if (!ag->waiting_said)
+			hs_agent_log("there is no persistent session: load the module with "
+				     "autostart=1 (waiting for it)");
+		goto gone;
+	}
+	if (ag->waiting_said)
+		hs_agent_log("the persistent session is there");
+	ag->waiting_said = 0;
+	ret = hs_profile_parse(&cur, text, NULL);
+	free(text);
+	if (ret)
+		goto out;
+	if (have_ns) {
+		snprintf(ag->event_buf, sizeof(ag->event_buf), "%s",
+			 hs_event_name(ns.event_type, ns.event_config));
+		hs_rate_str(ns.flags, ns.sample, ag->rate, sizeof(ag->rate));
+		ag->hz = ns.flags & HOTSTACK_CFG_FREQ ? ns.sample : 0;
+		ag->session_id = ns.id;
+		gen = ns.generation;
+	} else if (!hs_agent_param("autostart_event", ag->event_buf, sizeof(ag->event_buf)) &&
+		   !hs_agent_param("autostart_freq", freq, sizeof(freq))) {
+		ag->hz = strtoul(freq, NULL, 10);
+		snprintf(ag->rate, sizeof(ag->rate), "%u Hz", ag->hz);
+	}
+	ag->event = ag->event_buf;
+	/* A new session (the module loaded again), or counts that went down: from 0. */
+	fresh = ag->prev_gone || (have_ns && ns.id != ag->prev_id) || cur.total < ag->prev.total;
+	for (k = 0; !fresh && k < cur.nr; k++) {
+		long j = hs_strtab_find(&ag->prev.stacks, cur.lines[k].stack, cur.lines[k].len);
+
+		if (j >= 0 && ag->prev.lines[j].count > cur.lines[k].count)
+			fresh = 1;
+	}
+	if (emit && fresh)
+		hs_agent_log("the persistent session is a new one (the module was loaded again?): "
+			     "its samples since it began are this interval's");
+	if (emit) {
+		for (k = 0; k < cur.nr && !ret; k++) {
+			long j = fresh ? -1 : hs_strtab_find(&ag->prev.stacks, cur.lines[k].stack,
+							     cur.lines[k].len);
+			uint64_t d = cur.lines[k].count - (j >= 0 ? ag->prev.lines[j].count : 0);
+
+			if (d)
+				ret = hs_profile_add(&p, cur.lines[k].stack, cur.lines[k].len, d);
+		}
+		total.counted = p.total;
+		if (have_ns) {
+			for (i = 0; i < HOTSTACK_DROP_MAX; i++)
+				total.drops[i] = ns.drops[i] - (fresh || ns.drops[i] < ag->prev_drops[i] ?
+								0 : ag->prev_drops[i]);
+			total.samples = ns.samples - (fresh || ns.samples < ag->prev_samples ? 0 :
+						      ag->prev_samples);
+		} else {
+			total.samples = total.counted;
+		}
+		ret = ret ?: hs_profile_add_drops(&p, total.drops);
+		if (ret)
+			goto out;
+		p.seconds = until_real - ag->from_real;
+		hs_agent_emit(ag, &p, &total, gen, until, until_real);
+	}
+	hs_profile_free(&ag->prev);
+	ag->prev = cur;
+	memset(&cur, 0, sizeof(cur));
+	ag->prev_gone = 0;
+	ag->prev_id = have_ns ? ns.id : 0;
+	memset(ag->prev_drops, 0, sizeof(ag->prev_drops));
+	ag->prev_samples = 0;
+	if (have_ns) {
+		memcpy(ag->prev_drops, ns.drops, sizeof(ag->prev_drops));
+		ag->prev_samples = ns.samples;
+	}
+out:
+	hs_profile_free(&cur);
+	hs_profile_free(&p);
+	return ret;
+gone:
+	ag->waiting_said = 1;
+	ag->prev_gone = 1;
+	return ret;
+}
+
+/*
+ * End the open interval at @until: take its profile. When there was no
+ * session to take it from, the interval is lost (counted).
+ */
+static void hs_agent_interval(struct hs_agent *ag, int64_t until, double until_real)
+{
+	int ret;
+
+	if (until <= ag->from)
+		until = ag->from + 1;
+	if (ag->o.persistent) {
+		ret = hs_agent_persistent_read(ag, 1, until, until_real);
+	} else {
+		ret = hs_agent_own_interval(ag, until, until_real);
+		if (ret < 0) {
+			hs_agent_log("interval [%" PRId64 ", %" PRId64 "): cannot take it: %s; "
+				     "opening the session again", ag->from, until, strerror(-ret));
+			hs_agent_close(ag);
+		}
+	}
+	if (ret < 0)
+		ag->lost++;
+	ag->from = until;
+	ag->from_real = until_real;
+	/* User symbols: the next interval's processes. */
+	if (ag->u) {
+		hs_usyms_free(ag->u);
+		ag->u = hs_usyms_new();
+	}
+}
+
+/* Sleep until @when (wall clock) or a signal, in short steps. */
+static void hs_agent_sleep_until(double when)
+{
+	double left;
+
+	while (!hs_agent_stop && !hs_agent_hup && (left = when - hs_wall()) > 0)
+		poll(NULL, 0, left > 0.25 ? 250 : (int)(left * 1000) + 1);
+}
+
+static void hs_agent_hostname(struct hs_agent *ag)
+{
+	struct utsname un;
+
+	if (gethostname(ag->hostname, sizeof(ag->hostname) - 1) || !ag->hostname[0])
+		snprintf(ag->hostname, sizeof(ag->hostname), "unknown");
+	ag->hostname[sizeof(ag->hostname) - 1] = '\0';
+	hs_agent_sanitize(ag->hostname);
+	if (uname(&un))
+		snprintf(ag->release, sizeof(ag->release), "unknown");
+	else
+		snprintf(ag->release, sizeof(ag->release), "%s", un.release);
+	hs_agent_sanitize(ag->release);
+}
+
+/* The first boundary (a multiple of the interval) at least a second after @now. */
+static double hs_agent_first_boundary(double now, unsigned int interval)
+{
+	return (floor((now + 1) / interval) + 1) * interval;
+}
+
+/* Until SIGTERM: open the session when there is one, an interval at each boundary. */
+static int hs_agent_run(struct hs_agent *ag)
+{
+	double now = hs_wall(), next, tick;
+	int ret;
+
+	if (ag->o.persistent) {
+		/* The first reading starts the count; without one, the next session counts whole. */
+		hs_agent_persistent_read(ag, 0, 0, now);
+		ag->from = (int64_t)floor(now);
+		ag->from_real = now;
+	}
+	next = hs_agent_first_boundary(now, ag->o.interval);
+	while (!hs_agent_stop) {
+		if (hs_agent_hup) {
+			hs_agent_hup = 0;
+			if (ag->o.log && (ret = hs_agent_open_log(ag->o.log)))
+				hs_agent_log("SIGHUP: cannot open the log %s again: %s", ag->o.log,
+					     strerror(-ret));
+			if (ag->m.base)
+				hs_agent_ksyms(ag, 1);
+			hs_agent_log("SIGHUP: log and kernel symbols opened again");
+		}
+		now = hs_wall();
+		if (!ag->o.persistent && ag->fd < 0) {
+			ret = hs_agent_open(ag);
+			if (ret == -1)
+				return 1;
+			if (ret) {
+				/* Not loaded: look again in a second. */
+				hs_agent_sleep_until(now + 1);
+				continue;
+			}
+			/* The session began now: so does its first interval. */
+			ag->from = (int64_t)floor(now);
+			ag->from_real = now;
+			next = hs_agent_first_boundary(now, ag->o.interval);
+		}
+		/* User stacks: the processes' mappings each second, for their symbols. */
+		tick = ag->u ? fmin(next, now + 1) : next;
+		hs_agent_sleep_until(tick);
+		if (hs_agent_stop || hs_agent_hup)
+			continue;
+		now = hs_wall();
+		if (now < next) {
+			hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0);
+			continue;
+		}
+		/* Boundaries passed meanwhile (a suspended machine): this interval spans them. */
+		next = floor(now / ag->o.interval) * ag->o.interval;
+		hs_agent_interval(ag, (int64_t)next, now);
+		next += ag->o.interval;
+	}
+	return 0;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = hs_agent_signal };
+	struct hs_agent ag = { .fd = -1 };
+	struct hs_push_stats ps = { 0 };
+	struct hs_push_config pc;
+	double now;
+	int ret;
+
+	ret = hs_agent_parse(argc, argv, &ag.o);
+	if (ret) {
+		hs_agent_opts_free(&ag.o);
+		return ret < 0 ? 0 : ret;
+	}
+	if (ag.o.log && (ret = hs_agent_open_log(ag.o.log))) {
+		fprintf(stderr, "hotstack agent: cannot open the log %s: %s\n", ag.o.log,
+			strerror(-ret));
+		hs_agent_opts_free(&ag.o);
+		return 1;
+	}
+	hs_agent_stamps = !getenv("JOURNAL_STREAM");
+	ret = 1;
+	if (ag.o.output_dir && mkdir(ag.o.output_dir, 0755) && errno != EEXIST) {
+		hs_agent_log("cannot make the directory %s: %s", ag.o.output_dir, strerror(errno));
+		goto out;
+	}
+	hs_agent_hostname(&ag);
+	ag.event = ag.o.s.event;
+	hs_config_rate(&ag.o.s, ag.rate, sizeof(ag.rate));
+	if ((ag.o.s.abi.stacks & HOTSTACK_STACK_USER) &&
+	    ((ag.o.s.abi.keys & HOTSTACK_KEY_TGID) || ag.o.s.abi.pid)) {
+		ag.u = hs_usyms_new();
+	} else if (ag.o.s.abi.stacks & HOTSTACK_STACK_USER) {
+		hs_agent_log("note: user frames stay addresses without a process to look them up "
+			     "in: add --keys pid or -p PID");
+	}
+	if (ag.o.push) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+			hs_agent_log("cannot initialize libcurl");
+			goto out;
+		}
+		pc = (struct hs_push_config) {
+			.url = ag.o.push, .tenant = ag.o.tenant,
+			.max_queue = ag.o.queue, .max_bytes = ag.o.queue_mb << 20,
+			.timeout = ag.o.timeout, .backoff_min = 1, .backoff_max = 60,
+			.log = hs_agent_push_log,
+		};
+		if (hs_push_start(&ag.push, &pc)) {
+			hs_agent_log("cannot start the sender thread");
+			goto out_curl;
+		}
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	hs_agent_notify("READY=1\nSTATUS=starting");
+	hs_agent_log("started: %s%s%s%s%s; intervals of %u s", ag.o.push ? "pushing to " : "",
+		     ag.o.push ? ag.o.push : "", ag.o.push && ag.o.output_dir ? " and " : "",
+		     ag.o.output_dir ? "writing to " : "", ag.o.output_dir ? ag.o.output_dir : "",
+		     ag.o.interval);
+
+	ret = hs_agent_run(&ag);
+	if (!ret) {
+		/* SIGTERM: the last interval, to now. */
+		now = hs_wall();
+		hs_agent_notify("STOPPING=1\nSTATUS=stopping: the last interval");
+		if (ag.fd >= 0 || ag.o.persistent)
+			hs_agent_interval(&ag, (int64_t)ceil(now), now);
+		if (ag.fd >= 0)
+			hs_session_stop(ag.fd);
+	}
+	if (ag.push)
+		hs_push_stop(ag.push, hs_now() + ag.o.drain, &ps);
+	hs_agent_log("stopped: %" PRIu64 " intervals (%" PRIu64 " lost), %" PRIu64 " samples, "
+		     "%" PRIu64 " counted, %" PRIu64 " dropped; %" PRIu64 " files written; pushed %"
+		     PRIu64 ", rejected %" PRIu64 ", dropped %" PRIu64 " (queue full), abandoned %"
+		     PRIu64 " (not pushed within --drain)", ag.intervals, ag.lost, ag.samples,
+		     ag.counted, ag.dropped, ag.files, ps.pushed, ps.rejected, ps.dropped,
+		     ps.abandoned);
+out_curl:
+	if (ag.o.push)
+		curl_global_cleanup();
+out:
+	hs_agent_close(&ag);
+	hs_usyms_free(ag.u);
+	hs_profile_free(&ag.prev);
+	hs_agent_opts_free(&ag.o);
+	return ret;
+}

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hotstack tool: pushing profiles to a Pyroscope ingest API (push.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <curl/curl.h>
+
+#include "push.h"
+#include "util.h"
+
+/* One profile waiting. */
+struct hs_push_item {
+	struct hs_push_item *next;
+	void *data;
+	size_t len;
+	char *name;		/* APP{k=v,...} */
+	unsigned int rate;
+	int64_t from, until;
+	uint64_t id;
+};
+
+/*
+ * The queue is the caller's and the sender's: @lock protects every field
+ * below it; @wake tells the sender that something was queued or that it
+ * must stop. The item being sent stays at the head, marked @inflight, so
+ * that dropping for room takes the next one instead of freeing it.
+ */
+struct hs_push {
+	struct hs_push_config cfg;
+	pthread_t thread;
+	CURL *curl;			/* the sender's alone */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct hs_push_item *head, *tail;
+	int inflight;
+	int stopping;			/* drain until empty or @deadline, then end */
+	double deadline;
+	struct hs_push_stats st;
+};
+
+int hs_push_verdict(long status)
+{
+	if (status >= 200 && status < 300)
+		return HS_PUSH_OK;
+	/* No answer, a server error, or "later": the same profile again. */
+	if (!status || status >= 500 || status == 408 || status == 429)
+		return HS_PUSH_RETRY;
+	return HS_PUSH_REJECT;
+}
+
+int hs_label_key_ok(const char *k, size_t len)
+{
+	size_t i;
+
+	if (!len || len > 64 || (k[0] >= '0' && k[0] <= '9') || (len > 1 && !strncmp(k, "__", 2)))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+		      (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+			return 0;
+	return 1;
+}
+
+int hs_label_value_ok(const char *v, size_t len)
+{
+	size_t i;
+
+	if (!len || len > 256)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (v[i] <= ' ' || v[i] >= 127 || strchr(",{}=\"\\", v[i]))
+			return 0;
+	return 1;
+}
+
+int hs_app_name_ok(const char *s)
+{
+	size_t i, len = strlen(s);
+
+	if (!len || len > 128)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("_.-/", s[i])))
+			return 0;
+	return 1;
+}
+
+/* @s percent-encoded (RFC 3986: unreserved characters as they are) onto @f. */
+static void hs_url_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~", c))
+			fputc(c, f);
+		else
+			fprintf(f, "%%%02X", c);
+	}
+}
+
+char *hs_push_url(const char *base, const char *name, int64_t from, int64_t until,
+		  unsigned int rate)
+{
+	size_t n = strlen(base), len;
+	char *buf = NULL;
+	FILE *f;
+
+	while (n && base[n - 1] == '/')
+		n--;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "%.*s/ingest?name=", (int)n, base);
+	hs_url_escape(f, name);
+	fprintf(f, "&from=%" PRId64 "&until=%" PRId64 "&format=pprof", from, until);
+	if (rate)
+		fprintf(f, "&sampleRate=%u", rate);
+	fprintf(f, "&spyName=hotstack");
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void hs_item_free(struct hs_push_item *it)
+{
+	free(it->data);
+	free(it->name);
+	free(it);
+}
+
+/* Unlink the item after @prev (NULL: the head). Under the lock. */
+static struct hs_push_item *hs_push_unlink(struct hs_push *p, struct hs_push_item *prev)
+{
+	struct hs_push_item *it = prev ? prev->next : p->head;
+
+	if (prev)
+		prev->next = it->next;
+	else
+		p->head = it->next;
+	if (p->tail == it)
+		p->tail = prev;
+	p->st.waiting--;
+	p->st.bytes -= it->len;
+	return it;
+}
+
+void hs_push_queue(struct hs_push *p, void *data, size_t len, const char *name,
+		   unsigned int rate, int64_t from, int64_t until, uint64_t id)
+{
+	struct hs_push_item *it = calloc(1, sizeof(*it)), *old;
+	struct hs_push_item *dropped[8];
+	size_t nr_dropped = 0, i;
+
+	if (it)
+		it->name = strdup(name);
+	if (!it || !it->name) {
+		free(it);
+		free(data);
+		p->cfg.log(p->cfg.log_data, "push: no memory to queue profile %" PRIu64
+			   " [%" PRId64 ", %" PRId64 "): dropped", id, from, until);
+		pthread_mutex_lock(&p->lock);
+		p->st.queued++;
+		p->st.dropped++;
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	it->data = data;
+	it->len = len;
+	it->rate = rate;
+	it->from = from;
+	it->until = until;
+	it->id = id;
+	pthread_mutex_lock(&p->lock);
+	p->st.queued++;
+	if (len > p->cfg.max_bytes) {
+		p->st.dropped++;
+		pthread_mutex_unlock(&p->lock);
+		p->cfg.log(p->cfg.log_data, "push: profile %" PRIu64 " is %zu bytes, more than "
+			   "the queue holds: dropped", id, len);
+		hs_item_free(it);
+		return;
+	}
+	/* Room: drop the oldest waiting (not the one on the wire). */
+	while (p->head && (p->st.waiting + 1 > p->cfg.max_queue ||
+			   p->st.bytes + len > p->cfg.max_bytes)) {
+		if (p->inflight && !p->head->next)
+			break;	/* only the one being sent: it ends soon, let it */
+		old = hs_push_unlink(p, p->inflight ? p->head : NULL);
+		p->st.dropped++;
+		if (nr_dropped < sizeof(dropped) / sizeof(dropped[0]))
+			dropped[nr_dropped++] = old;
+		else
+			hs_item_free(old);
+	}
+	if (p->tail)
+		p->tail->next = it;
+	else
+		p->head = it;
+	p->tail = it;
+	p->st.waiting++;
+	p->st.bytes += len;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < nr_dropped; i++) {
+		p->cfg.log(p->cfg.log_data, "push: queue full (%zu profiles, %zu bytes at most): "
+			   "dropped the oldest, profile %" PRIu64 " [%" PRId64 ", %" PRId64 ")",
+			   p->cfg.max_queue, p->cfg.max_bytes, dropped[i]->id, dropped[i]->from,
+			   dropped[i]->until);
+		hs_item_free(dropped[i]);
+	}
+}
+
+void hs_push_get_stats(struct hs_push *p, struct hs_push_stats *st)
+{
+	pthread_mutex_lock(&p->lock);
+	*st = p->st;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The profile's bytes, for curl's multipart part (no copy of them). */
+struct hs_push_reader {
+	const char *data;
+	size_t len, pos;
+};
+
+static size_t hs_push_read(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct hs_push_reader *r = arg;
+	size_t n = size * nitems;
+
+	if (n > r->len - r->pos)
+		n = r->len - r->pos;
+	memcpy(buf, r->data + r->pos, n);
+	r->pos += n;
+	return n;
+}
+
+static int hs_push_seek(void *arg, curl_off_t offset, int origin)
+{
+	struct hs_push_reader *r = arg;
+
+	if (origin != SEEK_SET || offset < 0 || (size_t)offset > r->len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	r->pos = offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+/* The server's answer: its first HS_PUSH_BODY_KEPT bytes, the rest thrown away. */
+struct hs_push_answer {
+	char text[HS_PUSH_BODY_KEPT + 1];
+	size_t len;
+};
+
+static size_t hs_push_write(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct hs_push_answer *a = arg;
+	size_t n = size * nitems, k = n;
+
+	if (k > HS_PUSH_BODY_KEPT - a->len)
+		k = HS_PUSH_BODY_KEPT - a->len;
+	memcpy(a->text + a->len, buf, k);
+	a->len += k;
+	return n;
+}
+
+/* The answer as one printable line. */
+static void hs_push_answer_line(struct hs_push_answer *a)
+{
+	size_t i;
+
+	a->text[a->len] = '\0';
+	for (i = 0; i < a->len; i++)
+		if ((unsigned char)a->text[i] < ' ' || (unsigned char)a->text[i] >= 127)
+			a->text[i] = ' ';
+	while (a->len && a->text[a->len - 1] == ' ')
+		a->text[--a->len] = '\0';
+}
+
+/*
+ * One attempt at @it (the lock not held). Returns the HTTP status, or 0
+ * with curl's reason in @err when there was no answer.
+ */
+static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
+			 struct hs_push_answer *a, char *err, size_t errlen)
+{
+	struct hs_push_reader r = { .data = it->data, .len = it->len };
+	char errbuf[CURL_ERROR_SIZE] = "", hdr[300];
+	struct curl_slist *headers = NULL, *h;
+	curl_mime *mime = NULL;
+	curl_mimepart *part;
+	long status = 0, timeout_ms;
+	char *url;
+	CURLcode rc;
+
+	a->len = 0;
+	url = hs_push_url(p->cfg.url, it->name, it->from, it->until, it->rate);
+	mime = curl_mime_init(p->curl);
+	part = mime ? curl_mime_addpart(mime) : NULL;
+	/* curl sends "Expect: 100-continue" for big bodies: not to a server that never answers it. */
+	h = curl_slist_append(NULL, "Expect:");
+	if (h) {
+		headers = h;
+		if (p->cfg.tenant) {
+			snprintf(hdr, sizeof(hdr), "X-Scope-OrgID: %s", p->cfg.tenant);
+			h = curl_slist_append(headers, hdr);
+			if (h)
+				headers = h;
+		}
+	}
+	if (!url || !part || !headers || curl_mime_name(part, "profile") ||
+	    curl_mime_filename(part, "profile.pprof") ||
+	    curl_mime_type(part, "application/octet-stream") ||
+	    curl_mime_data_cb(part, it->len, hs_push_read, hs_push_seek, NULL, &r)) {
+		snprintf(err, errlen, "no memory for the request");
+		goto out;
+	}
+	timeout_ms = (long)(p->cfg.timeout * 1000);
+	curl_easy_reset(p->curl);
+	curl_easy_setopt(p->curl, CURLOPT_URL, url);
+	curl_easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
+	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(p->curl, CURLOPT_USERAGENT, "hotstack-agent");
+	curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(p->curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, hs_push_write);
+	curl_easy_setopt(p->curl, CURLOPT_WRITEDATA, a);
+	curl_easy_setopt(p->curl, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(p->curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	rc = curl_easy_perform(p->curl);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+	else
+		snprintf(err, errlen, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	hs_push_answer_line(a);
+out:
+	curl_mime_free(mime);
+	curl_slist_free_all(headers);
+	free(url);
+	return status;
+}
+
+/* Wait on @wake until @until (hs_now() seconds), a queued profile or a stop. Under the lock. */
+static void hs_push_wait(struct hs_push *p, double until)
+{
+	struct timespec ts;
+	double left = until - hs_now(), whole;
+
+	if (left <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	left = modf(left, &whole);
+	ts.tv_sec += (time_t)whole;
+	ts.tv_nsec += (long)(left * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&p->wake, &p->lock, &ts);
+}
+
+static void *hs_push_thread(void *arg)
+{
+	struct hs_push *p = arg;
+	double backoff = 0, retry_at = 0, down_since = 0;
+	struct hs_push_answer a;
+	struct hs_push_item *it;
+	uint64_t failed_attempts = 0;
+	char err[CURL_ERROR_SIZE + 64];
+	long status;
+	int verdict;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		double now = hs_now();
+
+		if (p->stopping && (!p->head || now >= p->deadline))
+			break;
+		if (!p->head) {
+			pthread_cond_wait(&p->wake, &p->lock);
+			continue;
+		}
+		if (now < retry_at) {
+			hs_push_wait(p, p->stopping && p->deadline < retry_at ? p->deadline :
+					retry_at);
+			continue;
+		}
+		it = p->head;
+		p->inflight = 1;
+		pthread_mutex_unlock(&p->lock);
+
+		err[0] = '\0';
+		status = hs_push_send(p, it, &a, err, sizeof(err));
+		verdict = hs_push_verdict(status);
+		if (verdict == HS_PUSH_RETRY && status)
+			snprintf(err, sizeof(err), "HTTP %ld%s%s", status, a.len ? ": " : "", a.text);
+		if (verdict == HS_PUSH_REJECT)
+			p->cfg.log(p->cfg.log_data, "push: the server refused profile %" PRIu64
+				   " [%" PRId64 ", %" PRId64 ") with HTTP %ld%s%s: not sent again",
+				   it->id, it->from, it->until, status, a.len ? ": " : "", a.text);
+		if (verdict == HS_PUSH_RETRY && !failed_attempts)
+			p->cfg.log(p->cfg.log_data, "push: cannot push profile %" PRIu64 " [%" PRId64
+				   ", %" PRId64 ") to %s: %s; retrying (backoff %.0f-%.0f s), "
+				   "profiles queue meanwhile", it->id, it->from, it->until,
+				   p->cfg.url, err, p->cfg.backoff_min, p->cfg.backoff_max);
+		if (verdict != HS_PUSH_RETRY && failed_attempts)
+			p->cfg.log(p->cfg.log_data, "push: the server answers again (HTTP %ld) after "
+				   "%" PRIu64 " failed attempts in %.0f s", status, failed_attempts,
+				   hs_now() - down_since);
+
+		pthread_mutex_lock(&p->lock);
+		p->inflight = 0;
+		if (verdict == HS_PUSH_RETRY) {
+			if (!failed_attempts++)
+				down_since = hs_now();
+			p->st.failures++;
+			p->st.down = 1;
+			backoff = backoff ? fmin(backoff * 2, p->cfg.backoff_max) : p->cfg.backoff_min;
+			retry_at = hs_now() + backoff;
+			continue;
+		}
+		failed_attempts = 0;
+		backoff = 0;
+		retry_at = 0;
+		p->st.down = 0;
+		if (verdict == HS_PUSH_OK)
+			p->st.pushed++;
+		else
+			p->st.rejected++;
+		/* It is still the head: dropping for room never takes the one in flight. */
+		hs_item_free(hs_push_unlink(p, NULL));
+	}
+	while (p->head) {
+		p->st.abandoned++;
+		hs_item_free(hs_push_unlink(p, NULL));
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int hs_push_start(struct hs_push **out, const struct hs_push_config *cfg)
+{
+	struct hs_push *p = calloc(1, sizeof(*p));
+	pthread_condattr_t ca;
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *cfg;
+	if (p->cfg.max_queue < 2)
+		p->cfg.max_queue = 2;
+	p->curl = curl_easy_init();
+	if (!p->curl) {
+		free(p);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = pthread_create(&p->thread, NULL, hs_push_thread, p);
+	if (ret) {
+		curl_easy_cleanup(p->curl);
+		pthread_cond_destroy(&p->wake);
+		pthread_mutex_destroy(&p->lock);
+		free(p);
+		return -ret;
+	}
+	*out = p;
+	return 0;
+}
+
+void hs_push_stop(struct hs_push *p, double deadline, struct hs_push_stats *st)
+{
+	pthread_mutex_lock(&p->lock);
+	p->stopping = 1;
+	p->deadline = deadline;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	/*
+	 * A request on the wire ends by its own timeout at the latest; curl
+	 * is not interrupted mid-request (the server may have taken it).
+	 */
+	pthread_join(p->thread, NULL);
+	if (st)
+		*st = p->st;
+	curl_easy_cleanup(p->curl);
+	pthread_cond_destroy(&p->wake);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
