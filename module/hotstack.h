@@ -119,6 +119,7 @@ struct hotstack_session {
 	struct hotstack_config cfg;
 	bool sync_event;	/* the event fires in task context, not an interrupt */
 	bool caller_regs;	/* its registers are the caller's: frame 0 a return address */
+	bool ip_only;		/* max_depth 1, kernel stacks, no keys: the short path */
 	bool privileged;	/* configured by a CAP_PERFMON holder */
 	kuid_t uid;		/* the configurer's user, for user stacks */
 	struct pid *pid;	/* with HOTSTACK_CFG_PID: the process to count */

@@ -153,6 +153,30 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 	return HS_COUNTED;
 }
 
+/*
+ * The IP-only path (s->ip_only): the interrupted IP alone, as hs_walk()
+ * would take it (marked truncated; a sample in user mode is "[user]"),
+ * counted without a walk buffer. Returns what hs_table_add() does; @flags:
+ * the entry's flags.
+ */
+static __always_inline int hs_sample_ip(const struct hotstack_session *s,
+					struct hs_table *tab, struct pt_regs *regs, u8 *flags)
+{
+	struct hs_key k = { .flags = HOTSTACK_ENTRY_USER_MODE };
+	u64 key0, ip = 0;
+
+	if (!user_mode(regs)) {
+		k.nr_kernel = 1;
+		k.flags = HOTSTACK_ENTRY_TRUNCATED |
+			  (s->caller_regs ? HOTSTACK_ENTRY_CALLER : 0);
+		ip = instruction_pointer(regs);
+	}
+	*flags = k.flags;
+	memcpy(&key0, &k, sizeof(key0));
+	return hs_table_add_ip(tab, key0, k.nr_kernel, ip,
+			       hs_ip_hash(key0, k.nr_kernel, ip, tab->seed));
+}
+
 /**
  * hotstack_sample - take one sample for session @s on this CPU
  * @s: a RUNNING session
@@ -171,6 +195,7 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	u64 start = 0, ns;
 	bool timed;
 	int drop;
+	u8 flags;
 
 	if (idx < 0) {
 		/* A per-task event on a CPU that came online after CONFIGURE. */
@@ -207,18 +232,23 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 		goto out;
 	}
 
-	st = slot->buf;
-	memset(&st->key, 0, sizeof(st->key));
-	if (s->cfg.keys)
-		hs_fill_key(s, regs, &st->key);
-	drop = hs_walk(s, regs, st);
-	if (drop < 0)
-		drop = hs_table_add(tab, st, hs_stack_hash(st, tab->seed));
+	if (s->ip_only) {
+		drop = hs_sample_ip(s, tab, regs, &flags);
+	} else {
+		st = slot->buf;
+		memset(&st->key, 0, sizeof(st->key));
+		if (s->cfg.keys)
+			hs_fill_key(s, regs, &st->key);
+		drop = hs_walk(s, regs, st);
+		if (drop < 0)
+			drop = hs_table_add(tab, st, hs_stack_hash(st, tab->seed));
+		flags = st->key.flags;
+	}
 	if (drop >= 0) {
 		hs_drop(s, gen, stats, drop);
 	} else {
 		stats->counted++;
-		if (st->key.flags & HOTSTACK_ENTRY_TRUNCATED)
+		if (flags & HOTSTACK_ENTRY_TRUNCATED)
 			stats->truncated++;
 		/* Only a new entry can take the table to its next fill level. */
 		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)

@@ -201,6 +201,57 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 	return HOTSTACK_DROP_TABLE_FULL;
 }
 
+/*
+ * The IP-only path (max_depth 1, no keys): a stack of at most one frame
+ * whose key is its first word @key0 alone (no tgid, no comm: zero in every
+ * entry of such a session). Hashed as hs_stack_hash() would hash it,
+ * compared on its two words, without a walk buffer.
+ */
+static inline u64 hs_ip_hash(u64 key0, unsigned int nr, u64 ip, u64 seed)
+{
+	u64 h = hs_mix(hs_mix(seed ^ 0x27d4eb2f165667c5ULL, key0), 0);
+
+	if (nr)
+		h = hs_mix(h, ip);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+/* hs_table_add() of such a stack: @nr (0 or 1) frames, @ip the one. */
+static inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr, u64 ip,
+				  u64 hash)
+{
+	u32 i = hash & t->mask;
+	unsigned int probe;
+
+	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
+		struct hotstack_entry *e = &t->entries[i];
+		u64 h = e->hash;
+
+		if (!h) {
+			/* A new stack (rare): the general fill, from a stack made here. */
+			union {
+				struct hs_stack st;
+				u64 w[HS_KEY_WORDS + 1];
+			} one = { };
+
+			one.w[0] = key0;
+			one.w[HS_KEY_WORDS] = ip;
+			return hs_entry_fill(t, e, &one.st, hash);
+		}
+		if (h == hash && hs_word(&e->nr_kernel) == key0 &&
+		    (!nr || t->arena[e->frames] == ip)) {
+			WRITE_ONCE(e->count, e->count + 1);
+			return HS_COUNTED;
+		}
+	}
+	return HOTSTACK_DROP_TABLE_FULL;
+}
+
 void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 		   struct hotstack_entry *entries, u32 nr_entries,
 		   u64 *arena, u64 arena_frames, u64 seed);

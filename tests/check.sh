@@ -71,6 +71,8 @@ if step deps tests/deps.sh; then
 		step "vm arm64 icount" env HOTSTACK_OUT="$out/icount" tests/vm/run.sh arm64 \
 			--icount --script tests/vm/guest/pmu_icount.sh ;;
 	esac
+	# The cost per sample against the README's goals (icount: deterministic).
+	step overhead tests/bench/check.sh
 	step dkms tests/dkms.sh
 	step deb tests/deb.sh
 fi

@@ -208,6 +208,37 @@ static void hash_properties(void **state)
 	assert_int_not_equal(hs_stack_hash(&f->buf.st, SEED), h1);
 }
 
+/* The IP-only path hashes and counts a one-frame stack as the general one. */
+static void ip_path_is_the_general_path(void **state)
+{
+	struct fixture *f = *state;
+	u64 ip[] = { 0xffffffff81234567ULL }, key0;
+	struct hs_stack *st = stack(f, ip, 1, 0);
+
+	st->key.flags = HOTSTACK_ENTRY_TRUNCATED;
+	memcpy(&key0, &st->key, sizeof(key0));
+	assert_int_equal(hs_ip_hash(key0, 1, ip[0], SEED), hs_stack_hash(st, SEED));
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0], hs_ip_hash(key0, 1, ip[0], SEED)),
+			 HS_COUNTED_NEW);
+	assert_int_equal(add(f, st), -1);
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0], hs_ip_hash(key0, 1, ip[0], SEED)),
+			 HS_COUNTED);
+	assert_int_equal(f->stats.entries, 1);
+	assert_int_equal(count_of(f, st), 3);
+	/* Another IP, and a frameless [user] sample: entries of their own. */
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0] + 1,
+					 hs_ip_hash(key0, 1, ip[0] + 1, SEED)), HS_COUNTED_NEW);
+	st = stack(f, ip, 0, 0);
+	st->key.flags = HOTSTACK_ENTRY_USER_MODE;
+	memcpy(&key0, &st->key, sizeof(key0));
+	assert_int_equal(hs_ip_hash(key0, 0, 0, SEED), hs_stack_hash(st, SEED));
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 0, 0, hs_ip_hash(key0, 0, 0, SEED)),
+			 HS_COUNTED_NEW);
+	assert_int_equal(add(f, st), -1);
+	assert_int_equal(count_of(f, st), 2);
+	assert_int_equal(f->stats.entries, 3);
+}
+
 /* A stack with no frames still takes an arena word: its place orders it. */
 static void empty_stack_takes_a_word(void **state)
 {
@@ -273,6 +304,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(clear_empties, setup, teardown),
 		cmocka_unit_test_setup_teardown(hash_properties, setup, teardown),
 		cmocka_unit_test_setup_teardown(empty_stack_takes_a_word, setup, teardown),
+		cmocka_unit_test_setup_teardown(ip_path_is_the_general_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(random_against_model, setup, teardown),
 	};
 

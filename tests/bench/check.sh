@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check's overhead check: a short run of make bench's loop in the
+# deterministic icount VM (guest time = guest instructions, so the same
+# code gives the same figures on any machine), failing when the cost per
+# sample passes the goals the README states:
+#   kernel stacks at most 1.10x the unwind-only floor,
+#   IP only at most 1.20x the empty-handler floor.
+# make bench runs the full benchmark, perf and bpftrace included.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+out=${HOTSTACK_OUT:-$repo/out}/overhead
+mkdir -p "$out"
+HOTSTACK_OUT=$out HOTSTACK_VM_TIMEOUT=${HOTSTACK_VM_TIMEOUT:-1800} \
+	"$repo/tests/vm/run.sh" generic --icount --script "$repo/tests/bench/quick.sh" \
+	>"$out/run.log" 2>&1
+rc=$?
+grep -E '^(ok|not ok) - ' "$out/run.log"
+sed -n 's/^BENCH //p' "$out/run.log" | awk '
+	function goal(what, r, limit) {
+		printf "%s - overhead: %s %.3fx (goal <= %.2fx)\n",
+			(r > 0 && r <= limit) ? "ok" : "not ok", what, r, limit
+	}
+	$1 == "none" { if (!base) base = $3; next }
+	$4 > 0 { c[$1] = ($3 - base) / $4 }
+	END {
+		if (!base || !c["empty"] || !c["unwind"] || !c["hotstack"] || !c["hotstack-ip"]) {
+			print "not ok - overhead: the icount run gave every figure"
+			exit
+		}
+		printf "# ns/sample (guest instructions): empty %.0f, unwind %.0f, hotstack-ip %.0f, hotstack %.0f\n",
+			c["empty"], c["unwind"], c["hotstack-ip"], c["hotstack"]
+		goal("kernel stacks / the unwind-only floor:", c["hotstack"] / c["unwind"], 1.10)
+		goal("IP only / the empty-handler floor:", c["hotstack-ip"] / c["empty"], 1.20)
+	}'
+exit $rc
