@@ -6,6 +6,7 @@
  * context, PATTERNS distinct stacks for MS milliseconds each: stack p is
  * hs_rec_a/hs_rec_b chosen by bit L of p at level L (L = 0 .. DEPTH-1,
  * outermost first), then hs_leaf, which spins. PATTERNS at most 2^DEPTH.
+ * "hard MS" spends half of MS milliseconds in hardirq context instead.
  * A signal ends the write early (-EINTR), so a test can run it in a loop
  * and stop it when it is done. Reading it gives the number of writes in
  * progress, so a test can wait until the workload runs.
@@ -13,6 +14,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -68,6 +71,50 @@ static noinline void hs_rec_b(unsigned int level, unsigned int depth, u32 patter
 	WRITE_ONCE(hs_sink, hs_sink + 2);
 }
 
+/*
+ * "hard MS": for MS milliseconds, a hard hrtimer every 2 ms whose callback
+ * spins 1 ms in hs_hard_spin(): half the time in hardirq context, for
+ * NMI samplers to see as [hardirq].
+ */
+static struct hrtimer hs_hard_timer;
+static u64 hs_hard_until;
+static struct completion hs_hard_done;
+
+static noinline void hs_hard_spin(void)
+{
+	u64 end = ktime_get_ns() + NSEC_PER_MSEC;
+	unsigned long acc = 0;
+
+	while (ktime_get_ns() < end) {
+		acc++;
+		OPTIMIZER_HIDE_VAR(acc);
+	}
+	WRITE_ONCE(hs_sink, acc);
+}
+
+static enum hrtimer_restart hs_hard_fn(struct hrtimer *t)
+{
+	hs_hard_spin();
+	if (ktime_get_ns() >= hs_hard_until) {
+		complete(&hs_hard_done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(t, ms_to_ktime(2));
+	return HRTIMER_RESTART;
+}
+
+static int hs_hard(unsigned int ms)
+{
+	init_completion(&hs_hard_done);
+	hs_hard_until = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+	hrtimer_start(&hs_hard_timer, ms_to_ktime(2), HRTIMER_MODE_REL_HARD);
+	if (wait_for_completion_killable(&hs_hard_done)) {
+		hrtimer_cancel(&hs_hard_timer);
+		return -EINTR;
+	}
+	return 0;
+}
+
 static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
@@ -79,6 +126,11 @@ static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
+	if (sscanf(buf, "hard %u", &ms) == 1) {
+		int ret = ms && ms <= 60000 ? hs_hard(ms) : -EINVAL;
+
+		return ret ? ret : len;
+	}
 	if (sscanf(buf, "%u %u %u", &depth, &patterns, &ms) != 3)
 		return -EINVAL;
 	if (!depth || depth > 2000 || !patterns || ms > 60000 ||
@@ -119,6 +171,8 @@ static struct proc_dir_entry *hs_workload_entry;
 
 static int __init hs_workload_init(void)
 {
+	hrtimer_init(&hs_hard_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hs_hard_timer.function = hs_hard_fn;
 	hs_workload_entry = proc_create("hs_workload", 0600, NULL, &hs_workload_ops);
 	return hs_workload_entry ? 0 : -ENOMEM;
 }
@@ -126,6 +180,7 @@ static int __init hs_workload_init(void)
 static void __exit hs_workload_exit(void)
 {
 	proc_remove(hs_workload_entry);
+	hrtimer_cancel(&hs_hard_timer);
 }
 
 module_init(hs_workload_init);

@@ -33,6 +33,7 @@
  *   hs_vmtest hotplug-missed       a CPU that comes online after CONFIGURE
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
+ *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
  *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
  *                                  while sessions come and go, snapshots,
  *                                  resets, mmap readers and CPU hotplug
@@ -1303,6 +1304,69 @@ static void test_unknown(void)
 	free(text);
 	if (p >= 0)
 		close(p);
+	close(fd);
+}
+
+/* hs_nmi rounds, over and over, until hardirq_stop (x86: the NMI sampler). */
+static volatile int hardirq_stop;
+
+static void *hardirq_nmis(void *arg)
+{
+	int fd = open("/proc/hs_nmi", O_WRONLY);
+
+	(void)arg;
+	while (fd >= 0 && !hardirq_stop)
+		if (write(fd, "20", 2) != 2)
+			break;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * A sampler in NMI (the PMU's on arm64, hs_nmi's on x86) sees hardirq
+ * code as [hardirq]: hs_workload spins in a hard hrtimer callback.
+ */
+static void test_hardirq(void)
+{
+	struct hotstack_config c;
+	unsigned int under = 0, elsewhere = 0;
+	char *text, *line, *save;
+	pthread_t t;
+	int fd = open_dev(), w;
+
+	default_config(&c);
+	c.keys = HOTSTACK_KEY_CONTEXT;
+	if (!hw_event()) {
+		c.flags = 0;
+		c.sample = 1000000000000ULL;	/* quiet: hs_nmi samples */
+	}
+	expect_cfg(fd, &c, 0, "hardirq: context key, an NMI sampler");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "hardirq: START");
+	hardirq_stop = 0;
+	if (!hw_event())
+		pthread_create(&t, NULL, hardirq_nmis, NULL);
+	w = open("/proc/hs_workload", O_WRONLY);
+	tap(w >= 0 && write(w, "hard 1000", 9) == 9,
+	    "hardirq: hs_workload spends half of a second in a hard hrtimer callback");
+	if (w >= 0)
+		close(w);
+	hardirq_stop = 1;
+	if (!hw_event())
+		pthread_join(t, NULL);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "hardirq: STOP");
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, ";hs_hard_spin [hs_workload]"))
+			continue;
+		if (!strncmp(line, "[hardirq];", 10))
+			under++;
+		else
+			elsewhere++;
+	}
+	tap(under && !elsewhere, "hardirq: hs_hard_spin's stacks are all under [hardirq] "
+	    "(%u lines, %u elsewhere)", under, elsewhere);
+	free(text);
 	close(fd);
 }
 
@@ -3016,6 +3080,8 @@ int main(int argc, char **argv)
 		test_hotplug(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "hotplug-missed"))
 		test_hotplug_missed();
+	else if (argc == 2 && !strcmp(argv[1], "hardirq"))
+		test_hardirq();
 	else if (argc == 2 && !strcmp(argv[1], "unknown"))
 		test_unknown();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))

@@ -13,10 +13,12 @@ if [ -e /tests/hs_nmi.ko ]; then
 	[ "$HOTSTACK_KERNEL" = debug ] && rounds=50000
 	check "insmod hs_nmi.ko" insmod /tests/hs_nmi.ko
 	tap "hs_vmtest unknown" hs_vmtest unknown
+	tap "hs_vmtest hardirq" hs_vmtest hardirq
 	tap "hs_vmtest stress $rounds" hs_vmtest stress $rounds
 	check "rmmod hs_nmi" rmmod hs_nmi
 elif [ "$HS_EVENT" = cycles ]; then
 	# The PMU's own overflow NMIs drive the sample path.
+	tap "hs_vmtest hardirq" hs_vmtest hardirq
 	tap "hs_vmtest stress-pmu 20" hs_vmtest stress-pmu 20
 else
 	notok "an NMI source for the stress test (hs_nmi.ko or a PMU)"
