@@ -42,9 +42,11 @@
  *   hs_vmtest pty SECONDS KEYS RAW -- CMD ARGS...
  *                                  run CMD on a 100x40 vt100 pseudo-terminal,
  *                                  type KEYS ("^C": Ctrl-C) SECONDS after its
- *                                  first output, 3 s apart; print the
- *                                  screen then, after each key and at the
- *                                  exit, what CMD wrote to RAW; exit with
+ *                                  first output, each once the screen the
+ *                                  last one drew is still (0.3 s without
+ *                                  output); print the screen then, after
+ *                                  each key and at the exit, what CMD wrote
+ *                                  to RAW; exit with
  *                                  CMD's status, 124 if it took 10 s more
  *                                  (no TAP lines)
  *
@@ -2975,6 +2977,26 @@ static int pty_read(struct vt *vt, int master, pid_t pid, double until, int firs
  * and other control characters as "^X". Exits with CMD's status (128+N
  * for signal N), or kills it and exits 124 if it did not exit in time.
  */
+/*
+ * Read until CMD has written something and then nothing for @quiet s (a
+ * whole screen drawn: ncurses writes a refresh at once), at most until
+ * @until. Returns whether CMD exited.
+ */
+static int pty_settle(struct vt *vt, int master, pid_t pid, double until, double quiet,
+		      int *status)
+{
+	int exited = pty_read(vt, master, pid, until, 1, status);
+
+	while (!exited && now_s() < until) {
+		struct pollfd pfd = { .fd = master, .events = POLLIN };
+
+		if (poll(&pfd, 1, quiet * 1000) <= 0)
+			break;
+		exited = pty_read(vt, master, pid, until, 1, status);
+	}
+	return exited;
+}
+
 static int pty_run(double seconds, const char *keys, const char *raw, char **cmd)
 {
 	struct winsize ws = { .ws_row = PTY_ROWS, .ws_col = PTY_COLS };
@@ -3033,8 +3055,8 @@ static int pty_run(double seconds, const char *keys, const char *raw, char **cmd
 			key = *++keys & 0x1f;
 		if (write(master, &key, 1) != 1)
 			perror("hs_vmtest pty: write");
-		/* Time to redraw, even on the debug kernels. */
-		exited = pty_read(&vt, master, pid, now_s() + 3, 0, &status);
+		/* Until the screen it answers with is drawn (at most 20 s). */
+		exited = pty_settle(&vt, master, pid, now_s() + 20, 0.3, &status);
 		snprintf(what, sizeof(what), "after key %s%c", key < 0x20 ? "^" : "",
 			 key < 0x20 ? key | 0x40 : key);
 		vt_print(&vt, n++, what, master);
