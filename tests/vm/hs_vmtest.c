@@ -1315,8 +1315,13 @@ static volatile int hardirq_stop;
 static void *hardirq_nmis(void *arg)
 {
 	int fd = open("/proc/hs_nmi", O_WRONLY);
+	cpu_set_t set;
 
+	/* Not on CPU 0, where the hard timer spins: it would never run then. */
 	(void)arg;
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 	while (fd >= 0 && !hardirq_stop)
 		if (write(fd, "20", 2) != 2)
 			break;
@@ -1334,6 +1339,7 @@ static void test_hardirq(void)
 	struct hotstack_config c;
 	unsigned int under = 0, elsewhere = 0;
 	char *text, *line, *save;
+	cpu_set_t cpu0;
 	pthread_t t;
 	int fd = open_dev(), w;
 
@@ -1348,6 +1354,10 @@ static void test_hardirq(void)
 	hardirq_stop = 0;
 	if (!hw_event())
 		pthread_create(&t, NULL, hardirq_nmis, NULL);
+	/* The timer runs where it is started: on CPU 0. */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	sched_setaffinity(0, sizeof(cpu0), &cpu0);
 	w = open("/proc/hs_workload", O_WRONLY);
 	tap(w >= 0 && write(w, "hard 1000", 9) == 9,
 	    "hardirq: hs_workload spends half of a second in a hard hrtimer callback");
