@@ -29,6 +29,15 @@ kind=${1:?usage: kernel.sh generic|rt|debug}
 
 log() { echo "kernel.sh: $*" >&2; }
 
+# lock NAME: hold $cache/.lock-NAME until this script exits, so that two
+# runs (make check builds kernels ahead, in the background) never fill one
+# directory at once; the second waits, then finds it done.
+lock() {
+	local fd
+	exec {fd}>"$cache/.lock-$1"
+	flock "$fd"
+}
+
 # The ABI name (6.1.0-N) of the newest installed Debian headers of a flavour.
 headers_abi() {
 	local flavour=$1
@@ -67,6 +76,7 @@ kernel_source() {
 	local tarball=/usr/src/linux-source-6.1.tar.xz ver dir
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 	dir="$cache/linux-source-$ver"
+	[ -e "$dir/.done" ] || lock source
 	if [ ! -e "$dir/.done" ]; then
 		log "extracting linux-source-6.1 $ver"
 		rm -rf "$dir" && mkdir -p "$dir"
@@ -91,6 +101,7 @@ built_kernel() {
 	arm64) image=arch/arm64/boot/Image cross=aarch64-linux-gnu- ;;
 	esac
 	local kmake=(make -s ARCH="$arch" CROSS_COMPILE="$cross")
+	[ -e "$dir/.done" ] || lock "$name"
 	if [ ! -e "$dir/.done" ]; then
 		log "building the $name kernel in $dir (about 4-6 minutes)"
 		mkdir -p "$dir"
@@ -130,6 +141,7 @@ userland_arm64() {
 		key="$key-$(apt-cache policy "$pkg:arm64" | sed -n 's/^ *Candidate: //p')"
 	done
 	dir="$cache/userland-arm64${key//:/_}"
+	[ -e "$dir/.done" ] || lock userland-arm64
 	if [ ! -e "$dir/.done" ]; then
 		log "fetching busybox-static:arm64 and iproute2:arm64"
 		rm -rf "$dir" && mkdir -p "$dir/deb"
