@@ -445,9 +445,7 @@ struct hs_agent {
 	int fd;				/* own session: /dev/hotstack; -1: none now */
 	uint32_t session_id;
 	struct hs_table_map m;
-	struct hs_ksyms k;
-	int have_ksyms;
-	uint64_t modules_sig;		/* /proc/modules when k was loaded */
+	struct hs_ksyms_live ks;	/* the kernel's symbols */
 	struct hs_usyms *u;		/* this interval's user symbols (--stacks user|both) */
 	const char *event;		/* the event sampled (after a fallback) */
 	char event_buf[32];
@@ -527,47 +525,21 @@ static void hs_agent_labels(struct hs_agent *ag, char *extra_notes[], size_t nr_
 	ag->notes[n] = NULL;
 }
 
-/* A hash of /proc/modules: the kernel's symbols change when it does. */
-static uint64_t hs_agent_modules_sig(void)
-{
-	size_t len;
-	char *text = hs_read_file("/proc/modules", &len);
-	uint64_t h = text ? hs_hash(text, len) : 0;
-
-	free(text);
-	return h;
-}
-
 /* The kernel's symbols, loaded again after a module came or went (or @force). */
 static int hs_agent_ksyms(struct hs_agent *ag, int force)
 {
-	uint64_t sig = hs_agent_modules_sig();
-	struct hs_ksyms k;
 	char err[512];
-	int ret;
+	int ret = hs_ksyms_refresh(&ag->ks, force, err, sizeof(err));
 
-	if (ag->have_ksyms && sig == ag->modules_sig && !force)
-		return 0;
-	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, sizeof(err));
-	if (ret) {
-		if (!ag->have_ksyms)
-			hs_agent_log("%s", err);
-		return ag->have_ksyms ? 0 : ret;
-	}
-	if (ag->have_ksyms)
-		hs_ksyms_free(&ag->k);
-	ag->k = k;
-	ag->have_ksyms = 1;
-	ag->modules_sig = sig;
-	return 0;
+	if (ret && !ag->ks.loaded)
+		hs_agent_log("%s", err);
+	return ag->ks.loaded ? 0 : ret;
 }
 
 static void hs_agent_close(struct hs_agent *ag)
 {
 	hs_table_unmap(&ag->m);
-	if (ag->have_ksyms)
-		hs_ksyms_free(&ag->k);
-	ag->have_ksyms = 0;
+	hs_ksyms_live_free(&ag->ks);
 	if (ag->fd >= 0)
 		close(ag->fd);
 	ag->fd = -1;
@@ -845,7 +817,7 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 		ret = ret ?: hs_table_copy(&ag->m, HS_GEN_READABLE, &c);
 		if (ret)
 			goto out;
-		ret = hs_table_profile(&c, &ag->k, ag->u, ag->o.s.abi.pid, &p);
+		ret = hs_table_profile(&c, &ag->ks.k, ag->u, ag->o.s.abi.pid, &p);
 		/* The counters of exactly that copy (the copy's memory goes now). */
 		total = c.total;
 		generation = c.generation;

@@ -244,9 +244,7 @@ struct hs_top {
 	struct hs_top_opts o;
 	int fd;
 	struct hs_table_map m;		/* mapped: the stacks come from it */
-	struct hs_ksyms k;
-	int have_ksyms;
-	uint64_t modules_sig;		/* /proc/modules when k was loaded */
+	struct hs_ksyms_live ks;	/* the kernel's symbols */
 	struct hs_usyms *u;
 	const char *source;
 	double start;
@@ -254,42 +252,15 @@ struct hs_top {
 	struct hs_top_frame fr;
 };
 
-/* A hash of /proc/modules: the kernel's symbols change when it does. */
-static uint64_t hs_modules_sig(void)
-{
-	size_t len;
-	char *text = hs_read_file("/proc/modules", &len);
-	uint64_t h = text ? hs_hash(text, len) : 0;
-
-	free(text);
-	return h;
-}
-
-/*
- * Load the kernel's symbols, or load them again after a module came or
- * went; when that fails, the last ones stay.
- */
+/* The kernel's symbols, loaded again after a module came or went. */
 static int hs_top_ksyms(struct hs_top *t, int quiet)
 {
-	uint64_t sig = hs_modules_sig();
-	struct hs_ksyms k;
 	char err[512];
-	int ret;
+	int ret = hs_ksyms_refresh(&t->ks, 0, err, sizeof(err));
 
-	if (t->have_ksyms && sig == t->modules_sig)
-		return 0;
-	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, sizeof(err));
-	if (ret) {
-		if (!quiet)
-			fprintf(stderr, "hotstack: %s\n", err);
-		return t->have_ksyms ? 0 : ret;
-	}
-	if (t->have_ksyms)
-		hs_ksyms_free(&t->k);
-	t->k = k;
-	t->have_ksyms = 1;
-	t->modules_sig = sig;
-	return 0;
+	if (ret && !quiet)
+		fprintf(stderr, "hotstack: %s\n", err);
+	return t->ks.loaded ? 0 : ret;
 }
 
 /* How the stacks will be read: the mmap with kallsyms when allowed, else read(). */
@@ -347,7 +318,7 @@ static int hs_top_refresh(struct hs_top *t)
 		if (ret)
 			return ret;
 		fr->st.total = c.total;		/* the counters of exactly that copy */
-		ret = hs_table_profile(&c, &t->k, t->u, t->o.s.abi.pid, &t->p);
+		ret = hs_table_profile(&c, &t->ks.k, t->u, t->o.s.abi.pid, &t->p);
 		hs_table_copy_free(&c);
 	} else {
 		text = hs_read_fd(t->fd, NULL);
@@ -564,8 +535,7 @@ out_stop:
 out_unmap:
 	hs_profile_free(&t.p);
 	hs_usyms_free(t.u);
-	if (t.have_ksyms)
-		hs_ksyms_free(&t.k);
+	hs_ksyms_live_free(&t.ks);
 	hs_table_unmap(&t.m);
 out_close:
 	close(t.fd);

@@ -352,3 +352,31 @@ const char *hs_ksyms_lookup(const struct hs_ksyms *k, uint64_t addr, size_t *len
 		*len = k->sym[i].len;
 	return k->names + k->sym[i].name;
 }
+
+int hs_ksyms_refresh(struct hs_ksyms_live *l, int force, char *err, size_t errlen)
+{
+	size_t len;
+	char *text = hs_read_file("/proc/modules", &len);
+	uint64_t sig = text ? hs_hash(text, len) : 0;
+	struct hs_ksyms k;
+	int ret;
+
+	free(text);
+	if (l->loaded && sig == l->modules_sig && !force)
+		return 0;
+	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, errlen);
+	if (ret)
+		return ret;
+	hs_ksyms_live_free(l);
+	l->k = k;
+	l->loaded = 1;
+	l->modules_sig = sig;
+	return 0;
+}
+
+void hs_ksyms_live_free(struct hs_ksyms_live *l)
+{
+	if (l->loaded)
+		hs_ksyms_free(&l->k);
+	l->loaded = 0;
+}

@@ -60,6 +60,21 @@ int hs_ksyms_load(struct hs_ksyms *k, const char *kallsyms, const char *modules,
 		  size_t errlen);
 void hs_ksyms_free(struct hs_ksyms *k);
 
+/* The kernel's symbols for a command that runs for long (top, agent). */
+struct hs_ksyms_live {
+	struct hs_ksyms k;
+	int loaded;
+	uint64_t modules_sig;	/* a hash of /proc/modules when k was loaded */
+};
+
+/*
+ * Load the kernel's symbols, or load them again when a module came or
+ * went (or @force). Returns 0, or the load's -errno and sentence in @err;
+ * after a failure the last symbols loaded, if any, stay in use.
+ */
+int hs_ksyms_refresh(struct hs_ksyms_live *l, int force, char *err, size_t errlen);
+void hs_ksyms_live_free(struct hs_ksyms_live *l);
+
 /*
  * The text of @addr: "func", "func [module]" or "[unknown]"; its length in
  * *len (may be NULL). Exact address: use addr - 1 for a return address.
