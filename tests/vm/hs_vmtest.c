@@ -34,6 +34,8 @@
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
  *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
+ *   hs_vmtest hold-keys            keep perf's task and software event keys on
+ *                                  (the guest's init, before the tests)
  *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
  *                                  while sessions come and go, snapshots,
  *                                  resets, mmap readers and CPU hotplug
@@ -3088,6 +3090,38 @@ static int pty_run(double seconds, const char *keys, const char *raw, char **cmd
 	return status;
 }
 
+/*
+ * Keep the static keys of perf's task and software events on for as long
+ * as the guest runs: a process with disabled per-task page-fault and
+ * context-switch events, asleep. Under TCG, patching those jump labels
+ * while another CPU runs through them panicked the debug kernels (int3),
+ * with or without hotstack (a program using perf_event_open alone does
+ * it); the hotplug lock that static_key_slow_inc/dec take, which the
+ * hotplug tests are about, is taken all the same.
+ */
+static int hold_keys(void)
+{
+	static const __u64 configs[] = {
+		PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES,
+	};
+	struct perf_event_attr attr;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = configs[i];
+		attr.disabled = 1;
+		if (syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0) < 0) {
+			perror("hs_vmtest hold-keys: perf_event_open");
+			return 1;
+		}
+	}
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	const char *event = getenv("HS_EVENT");
@@ -3114,6 +3148,8 @@ int main(int argc, char **argv)
 		test_hotplug_missed();
 	else if (argc == 2 && !strcmp(argv[1], "hardirq"))
 		test_hardirq();
+	else if (argc == 2 && !strcmp(argv[1], "hold-keys"))
+		return hold_keys();
 	else if (argc == 2 && !strcmp(argv[1], "unknown"))
 		test_unknown();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))

@@ -140,6 +140,7 @@ done
 	echo "HOTSTACK_TAP=$([ "$KARCH" = arm64 ] && echo /dev/hvc0 || echo /dev/ttyS1)"
 	echo "HOTSTACK_MODE=$([ -n "$script" ] && echo script || echo test)"
 	echo "HOTSTACK_SCRIPT=${script##*/}"
+	echo "HOTSTACK_HOLD_KEYS=$((!icount))"
 	# arm64-debug is there for lockdep and KASAN on the arm64 walks and
 	# the PMU's NMIs: the tool's and netlink's scripts, which arm64 and
 	# the x86 debug kernel run whole, would only double its time.
