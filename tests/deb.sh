@@ -70,9 +70,10 @@ tool=$(ls "$out"/hotstack_"$version"_*.deb)
 dkmsdeb=$out/hotstack-dkms_${version}_all.deb
 dpkg-deb -c "$tool" >"$scratch/tool.list"
 dpkg-deb -c "$dkmsdeb" >"$scratch/dkms.list"
-check "hotstack: the tool, the unit, the config, the copyright" has "$scratch/tool.list" \
+check "hotstack: the tool, its man pages, the unit, the config, the copyright" has "$scratch/tool.list" \
 	usr/bin/hotstack lib/systemd/system/hotstack-agent.service etc/hotstack/agent.conf \
-	usr/share/doc/hotstack/copyright
+	usr/share/doc/hotstack/copyright usr/share/man/man1/hotstack.1.gz \
+	usr/share/man/man1/hotstack-record.1.gz usr/share/man/man1/hotstack-agent.1.gz
 check "hotstack: the config is a conffile" sh -c "dpkg-deb -e '$tool' $scratch/tool.ctl &&
 	grep -q -x /etc/hotstack/agent.conf $scratch/tool.ctl/conffiles"
 # Enabled again on upgrade only where the admin had it (was-enabled); never started.
