@@ -112,13 +112,17 @@ static void arena(void **state)
 	assert_null(a.blocks);
 }
 
-/* Whether python3 -c @prog accepts @text (bytes), given as a file name in argv[1]. */
+/*
+ * Whether python3 -c @prog accepts @text (bytes), given as a file name in
+ * argv[1]. Python's complaint is shown as a TAP comment.
+ */
 static int python_accepts(const char *text, size_t len, const char *prog)
 {
-	char cmd[512];
+	char cmd[640];
 
 	write_file(scratch("py.in"), text, len);
-	snprintf(cmd, sizeof(cmd), "python3 -c '%s' %s", prog, scratch("py.in"));
+	snprintf(cmd, sizeof(cmd), "python3 -c '%s' %s 2>%s || { tail -n 1 %s | sed 's/^/# /'; false; }",
+		 prog, scratch("py.in"), scratch("py.err"), scratch("py.err"));
 	return system(cmd) == 0;
 }
 
