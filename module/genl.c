@@ -178,9 +178,12 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	}
 	if (st.total.timed)
 		cost = div64_u64(st.total.handler_ns, st.total.timed);
-	/* cost x samples overflows 64 bits in long sessions: 128-bit product. */
+	/*
+	 * cost x handler runs (a budget's weighted samples are fewer) overflows
+	 * 64 bits in long sessions: 128-bit product.
+	 */
 	if (st.elapsed_ns && st.nr_cpus)
-		overhead = mul_u64_u64_div_u64(cost * 1000000, st.total.samples,
+		overhead = mul_u64_u64_div_u64(cost * 1000000, st.interrupts,
 					       st.elapsed_ns * st.nr_cpus);
 
 	if (nla_put_u32(skb, HOTSTACK_A_EVENT_TYPE, c->event_type) ||
@@ -205,7 +208,14 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	    nla_put_u32(skb, HOTSTACK_A_CPUS_SAMPLED, st.cpus_sampled) ||
 	    nla_put_u32(skb, HOTSTACK_A_CPUS_MISSED, st.cpus_missed) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_COST_NS, cost) ||
-	    hotstack_put_u64(skb, HOTSTACK_A_OVERHEAD_PPM, overhead))
+	    hotstack_put_u64(skb, HOTSTACK_A_OVERHEAD_PPM, overhead) ||
+	    nla_put_u32(skb, HOTSTACK_A_BUDGET_PPM, c->budget_ppm))
+		return -EMSGSIZE;
+	if (c->budget_ppm &&
+	    (hotstack_put_u64(skb, HOTSTACK_A_SAMPLE_RATE, st.sample_rate) ||
+	     hotstack_put_u64(skb, HOTSTACK_A_WINDOW_PPM, st.window_ppm) ||
+	     hotstack_put_u64(skb, HOTSTACK_A_RATE_CHANGES, st.rate_changes) ||
+	     nla_put_u32(skb, HOTSTACK_A_WEIGHT, st.max_weight)))
 		return -EMSGSIZE;
 	drops = nla_nest_start(skb, HOTSTACK_A_DROPS);
 	if (!drops)

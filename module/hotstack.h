@@ -27,6 +27,7 @@ extern unsigned int hotstack_max_sessions;
 extern unsigned int hotstack_max_memory_mb;
 extern kgid_t hotstack_group;
 extern unsigned int hotstack_group_max_freq;
+extern unsigned int hotstack_sample_floor_ns;
 extern bool hotstack_test_hooks;
 
 /* Sessions open now, bounded by hotstack_max_sessions (dev.c). */
@@ -67,6 +68,11 @@ extern enum cpuhp_state hotstack_cpuhp_state;
  * @event_seq:	@hp_seq when @event was created: an event from before the
  *		CPU last went offline is dead, and replaced (under ev_lock)
  * @err:	why the last creation failed, or 0 (under ev_lock)
+ * @taken:	handler runs, never cleared (local64; for the budget)
+ * @timed:	timed handler runs, never cleared (for the budget)
+ * @timed_ns:	their handler time
+ * @b_taken, @b_timed, @b_ns: the budget worker's last look at them
+ * @b_cost:	the budget worker's handler time per sample (ns)
  */
 struct hs_slot {
 	struct hs_table tab[2];
@@ -77,7 +83,14 @@ struct hs_slot {
 	struct perf_event *event;
 	u32 event_seq;
 	int err;
+	local64_t taken;
+	u64 timed;
+	u64 timed_ns;
+	u64 b_taken, b_timed, b_ns, b_cost;
 };
+
+/* The largest weight a budget gives a sample: its period times this. */
+#define HS_MAX_WEIGHT	(1U << 20)
 
 /*
  * struct hs_tables - a configuration's tables: one buffer of pages charged
@@ -146,6 +159,15 @@ struct hotstack_session {
 	struct perf_event **task_events;	/* [nr_task_events] while RUNNING */
 	unsigned int nr_task_events;
 	atomic64_t lost;		/* task-mode samples on a CPU without a table */
+
+	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */
+	struct delayed_work budget_work;
+	u64 budget_last;		/* when the worker last looked (local_clock) */
+	u64 rate_changes;
+	u64 sample_rate;
+	u64 cost_ns;
+	u64 window_ppm;
+	u32 max_weight;
 
 	/* generic netlink (genl.c) */
 	u32 id;			/* unique, from 1 */

@@ -25,18 +25,21 @@
 
 /*
  * Counters that a nested sample may update while the interrupted one is
- * between its load and its store: single-instruction increments.
+ * between its load and its store: single-instruction additions.
  */
-static __always_inline void hs_inc(u64 *counter)
+static __always_inline void hs_add(u64 *counter, u32 n)
 {
-	local64_inc((local64_t *)counter);
+	local64_add(n, (local64_t *)counter);
 }
 
-/* Count a drop in generation @gen, and raise the event of its reason's first one. */
+/*
+ * Count a drop (@w samples: the weight) in generation @gen, and raise the
+ * event of its reason's first one.
+ */
 static __always_inline void hs_drop(struct hotstack_session *s, unsigned int gen,
-				    struct hotstack_cpu_stats *stats, int reason)
+				    struct hotstack_cpu_stats *stats, int reason, u32 w)
 {
-	hs_inc(&stats->drops[reason]);
+	hs_add(&stats->drops[reason], w);
 	hotstack_raise(s, gen, HS_EV_DROP + reason, smp_processor_id());
 }
 
@@ -195,6 +198,7 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	u64 start = 0, ns;
 	bool timed;
 	int drop;
+	u32 w;
 	u8 flags;
 
 	if (idx < 0) {
@@ -208,14 +212,18 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	gen = READ_ONCE(s->active);
 	tab = &slot->tab[gen];
 	stats = tab->stats;
+	/* A sample stands for @w at the rate asked for (a budget's W, else 1). */
+	w = READ_ONCE(tab->weight);
+	local64_inc(&slot->taken);
 	/* Clock reads cost as much as the rest of an IP sample: time 1 in N. */
-	timed = !(local64_inc_return((local64_t *)&stats->samples) & (HOTSTACK_TIMED_EVERY - 1));
+	timed = !(local64_inc_return((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1));
 	if (timed)
 		start = local_clock();
+	hs_add(&stats->samples, w);
 	if (in_nmi())
-		hs_inc(&stats->nmi_samples);
+		hs_add(&stats->nmi_samples, w);
 	if (local_inc_return(&slot->busy) != 1) {
-		hs_drop(s, gen, stats, HOTSTACK_DROP_NESTED);
+		hs_drop(s, gen, stats, HOTSTACK_DROP_NESTED, w);
 		goto out_busy;
 	}
 
@@ -224,11 +232,11 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 	    (((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode &&
 	      task_tgid(current) != s->pid) ||
 	     ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current)))) {
-		hs_drop(s, gen, stats, HOTSTACK_DROP_FILTERED);
+		hs_drop(s, gen, stats, HOTSTACK_DROP_FILTERED, w);
 		goto out;
 	}
 	if (!regs) {
-		hs_drop(s, gen, stats, HOTSTACK_DROP_NO_STACK);
+		hs_drop(s, gen, stats, HOTSTACK_DROP_NO_STACK, w);
 		goto out;
 	}
 
@@ -245,11 +253,11 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 		flags = st->key.flags;
 	}
 	if (drop >= 0) {
-		hs_drop(s, gen, stats, drop);
+		hs_drop(s, gen, stats, drop, w);
 	} else {
-		stats->counted++;
+		stats->counted += w;
 		if (flags & HOTSTACK_ENTRY_TRUNCATED)
-			stats->truncated++;
+			stats->truncated += w;
 		/* Only a new entry can take the table to its next fill level. */
 		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
 			hs_fill(s, gen, tab);
@@ -261,6 +269,9 @@ out:
 		stats->timed++;
 		stats->handler_ns += ns;
 		stats->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, HOTSTACK_HIST_BUCKETS - 1)]++;
+		/* For the budget: never cleared (a nested sample is not timed). */
+		slot->timed++;
+		slot->timed_ns += ns;
 	}
 out_busy:
 	local_dec(&slot->busy);

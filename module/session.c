@@ -7,6 +7,7 @@
 
 #include <linux/cpu.h>
 #include <linux/err.h>
+#include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/perf_event.h>
 #include <linux/rculist.h>
@@ -32,6 +33,7 @@ static DEFINE_MUTEX(hotstack_running_lock);
 #define HS_SLOT_ALIGN	128
 
 static void hs_hp_work(struct work_struct *work);
+static void hs_budget_work(struct work_struct *work);
 
 struct hotstack_session *hotstack_session_new(struct pid *owner)
 {
@@ -50,6 +52,7 @@ struct hotstack_session *hotstack_session_new(struct pid *owner)
 	mutex_init(&s->ev_lock);
 	spin_lock_init(&s->hp_lock);
 	INIT_WORK(&s->hp_work, hs_hp_work);
+	INIT_DELAYED_WORK(&s->budget_work, hs_budget_work);
 	INIT_LIST_HEAD(&s->run_node);
 	hotstack_events_init(s);
 	s->state = HOTSTACK_STATE_NEW;
@@ -151,6 +154,39 @@ static bool hs_clock_event(const struct hotstack_config *c)
 		c->event_config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/*
+ * Whether @c's event is sampled by frequency: perf turns a frequency of
+ * cpu-clock or task-clock into a period of nanoseconds (hrtimers), and so
+ * does hotstack, so that a budget can multiply it.
+ */
+static bool hs_freq_event(const struct hotstack_config *c)
+{
+	return (c->flags & HOTSTACK_CFG_FREQ) && !hs_clock_event(c);
+}
+
+/* @c's period as a number of events (or ns); its frequency for hs_freq_event(). */
+static u64 hs_base_period(const struct hotstack_config *c)
+{
+	if (c->flags & HOTSTACK_CFG_FREQ)
+		return hs_freq_event(c) ? c->sample : div64_u64(NSEC_PER_SEC, c->sample);
+	return c->sample;
+}
+
+/* The largest weight @c's event can take: its period times it, or its frequency over it. */
+static u32 hs_max_weight(const struct hotstack_config *c)
+{
+	u64 base = hs_base_period(c);
+	u64 w = hs_freq_event(c) ? base : div64_u64(S64_MAX, base);
+
+	return min_t(u64, max_t(u64, w, 1), HS_MAX_WEIGHT);
+}
+
+/* perf's period (or frequency) of @c's event when each sample counts @w. */
+static u64 hs_weighted_period(const struct hotstack_config *c, u32 w)
+{
+	return hs_freq_event(c) ? div_u64(hs_base_period(c), w) : hs_base_period(c) * w;
+}
+
 /* Whether @c names an event hotstack knows; EINVAL otherwise. */
 static int hs_check_event(const struct hotstack_config *c)
 {
@@ -186,7 +222,10 @@ static int hs_check_config(const struct hotstack_config *c)
 {
 	if (c->flags & ~HOTSTACK_CFG_ALL)
 		return -EINVAL;
-	if (memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+	if (c->reserved0 || memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+		return -EINVAL;
+	/* Per-task events' children inherit a period the module cannot change. */
+	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
 		return -EINVAL;
 	if (hs_check_event(c) || c->precise > 3)
 		return -EINVAL;
@@ -369,6 +408,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	h->keys = c->keys;
 	h->stacks = c->stacks;
 	h->max_depth = c->max_depth;
+	h->budget_ppm = c->budget_ppm;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		t->slot_of_cpu[cpu] = -1;
@@ -521,6 +561,9 @@ static void hs_sync_events(struct hotstack_session *s)
 		}
 		if (!want || sl->event)
 			continue;
+		/* Made again after hotplug: at the rate the budget has set. */
+		attr.freq = hs_freq_event(&s->cfg);
+		attr.sample_period = hs_weighted_period(&s->cfg, sl->tab[0].weight);
 		event = perf_event_create_kernel_counter(&attr, t->hdr->slot_cpu[i], NULL,
 							 hotstack_overflow, s);
 		if (IS_ERR(event)) {
@@ -724,11 +767,100 @@ static int hs_task_events_start(struct hotstack_session *s)
 	return ts.ret;
 }
 
+/*
+ * The budget's look at slot @sl over the last @dt ns: its samples and their
+ * cost (handler time plus @floor); and, when the next window at this rate
+ * would spend more (or much less) than 95% of @budget_ns, a new weight W:
+ * the period times W, so that a sample stands for W. Returns the time spent.
+ */
+static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 budget_ns,
+			  u64 floor, u64 *n, u64 *changes)
+{
+	u64 taken = local64_read(&sl->taken);
+	u64 timed = READ_ONCE(sl->timed), ns = READ_ONCE(sl->timed_ns);
+	u32 w = sl->tab[0].weight, nw;
+	u64 spent;
+
+	if (timed != sl->b_timed)
+		sl->b_cost = div64_u64(ns - sl->b_ns, timed - sl->b_timed);
+	*n = taken - sl->b_taken;
+	sl->b_taken = taken;
+	sl->b_timed = timed;
+	sl->b_ns = ns;
+	spent = *n * (sl->b_cost + floor);
+	if (!sl->event || !budget_ns)
+		return spent;
+	/* W' = W * spent / (0.95 budget), rounded up; the same W when it holds. */
+	nw = clamp_t(u64, div64_u64(min_t(u64, spent, 10ULL * NSEC_PER_SEC) * w * 20 +
+				    budget_ns * 19 - 1, budget_ns * 19),
+		     1, hs_max_weight(&s->cfg));
+	if (nw == w || perf_event_period(sl->event, hs_weighted_period(&s->cfg, nw)))
+		return spent;
+	WRITE_ONCE(sl->tab[0].weight, nw);
+	WRITE_ONCE(sl->tab[1].weight, nw);
+	(*changes)++;
+	hotstack_event(s, HOTSTACK_EV_RATE, nw, s->tabs.hdr->slot_cpu[sl - s->tabs.slots]);
+	return spent;
+}
+
+/*
+ * The budget's worker, about once a second while RUNNING: each CPU's
+ * rate re-derived from what its samples cost (hs_budget_slot()), and the
+ * window's figures for the stats and the mmap header.
+ */
+static void hs_budget_publish(struct hotstack_session *s)
+{
+	struct hotstack_mmap_header *h = s->tabs.hdr;
+
+	WRITE_ONCE(h->rate_changes, s->rate_changes);
+	WRITE_ONCE(h->sample_rate, s->sample_rate);
+	WRITE_ONCE(h->cost_ns, s->cost_ns);
+	WRITE_ONCE(h->window_ppm, s->window_ppm);
+}
+
+static void hs_budget_work(struct work_struct *work)
+{
+	struct hotstack_session *s = container_of(to_delayed_work(work),
+						  struct hotstack_session, budget_work);
+	u64 now = ktime_get_ns(), dt = now - s->budget_last;
+	u64 floor = min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+	u64 budget_ns = div_u64(dt * s->cfg.budget_ppm, 1000000);
+	u64 n, n_all = 0, spent = 0, changes = s->rate_changes;
+	unsigned int i, sampled = 0;
+	u32 wmax = 1;
+
+	s->budget_last = now;
+	mutex_lock(&s->ev_lock);
+	for (i = 0; i < s->tabs.nr_slots; i++) {
+		struct hs_slot *sl = &s->tabs.slots[i];
+
+		spent += hs_budget_slot(s, sl, budget_ns, floor, &n, &changes);
+		n_all += n;
+		if (sl->event) {
+			sampled++;
+			wmax = max(wmax, sl->tab[0].weight);
+		}
+	}
+	mutex_unlock(&s->ev_lock);
+	WRITE_ONCE(s->sample_rate, dt ? mul_u64_u64_div_u64(n_all, NSEC_PER_SEC, dt) : 0);
+	WRITE_ONCE(s->cost_ns, n_all ? div64_u64(spent, n_all) : 0);
+	WRITE_ONCE(s->window_ppm, dt && sampled ?
+		   mul_u64_u64_div_u64(spent, 1000000, dt * sampled) : 0);
+	WRITE_ONCE(s->max_weight, wmax);
+	/* The window's figures before the change count that tells of them. */
+	smp_wmb();
+	WRITE_ONCE(s->rate_changes, changes);
+	hs_budget_publish(s);
+	queue_delayed_work(system_unbound_wq, &s->budget_work, HZ);
+}
+
 void hotstack_stop(struct hotstack_session *s)
 {
 	lockdep_assert_held(&s->lock);
 	if (s->state != HOTSTACK_STATE_RUNNING)
 		return;
+	/* It takes ev_lock, never @lock: waited for here. */
+	cancel_delayed_work_sync(&s->budget_work);
 	if (s->task_mode) {
 		hs_task_events_release(s);
 	} else {
@@ -760,8 +892,23 @@ int hotstack_start(struct hotstack_session *s)
 	if (s->state != HOTSTACK_STATE_READY)
 		return -EINVAL;
 
-	for (i = 0; i < s->tabs.nr_slots; i++)
-		s->tabs.slots[i].err = 0;
+	for (i = 0; i < s->tabs.nr_slots; i++) {
+		struct hs_slot *sl = &s->tabs.slots[i];
+
+		sl->err = 0;
+		/* A budget starts from the rate asked for. */
+		sl->tab[0].weight = 1;
+		sl->tab[1].weight = 1;
+		sl->b_taken = local64_read(&sl->taken);
+		sl->b_timed = sl->timed;
+		sl->b_ns = sl->timed_ns;
+	}
+	s->rate_changes = 0;
+	s->sample_rate = 0;
+	s->cost_ns = 0;
+	s->window_ppm = 0;
+	s->max_weight = 1;
+	hs_budget_publish(s);
 	/* Before the first sample can raise an event of its own. */
 	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
 	mutex_lock(&hotstack_running_lock);
@@ -806,6 +953,10 @@ int hotstack_start(struct hotstack_session *s)
 		return ret;
 	}
 	hs_hdr_update(s);
+	if (s->cfg.budget_ppm) {
+		s->budget_last = ktime_get_ns();
+		queue_delayed_work(system_unbound_wq, &s->budget_work, HZ);
+	}
 	return 0;
 }
 
@@ -883,8 +1034,27 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->pad2 = 0;
 	st->arena_frames = 0;
 	st->lost = 0;
+	st->interrupts = 0;
+	st->budget_ppm = 0;
+	st->floor_ns = 0;
+	st->rate_changes = 0;
+	st->sample_rate = 0;
+	st->cost_ns = 0;
+	st->window_ppm = 0;
+	st->max_weight = 0;
+	st->pad3 = 0;
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
+	st->budget_ppm = s->cfg.budget_ppm;
+	if (st->budget_ppm) {
+		st->floor_ns = min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+		st->rate_changes = READ_ONCE(s->rate_changes);
+		smp_rmb();	/* pairs with hs_budget_work()'s wmb */
+		st->sample_rate = READ_ONCE(s->sample_rate);
+		st->cost_ns = READ_ONCE(s->cost_ns);
+		st->window_ppm = READ_ONCE(s->window_ppm);
+		st->max_weight = READ_ONCE(s->max_weight);
+	}
 	st->cpus_missed = atomic_read(&s->cpus_missed);
 	st->lost = atomic64_read(&s->lost);
 	st->table_entries = s->cfg.table_entries;
@@ -894,6 +1064,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 		st->elapsed_ns += ktime_get_ns() - s->run_start_ns;
 	for (i = 0; i < s->tabs.nr_slots; i++) {
 		hs_stats_add(&st->total, s->tabs.slots[i].tab[gen].stats);
+		st->interrupts += local64_read((local64_t *)&s->tabs.slots[i].tab[gen].interrupts);
 		st->cpus_sampled += !!READ_ONCE(s->tabs.slots[i].event);
 	}
 }

@@ -27,12 +27,14 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 	t->max_used = nr_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
 	t->arena_frames = arena_frames;
 	t->seed = seed;
+	t->weight = 1;
 	hs_table_rearm(t);
 }
 
 void hs_table_clear(struct hs_table *t)
 {
 	memset(t->stats, 0, sizeof(*t->stats));
+	t->interrupts = 0;
 	memset(t->entries, 0, (size_t)(t->mask + 1) * sizeof(*t->entries));
 	/* The arena is only read through entries: no need to clear it. */
 	hs_table_rearm(t);

@@ -70,6 +70,8 @@ struct hs_table {
 	u32 fill_mark;		/* entries at which the next fill event is due */
 	u32 fill_step;		/* fill events raised so far */
 	u64 seed;		/* of the hash: random per configuration */
+	u32 weight;		/* what a sample counts: the budget's W, else 1 */
+	u64 interrupts;		/* handler runs (each sample once): local64 */
 };
 
 /* A 64-bit load of 8 bytes of key: one instruction on 64-bit machines. */
@@ -160,7 +162,7 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 		return HOTSTACK_DROP_ARENA_FULL;
 
 	memcpy(t->arena + used, st->frames, nr * sizeof(u64));
-	e->count = 1;
+	e->count = t->weight;
 	e->frames = used;
 	e->nr_kernel = st->key.nr_kernel;
 	e->nr_user = st->key.nr_user;
@@ -177,9 +179,9 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 }
 
 /*
- * Count one sample of @st (hash @hash) in @t. Returns HS_COUNTED or
- * HS_COUNTED_NEW when counted, else the HOTSTACK_DROP_* reason (the caller
- * counts the drop).
+ * Count one sample of @st (hash @hash) in @t, t->weight times. Returns
+ * HS_COUNTED or HS_COUNTED_NEW when counted, else the HOTSTACK_DROP_*
+ * reason (the caller counts the drop).
  */
 static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash)
 {
@@ -194,7 +196,7 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 		if (!h)
 			return hs_entry_fill(t, e, st, hash);
 		if (h == hash && hs_entry_equal(e, t->arena, st)) {
-			WRITE_ONCE(e->count, e->count + 1);
+			WRITE_ONCE(e->count, e->count + t->weight);
 			return HS_COUNTED;
 		}
 	}
@@ -245,7 +247,7 @@ static inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr,
 		}
 		if (h == hash && hs_word(&e->nr_kernel) == key0 &&
 		    (!nr || t->arena[e->frames] == ip)) {
-			WRITE_ONCE(e->count, e->count + 1);
+			WRITE_ONCE(e->count, e->count + t->weight);
 			return HS_COUNTED;
 		}
 	}

@@ -180,6 +180,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_profile p = { 0 };
 	struct hs_record_opts o;
 	struct hotstack_stats st;
+	struct hs_live l;
 	struct hs_table_map m = { 0 };
 	struct hs_usyms *u = NULL;
 	struct hs_genl g;
@@ -276,14 +277,15 @@ int cmd_record(int argc, char **argv)
 	}
 	if (hs_write_profile("record", o.output, o.format, &p, NULL))
 		goto out_genl;
+	hs_live_compute(&st, st.table_entries, p.seconds, &l);
 	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples (%llu in NMI), %llu dropped, "
 		"%llu filtered out, %zu stacks (tables of %u on %u CPUs), %.0f ns/sample; "
-		"wrote %s ]\n", p.seconds, (unsigned long long)st.total.samples,
+		"%s%swrote %s ]\n", p.seconds, (unsigned long long)st.total.samples,
 		(unsigned long long)st.total.nmi_samples,
 		(unsigned long long)(hs_sum_drops(st.total.drops) - p.filtered),
 		(unsigned long long)p.filtered, p.nr, st.table_entries, st.nr_cpus,
 		st.total.timed ? (double)st.total.handler_ns / st.total.timed : 0.0,
-		strcmp(o.output, "-") ? o.output : "standard output");
+		l.budget, l.budget[0] ? "; " : "", strcmp(o.output, "-") ? o.output : "standard output");
 	ret = 0;
 out_genl:
 	if (have_genl)

@@ -43,6 +43,11 @@ static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
 	       (unsigned long long)st->samples, (unsigned long long)st->counted,
 	       (unsigned long long)hs_sum_drops(st->drops), (unsigned long long)st->entries,
 	       st->fill_pct, (unsigned long long)st->cost_ns, st->overhead_ppm / 1e4);
+	if (st->budget_ppm)
+		printf("     budget %.4g%%: %llu samples/s in the last window, %.3f%% of the CPUs, "
+		       "a sample counts %u, %llu rate changes\n", st->budget_ppm / 1e4,
+		       (unsigned long long)st->sample_rate, st->window_ppm / 1e4, st->weight,
+		       (unsigned long long)st->rate_changes);
 }
 
 static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
@@ -64,7 +69,8 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       "\"truncated\": %llu, \"stacks_held\": %llu, \"capacity\": %llu, "
 		       "\"fill_pct\": %u, \"cost_ns\": %llu, \"overhead_ppm\": %llu, "
 		       "\"table_entries\": %u, \"arena_frames\": %llu, \"cpus_sampled\": %u, "
-		       "\"cpus_missed\": %u, \"drops\": {",
+		       "\"cpus_missed\": %u, \"budget_ppm\": %u, \"sample_rate\": %llu, "
+		       "\"window_ppm\": %llu, \"weight\": %u, \"rate_changes\": %llu, \"drops\": {",
 		       st->event_type,
 		       (unsigned long long)st->event_config, (unsigned long long)st->sample,
 		       st->flags, st->stacks, st->max_depth, st->keys, st->nr_cpus,
@@ -74,7 +80,10 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       (unsigned long long)st->entries, (unsigned long long)st->capacity,
 		       st->fill_pct, (unsigned long long)st->cost_ns,
 		       (unsigned long long)st->overhead_ppm, st->table_entries,
-		       (unsigned long long)st->arena_frames, st->cpus_sampled, st->cpus_missed);
+		       (unsigned long long)st->arena_frames, st->cpus_sampled, st->cpus_missed,
+		       st->budget_ppm, (unsigned long long)st->sample_rate,
+		       (unsigned long long)st->window_ppm, st->weight,
+		       (unsigned long long)st->rate_changes);
 		for (i = 0; i < HOTSTACK_DROP_MAX; i++) {
 			const char *name = hs_drop_name(i);
 

@@ -183,6 +183,8 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 		(unsigned long long)t->entries, l.fill, (unsigned long long)t->entries,
 		(unsigned long long)l.capacity);
 	fprintf(f, "cost: %.0f ns/sample, overhead %.3f%% CPU\n", l.cost_ns, l.overhead);
+	if (l.budget[0])
+		fprintf(f, "%s\n", l.budget);
 	fprintf(f, "stacks from: %s\n", fr->source);
 }
 

@@ -212,6 +212,11 @@ void hs_format_event(const struct hs_event *ev, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "CPU %d not sampled: its event failed (%s)",
 			      ev->cpu, strerror((int)ev->value));
 		break;
+	case HOTSTACK_EV_RATE:
+		n += snprintf(buf + n, len - n, "budget: CPU %d's period is now %llu times the one "
+			      "asked for (each sample counts %llu)", ev->cpu,
+			      (unsigned long long)ev->value, (unsigned long long)ev->value);
+		break;
 	default:
 		n += snprintf(buf + n, len - n, "event %u value %llu", ev->event,
 			      (unsigned long long)ev->value);

@@ -297,6 +297,11 @@ static int hs_status_cb(const struct nlmsghdr *nlh, void *data)
 		case HOTSTACK_A_ARENA_FRAMES: st->arena_frames = hs_u64(attr); break;
 		case HOTSTACK_A_CPUS_SAMPLED: st->cpus_sampled = hs_u32(attr); break;
 		case HOTSTACK_A_CPUS_MISSED: st->cpus_missed = hs_u32(attr); break;
+		case HOTSTACK_A_BUDGET_PPM: st->budget_ppm = hs_u32(attr); break;
+		case HOTSTACK_A_SAMPLE_RATE: st->sample_rate = hs_u64(attr); break;
+		case HOTSTACK_A_WINDOW_PPM: st->window_ppm = hs_u64(attr); break;
+		case HOTSTACK_A_RATE_CHANGES: st->rate_changes = hs_u64(attr); break;
+		case HOTSTACK_A_WEIGHT: st->weight = hs_u32(attr); break;
 		case HOTSTACK_A_DROPS:
 			mnl_attr_for_each_nested(drop, attr) {
 				unsigned int reason = mnl_attr_get_type(drop) - 1;

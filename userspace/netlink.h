@@ -29,6 +29,9 @@ struct hs_status {
 	uint64_t nmi_samples, truncated, entries, capacity, cost_ns, overhead_ppm;
 	uint32_t table_entries, cpus_sampled, cpus_missed;
 	uint64_t arena_frames;
+	/* With a budget (budget_ppm != 0): the last window's figures. */
+	uint32_t budget_ppm, weight;
+	uint64_t sample_rate, window_ppm, rate_changes;
 };
 
 /* One multicast event. */

@@ -36,6 +36,9 @@ const struct hs_option hs_session_options[] = {
 	  "16-16777216 (default 8192)" },
 	{ HS_SESSION_OPT_ARENA, "arena-frames", "N", "frames per CPU arena, 64-268435456 "
 	  "(default 131072)" },
+	{ HS_SESSION_OPT_BUDGET, "budget", "PCT%", "CPU time sampling may take on each CPU, "
+	  "0.0001-100%: the module lowers the rate to fit and weights each sample by its "
+	  "period (with -p or a command: every CPU's event, the others filtered out)" },
 	HS_OPTION_END,
 };
 
@@ -153,6 +156,20 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		c->abi.table_entries = v;
 		c->have_table = 1;
 		break;
+	case HS_SESSION_OPT_BUDGET: {
+		char *end;
+		double pct;
+
+		errno = 0;
+		pct = strtod(value, &end);
+		if (*end == '%')
+			end++;
+		if (errno || end == value || *end || !(pct >= 0.0001 && pct <= 100))
+			return hs_args_error(a, "--budget wants a share of each CPU from 0.0001%% "
+					     "to 100%%, like 1%%, not '%s'", value);
+		c->abi.budget_ppm = (uint32_t)(pct * 10000 + 0.5);
+		break;
+	}
 	case HS_SESSION_OPT_ARENA:
 		if (hs_parse_u64(value, HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA, &v))
 			return hs_args_error(a, "--arena-frames wants 64 to 268435456, not '%s'",
@@ -273,10 +290,11 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.flags |= cfg.pid ? HOTSTACK_CFG_PID : 0;
 	/*
 	 * A process on every CPU: events on its own tasks, inherited by what
-	 * they start, so nothing else is sampled. With -a or -C: every CPU's
+	 * they start, so nothing else is sampled. With -a or -C, or a budget
+	 * (the module cannot change inherited events' periods): every CPU's
 	 * event, and the others' samples filtered out.
 	 */
-	if (cfg.pid && !c->all_cpus && !cfg.cpus_words)
+	if (cfg.pid && !c->all_cpus && !cfg.cpus_words && !cfg.budget_ppm)
 		cfg.flags |= HOTSTACK_CFG_TASK;
 	cfg.event_type = c->ev.type;
 	cfg.event_config = c->ev.config;
@@ -343,12 +361,18 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 	memset(l, 0, sizeof(*l));
 	/* A table takes stacks up to 3/4 of its entries (the module's probe limit). */
 	l->capacity = (uint64_t)table_entries * 3 / 4 * st->nr_cpus;
-	l->rate = seconds > 0 ? t->samples / seconds : 0;
+	/* Handler runs: with a budget, samples count more than once. */
+	l->rate = seconds > 0 ? st->interrupts / seconds : 0;
 	l->fill = l->capacity ? 100.0 * t->entries / l->capacity : 0;
 	l->dropped = hs_sum_drops(t->drops);
 	l->cost_ns = t->timed ? (double)t->handler_ns / t->timed : 0;
 	l->overhead = st->elapsed_ns && st->nr_cpus ?
-		      100.0 * l->cost_ns * t->samples / ((double)st->elapsed_ns * st->nr_cpus) : 0;
+		      100.0 * l->cost_ns * st->interrupts / ((double)st->elapsed_ns * st->nr_cpus) : 0;
+	if (st->budget_ppm)
+		snprintf(l->budget, sizeof(l->budget), "budget %.4g%%: %.3f%% CPU with %u ns "
+			 "a sample for the interrupt, a sample counts %u, %llu rate changes",
+			 st->budget_ppm / 1e4, st->window_ppm / 1e4, st->floor_ns, st->max_weight,
+			 (unsigned long long)st->rate_changes);
 }
 
 void hs_live_status_line(int fd, double elapsed, uint32_t table_entries)
@@ -360,9 +384,10 @@ void hs_live_status_line(int fd, double elapsed, uint32_t table_entries)
 		return;
 	hs_live_compute(&st, table_entries, elapsed, &l);
 	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu), %llu dropped, "
-		"%.0f ns/sample, %.3f%% CPU\033[K", elapsed, l.rate,
+		"%.0f ns/sample, %.3f%% CPU%s%s\033[K", elapsed, l.rate,
 		(unsigned long long)st.total.entries, l.fill, (unsigned long long)l.capacity,
-		(unsigned long long)l.dropped, l.cost_ns, l.overhead);
+		(unsigned long long)l.dropped, l.cost_ns, l.overhead, l.budget[0] ? "; " : "",
+		l.budget);
 }
 
 /* Whether @pid still runs this program (forked, not yet exec'd its command). */

@@ -2,7 +2,7 @@
 /*
  * hotstack tool: a session of the tool's own, as record and top run one.
  * The session options they share (-e -F -c -a -C -p -g --stacks
- * --max-depth --keys --collapse --table-entries --arena-frames), parsed
+ * --max-depth --keys --collapse --table-entries --arena-frames --budget), parsed
  * into struct hs_config; CONFIGURE (with perf's cycles -> cpu-clock
  * fallback), START and STOP; the counters and what the status lines show
  * of them; the user mappings captured while it runs.
@@ -41,7 +41,7 @@ struct hs_config {
 /* The options' ids without a letter; HS_SESSION_OPT_NEXT: the first free for a command. */
 enum {
 	HS_SESSION_OPT_STACKS = HS_OPT_LONG, HS_SESSION_OPT_DEPTH, HS_SESSION_OPT_KEYS,
-	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA,
+	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA, HS_SESSION_OPT_BUDGET,
 	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
 };
 
@@ -96,6 +96,7 @@ struct hs_live {
 	uint64_t dropped;	/* every drop, filtered out included */
 	double cost_ns;		/* mean handler time of a sample */
 	double overhead;	/* that time over the CPU time of the session's CPUs, % */
+	char budget[128];	/* with a budget: what it did ("" without) */
 };
 
 /* @st's counters, over @seconds (for the rate), tables of @table_entries. */

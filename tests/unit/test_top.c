@@ -181,6 +181,7 @@ static void synth_frame(struct hs_top_frame *fr, const struct hs_profile *p)
 	fr->st.nr_cpus = 2;
 	fr->st.elapsed_ns = 1000000000;
 	fr->st.total.samples = 112;
+	fr->st.interrupts = 112;
 	fr->st.total.counted = 100;
 	fr->st.total.drops[HOTSTACK_DROP_TABLE_FULL] = 5;
 	fr->st.total.drops[HOTSTACK_DROP_FILTERED] = 7;

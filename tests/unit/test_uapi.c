@@ -37,7 +37,8 @@ static void stats_layout(void **state)
 	size_t total = offsetof(struct hotstack_stats, total);
 
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER0);
+	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER1);
+	assert_int_equal(offsetof(struct hotstack_stats, interrupts), HOTSTACK_STATS_SIZE_VER0);
 	assert_int_equal(total, 48);
 	assert_int_equal(offsetof(struct hotstack_stats, cpus_sampled),
 			 total + sizeof(struct hotstack_cpu_stats));
@@ -46,7 +47,15 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, pad2), total + 320 + 12);
 	assert_int_equal(offsetof(struct hotstack_stats, arena_frames), total + 320 + 16);
 	assert_int_equal(offsetof(struct hotstack_stats, lost), total + 320 + 24);
-	assert_int_equal(FIELD_END(struct hotstack_stats, lost), sizeof(struct hotstack_stats));
+	assert_int_equal(offsetof(struct hotstack_stats, budget_ppm), 408);
+	assert_int_equal(offsetof(struct hotstack_stats, floor_ns), 412);
+	assert_int_equal(offsetof(struct hotstack_stats, rate_changes), 416);
+	assert_int_equal(offsetof(struct hotstack_stats, window_ppm), 440);
+	assert_int_equal(offsetof(struct hotstack_stats, max_weight), 448);
+	assert_int_equal(FIELD_END(struct hotstack_stats, pad3), sizeof(struct hotstack_stats));
+	assert_int_equal(offsetof(struct hotstack_config, budget_ppm), 72);
+	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER0);
+	assert_int_equal(sizeof(struct hotstack_mmap_header), 152);
 	assert_int_equal(sizeof(struct hotstack_entry), 48);
 }
 

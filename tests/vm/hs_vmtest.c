@@ -31,6 +31,7 @@
  *   hs_vmtest unload-mapped        rmmod with a mapping that outlived close()
  *   hs_vmtest hotplug EVENT        every CPU but 0 offline and back mid-run
  *   hs_vmtest hotplug-missed       a CPU that comes online after CONFIGURE
+ *   hs_vmtest budget EVENT         a CPU budget lowers the rate, counts weighted
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
  *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
@@ -574,7 +575,14 @@ static void test_config_errors(void)
 	BAD(cpus_ptr, 16, EINVAL);
 	BAD(size, 8, EINVAL);
 	BAD(table_entries, 1U << 24, E2BIG);
-	for (i = 0; i < 4; i++) {
+	BAD(budget_ppm, 1000001, EINVAL);
+	BAD(reserved0, 1, EINVAL);
+	default_config(&c);
+	c.flags |= HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK;
+	c.pid = getpid();
+	c.budget_ppm = 10000;
+	expect_cfg(fd, &c, EINVAL, "a budget for per-task events");
+	for (i = 0; i < 3; i++) {
 		char what[64];
 
 		default_config(&c);
@@ -1159,6 +1167,70 @@ static void test_hotplug(const char *event)
 	tap(st.cpus_sampled == 0, "%s: no event left after STOP (%u)", what, st.cpus_sampled);
 	munmap(m.base, m.size);
 	check_invariant(fd, what);
+	close(fd);
+}
+
+/* Whether the budget of session @arg (an fd) has changed a rate. */
+static bool budget_acted(void *arg)
+{
+	struct hotstack_stats st;
+
+	return !get_stats(*(int *)arg, &st, 0) && st.rate_changes > 0;
+}
+
+/*
+ * A budget: @event asked at 10 kHz on every CPU (busy), with 1% of each
+ * CPU: far more than 1% under emulation. The module lowers the rate (a
+ * weight W > 1, said in the stats), the handler then runs less often than
+ * asked, and each sample counts its weight. (Whether the budget holds is
+ * measured in the deterministic icount VM: tests/bench/check.sh; here the
+ * host's load makes the emulated CPUs' time uneven.)
+ */
+static void test_budget(const char *event)
+{
+	struct hs_event_spec ev;
+	struct hotstack_config c;
+	struct hotstack_stats a, b;
+	char err[128];
+	double dt, rate;
+	int fd = open_dev();
+
+	if (hs_parse_event(event, &ev, err, sizeof(err))) {
+		tap(false, "budget: event %s: %s", event, err);
+		return;
+	}
+	fd_hw_event[fd] = ev.type != PERF_TYPE_SOFTWARE;
+	default_config(&c);
+	c.event_type = ev.type;
+	c.event_config = ev.config;
+	c.flags = HOTSTACK_CFG_FREQ;
+	c.sample = 10000;
+	c.budget_ppm = 10000;
+	expect_cfg(fd, &c, 0, "budget: CONFIGURE 10 kHz with a budget of 1%");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "budget: START");
+	busy_start();
+	tap(wait_for(budget_acted, &fd), "budget (%s): the module lowered the rate", event);
+	get_stats(fd, &a, 0);
+	tap(a.budget_ppm == 10000 && a.floor_ns > 0 && a.max_weight > 1 && a.window_ppm > 0 &&
+	    a.sample_rate > 0 && a.cost_ns > a.floor_ns,
+	    "budget (%s): stats say budget %u ppm, floor %u ns, weight %u, %llu samples/s "
+	    "of %llu ns: %.3f%% of the CPUs", event, a.budget_ppm, a.floor_ns, a.max_weight,
+	    (unsigned long long)a.sample_rate, (unsigned long long)a.cost_ns, a.window_ppm / 1e4);
+	/* A second of sampling at the lowered rate. */
+	msleep(1000);
+	get_stats(fd, &b, 0);
+	dt = (b.elapsed_ns - a.elapsed_ns) / 1e9;
+	rate = dt > 0 ? (b.interrupts - a.interrupts) / dt : 0;
+	tap(rate > 0 && rate < 0.75 * 10000 * b.cpus_sampled,
+	    "budget (%s): the handler ran %.0f times a second on %u CPUs, 10 kHz asked", event,
+	    rate, b.cpus_sampled);
+	tap(b.total.samples - a.total.samples > b.interrupts - a.interrupts,
+	    "budget (%s): samples count their weight: %llu for %llu handler runs", event,
+	    (unsigned long long)(b.total.samples - a.total.samples),
+	    (unsigned long long)(b.interrupts - a.interrupts));
+	busy_stop();
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "budget: STOP");
+	check_invariant(fd, "budget");
 	close(fd);
 }
 
@@ -3144,6 +3216,8 @@ int main(int argc, char **argv)
 			      argc > 6 && !strcmp(argv[6], "collapse"));
 	else if (argc == 3 && !strcmp(argv[1], "hotplug"))
 		test_hotplug(argv[2]);
+	else if (argc == 3 && !strcmp(argv[1], "budget"))
+		test_budget(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "hotplug-missed"))
 		test_hotplug_missed();
 	else if (argc == 2 && !strcmp(argv[1], "hardirq"))

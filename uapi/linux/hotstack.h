@@ -199,6 +199,19 @@ enum hotstack_state {
  *		in [HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES]
  * @arena_frames: frames each CPU's table stores for all its stacks, in
  *		[HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA]
+ * @budget_ppm:	0, or the CPU time sampling may take, in parts per million
+ *		of each CPU (1-1000000): a cap on the rate @sample asks for.
+ *		About once a second, from a kernel worker, the module derives
+ *		each CPU's rate from the samples it took and their measured
+ *		cost (handler time plus the module's sample_floor_ns for the
+ *		interrupt's entry and exit, which the handler cannot time): it
+ *		makes the period (or divides the frequency by) a whole factor
+ *		W >= 1, and each sample then counts W (entry counts, samples,
+ *		counted, drops, nmi_samples, truncated): counts stay in units
+ *		of the rate asked for (cpu-clock: W * period nanoseconds).
+ *		Not with HOTSTACK_CFG_TASK (per-task events follow children,
+ *		whose periods the module cannot change): EINVAL.
+ * @reserved0:	must be 0
  * @reserved:	must be 0
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
@@ -226,7 +239,9 @@ struct hotstack_config {
 	__u32 keys;
 	__u32 table_entries;
 	__u64 arena_frames;
-	__u64 reserved[4];
+	__u32 budget_ppm;
+	__u32 reserved0;
+	__u64 reserved[3];
 };
 
 #define HOTSTACK_CONFIG_SIZE_VER0	104
@@ -305,6 +320,22 @@ struct hotstack_cpu_stats {
  * @arena_frames: out: hotstack_config.arena_frames in use (per CPU)
  * @lost:	out: samples of HOTSTACK_CFG_TASK events on a CPU without a
  *		table (one that came online after CONFIGURE): counted here only
+ * @interrupts:	out: overflow handler runs of this generation, each counted
+ *		once (@total counts a sample W times with a budget)
+ * @budget_ppm:	out: hotstack_config.budget_ppm
+ * @floor_ns:	out: with a budget, the cost per sample the handler cannot
+ *		time (the module's sample_floor_ns), added to its own
+ * @rate_changes: out: with a budget, periods re-derived, all CPUs, since
+ *		START (each sends HOTSTACK_EV_RATE)
+ * @sample_rate: out: with a budget, samples a second, all CPUs, in the
+ *		last window (about 1 s) the module looked at
+ * @cost_ns:	out: with a budget, the whole cost of a sample in that
+ *		window: mean handler time plus @floor_ns
+ * @window_ppm:	out: with a budget, CPU time spent sampling in that window,
+ *		parts per million of the sampled CPUs' time (@sample_rate *
+ *		@cost_ns / CPUs): what the budget holds within @budget_ppm
+ * @max_weight:	out: with a budget, the largest W of a CPU now (1: the
+ *		rate asked for)
  *
  * On input only @size and @flags are read; the out fields are ignored (a
  * struct can be passed again as it came back). The struct grows at its
@@ -327,10 +358,20 @@ struct hotstack_stats {
 	__u32 pad2;
 	__u64 arena_frames;
 	__u64 lost;
+	__u64 interrupts;
+	__u32 budget_ppm;
+	__u32 floor_ns;
+	__u64 rate_changes;
+	__u64 sample_rate;
+	__u64 cost_ns;
+	__u64 window_ppm;
+	__u32 max_weight;
+	__u32 pad3;
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
 #define HOTSTACK_STATS_SIZE_VER0	400
+#define HOTSTACK_STATS_SIZE_VER1	456
 
 /* hotstack_entry.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
@@ -453,8 +494,16 @@ struct hotstack_mmap_header {
 	__u32 keys;		/* hotstack_config.keys */
 	__u32 stacks;		/* hotstack_config.stacks */
 	__u32 max_depth;	/* hotstack_config.max_depth */
-	__u32 reserved0;	/* 0 */
-	__u64 reserved[6];	/* 0 */
+	__u32 budget_ppm;	/* hotstack_config.budget_ppm */
+	/*
+	 * With a budget: hotstack_stats' fields of the same names, written
+	 * once a window, each on its own (not under seq).
+	 */
+	__u64 rate_changes;
+	__u64 sample_rate;
+	__u64 cost_ns;
+	__u64 window_ppm;
+	__u64 reserved[2];	/* 0 */
 	__u32 slot_cpu[];	/* CPU number of each slot [nr_slots] */
 };
 
@@ -524,6 +573,11 @@ enum hotstack_genl_attr {
 	HOTSTACK_A_ARENA_FRAMES,	/* u64: hotstack_config.arena_frames */
 	HOTSTACK_A_CPUS_SAMPLED,	/* u32: hotstack_stats.cpus_sampled */
 	HOTSTACK_A_CPUS_MISSED,		/* u32: hotstack_stats.cpus_missed */
+	HOTSTACK_A_BUDGET_PPM,		/* u32: hotstack_config.budget_ppm (0: none) */
+	HOTSTACK_A_SAMPLE_RATE,		/* u64: hotstack_stats.sample_rate (budget) */
+	HOTSTACK_A_WINDOW_PPM,		/* u64: hotstack_stats.window_ppm (budget) */
+	HOTSTACK_A_RATE_CHANGES,	/* u64: hotstack_stats.rate_changes (budget) */
+	HOTSTACK_A_WEIGHT,		/* u32: hotstack_stats.max_weight (budget) */
 	__HOTSTACK_A_MAX,
 };
 
@@ -543,6 +597,8 @@ enum hotstack_event {
 	HOTSTACK_EV_CPU_MISSED = 7,
 	/* The event could not be created on CPU: VALUE is the errno. */
 	HOTSTACK_EV_CPU_FAILED = 8,
+	/* The budget re-derived CPU's rate: VALUE is its new weight W. */
+	HOTSTACK_EV_RATE = 9,
 };
 
 #define HOTSTACK_IOC_MAGIC	0xB2	/* unused in ioctl-number.rst */
