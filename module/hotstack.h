@@ -90,7 +90,7 @@ struct hs_slot {
 };
 
 /* The largest weight a budget gives a sample: its period times this. */
-#define HS_MAX_WEIGHT	(1U << 20)
+#define HS_MAX_WEIGHT	BIT(20)
 
 /*
  * struct hs_tables - a configuration's tables: one buffer of pages charged
