@@ -33,6 +33,30 @@ for ev in $events; do
 	sed 's/^/#   /' /tmp/hp.out
 done
 
+# Stopped and closed while every CPU but 0 is offline, with watch taking
+# the session's events: nothing may wait for an offline CPU (on
+# PREEMPT_RT an irq_work that is not HARD runs in a per-CPU thread, which
+# parks while its CPU is offline: irq_work_sync() at close would wait for it).
+start_watch /tmp/hpo.log
+hotstack record -e cpu-clock -a --table-entries 16 -o /tmp/hpo.folded >/tmp/hpo.out 2>&1 &
+rec=$!
+wait_session
+ok=0
+for cpu in $cpus; do
+	echo 0 >/sys/devices/system/cpu/cpu$cpu/online || ok=1
+done
+kill -INT $rec
+wait $rec
+rc=$?
+check "record ends cleanly on SIGINT while every CPU but 0 is offline (status $rc, $ok)" \
+	[ $rc -eq 0 -a $ok = 0 ]
+for cpu in $cpus; do
+	echo 1 >/sys/devices/system/cpu/cpu$cpu/online
+done
+check "hotstack watch saw it stop and close" wait_output /tmp/hpo.log " closed$"
+kill -INT $watch
+wait $watch
+
 # Suspend takes every CPU but 0 offline too: pm_test "core" goes as far as
 # the platform's sleep and comes back (kernels with PM_DEBUG: Debian's).
 if grep -qw mem /sys/power/state 2>/dev/null && [ -w /sys/power/pm_test ]; then
