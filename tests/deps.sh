@@ -3,9 +3,23 @@
 #
 # Install every Debian package hotstack's build, tests and demo need, when
 # missing, plus any named on the command line (make bench: perf, bpftrace).
-# Run by `make check`, `make run` and `make bench`; safe to run again.
+# Run by `make check` and `make bench`, and with --run by `make run` (the
+# demo's packages only); safe to run again.
 set -euo pipefail
 
+# make run: only what the demo needs (the module, the tool, and the VM
+# for a kernel that cannot load modules here), not the test suite's.
+if [ "${1:-}" = --run ]; then
+	shift
+	packages=(
+		make gcc libc6-dev pkg-config linux-headers-amd64 libelf-dev
+		libmnl-dev libdw-dev libncurses-dev libiberty-dev libcurl4-openssl-dev
+		golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev
+		qemu-system-x86 busybox-static cpio kmod iproute2
+		gcc-i686-linux-gnu libc6-dev-i386-cross
+		"$@"
+	)
+else
 packages=(
 	# build: module against Debian's headers, the tool, the debug kernel
 	make gcc libc6-dev pkg-config linux-headers-amd64 linux-headers-rt-amd64
@@ -44,6 +58,7 @@ packages=(
 	libbsd0:arm64 libcap2:arm64
 	"$@"
 )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -60,7 +75,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if printf '%s\n' "${missing[@]}" | grep -q ':arm64$' &&
+	! dpkg --print-foreign-architectures | grep -qx arm64; then
 	dpkg --add-architecture arm64
 fi
 apt-get update -q >&2

@@ -9,7 +9,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-"$repo/tests/deps.sh"
+"$repo/tests/deps.sh" --run
 
 if [ -e /proc/modules ] && [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" -eq 0 ]; then
 	make -s module tool
