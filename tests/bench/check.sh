@@ -8,7 +8,9 @@
 #   kernel stacks at most 1.10x the unwind-only floor,
 #   IP only at most 1.20x the empty-handler floor;
 # and a budget of 1% (10 kHz asked for) slows the loop by at most 1.1%
-# after its first window.
+# after its first window, its weighted samples are the loop's time, and
+# its profile's top functions are the unbudgeted one's (each within 3
+# points of its share).
 # make bench runs the full benchmark, perf and bpftrace included.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,5 +52,23 @@ sed -n 's/^BUDGET //p' "$out/run.log" | awk '
 		r = n["hotstack-budget"] * 1e5 / t["hotstack-budget"]
 		printf "%s - overhead: budget: %d weighted samples x 100 us are %.3f of the loop'"'"'s time (goal 0.95-1.05)\n",
 			(r >= 0.95 && r <= 1.05) ? "ok" : "not ok", n["hotstack-budget"], r
+	}'
+sed -n 's/^TOP //p' "$out/run.log" | awk '
+	$1 == "full" { order[++n] = $2; full[$2] = $3; next }
+	{ budget[$2] = $3; nb++ }
+	END {
+		if (!n || !nb) {
+			print "not ok - overhead: the icount run gave both profiles"
+			exit
+		}
+		bad = ""
+		for (i = 1; i <= n; i++) {
+			d = full[order[i]] - budget[order[i]]
+			if (d > 3 || d < -3)
+				bad = bad " " order[i]
+			desc = desc sprintf(" %s %.1f%%/%.1f%%", order[i], full[order[i]], budget[order[i]])
+		}
+		printf "%s - overhead: budget 1%%: the top functions of the profile as without it:%s%s\n",
+			bad == "" ? "ok" : "not ok", desc, bad == "" ? "" : " (off:" bad ")"
 	}'
 exit $rc

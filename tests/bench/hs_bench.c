@@ -20,6 +20,13 @@
  *
  * HANDLER_NS is hotstack's own accounting of time in its handler, scaled
  * from the timed samples to all (0 for the others).
+ *
+ *   hotstack-budget hotstack with a budget of 1% of the CPU
+ *
+ * runs the loop once untimed first (the budget's first window is at the
+ * rate asked for), as any mode does with HS_BENCH_WARMUP set (for a
+ * budget given to a profiler that runs this program); HS_BENCH_DEPTH sets
+ * the frames walked and kept (unwind, hotstack; default 127).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +52,7 @@ static unsigned long long now_ns(void)
 }
 
 /* The work: syscalls that spend their time in the kernel, deterministic. */
-static void workload(unsigned long iters)
+static void small_loop(unsigned long iters)
 {
 	char buf[256];
 	int zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY);
@@ -57,6 +65,73 @@ static void workload(unsigned long iters)
 	}
 	close(zero);
 	close(null);
+}
+
+/*
+ * The work, deterministic, chosen by HS_BENCH_WORK:
+ *   small (default)  the loop above (make check's overhead step)
+ *   large            64 KiB reads of /dev/zero (the kernel's time in copies)
+ *   faults           64 KiB mapped, its 16 pages faulted in, unmapped
+ *   deep:D:P         the test workload module's recursion, depth D, P
+ *                    distinct stacks, 10^5 additions in the leaf each
+ * The samplers' costs depend on where in the loop the samples land, and in
+ * the icount VM both the loop and the sampling period are exact: these
+ * loops add 0-255 user-mode steps from a fixed random sequence to each
+ * iteration, so that the samples spread over the whole loop whatever each
+ * sampler's own length.
+ */
+static void workload(unsigned long iters)
+{
+	static char buf[1 << 16];
+	const char *work = getenv("HS_BENCH_WORK");
+	int zero, null, proc = -1;
+	unsigned int depth = 0, patterns = 0;
+	unsigned long long jitter = 1;
+	unsigned long i, j;
+	char cmd[64];
+
+	if (!work || !strcmp(work, "small")) {
+		small_loop(iters);
+		return;
+	}
+	if (sscanf(work, "deep:%u:%u", &depth, &patterns) == 2) {
+		proc = open("/proc/hs_workload", O_WRONLY);
+		snprintf(cmd, sizeof(cmd), "%u %u 0 100", depth, patterns);
+	} else if (strcmp(work, "faults") && strcmp(work, "large")) {
+		fprintf(stderr, "hs_bench: unknown HS_BENCH_WORK %s\n", work);
+		exit(2);
+	}
+	zero = open("/dev/zero", O_RDONLY);
+	null = open("/dev/null", O_WRONLY);
+	if (zero < 0 || null < 0 || (depth && proc < 0)) {
+		perror("hs_bench: open");
+		exit(1);
+	}
+	for (i = 0; i < iters; i++) {
+		jitter = jitter * 6364136223846793005ULL + 1442695040888963407ULL;
+		for (j = jitter >> 56; j; j--)
+			__asm__ volatile("" ::: "memory");
+		if (depth) {
+			if (write(proc, cmd, strlen(cmd)) < 0)
+				exit(1);
+		} else if (!strcmp(work, "faults")) {
+			char *p = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			unsigned int pg;
+
+			if (p == MAP_FAILED)
+				exit(1);
+			for (pg = 0; pg < 16; pg++)
+				p[pg << 12] = 1;
+			munmap(p, 1 << 16);
+		} else if (read(zero, buf, sizeof(buf)) < 0 || write(null, buf, sizeof(buf)) < 0) {
+			exit(1);
+		}
+	}
+	close(zero);
+	close(null);
+	if (proc >= 0)
+		close(proc);
 }
 
 /* A frame record of code built with frame pointers. */
@@ -135,7 +210,7 @@ int main(int argc, char **argv)
 	struct hotstack_stats st = { .size = sizeof(st) };
 	const char *mode;
 	unsigned long iters;
-	unsigned int hz;
+	unsigned int hz, depth;
 	char cmd[64];
 	int fd = -1;
 
@@ -147,8 +222,10 @@ int main(int argc, char **argv)
 	hz = atoi(argv[2]);
 	iters = strtoul(argv[3], NULL, 10);
 
+	/* HS_BENCH_DEPTH: frames walked (unwind) and kept (hotstack), default 127. */
+	depth = getenv("HS_BENCH_DEPTH") ? atoi(getenv("HS_BENCH_DEPTH")) : 127;
 	if (!strcmp(mode, "empty") || !strcmp(mode, "unwind")) {
-		snprintf(cmd, sizeof(cmd), "%s %u", mode, hz);
+		snprintf(cmd, sizeof(cmd), "%s %u %u", mode, hz, depth);
 		if (proc_write("/proc/hs_bench", cmd))
 			return 1;
 	} else if (!strncmp(mode, "hotstack", 8) || !strncmp(mode, "worst", 5)) {
@@ -157,7 +234,7 @@ int main(int argc, char **argv)
 		c.event_config = PERF_COUNT_SW_CPU_CLOCK;
 		c.sample = hz;
 		c.stacks = HOTSTACK_STACK_KERNEL;
-		c.max_depth = strcmp(mode, "hotstack-ip") ? 127 : 1;
+		c.max_depth = strcmp(mode, "hotstack-ip") ? depth : 1;
 		c.table_entries = 4096;
 		c.arena_frames = 1 << 16;
 		/* 1% of the CPU: 10^4 parts per million. */
@@ -186,9 +263,9 @@ int main(int argc, char **argv)
 	 * The budget's first window is at the rate asked for: a run to settle
 	 * it, untimed; its samples are not counted below.
 	 */
-	if (!strcmp(mode, "hotstack-budget")) {
+	if (!strcmp(mode, "hotstack-budget") || getenv("HS_BENCH_WARMUP")) {
 		workload(iters);
-		if (ioctl(fd, HOTSTACK_IOC_GET_STATS, &st))
+		if (fd >= 0 && ioctl(fd, HOTSTACK_IOC_GET_STATS, &st))
 			return 1;
 		samples = -st.total.samples;
 	}

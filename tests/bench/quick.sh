@@ -11,3 +11,20 @@ done
 for mode in none hotstack-budget; do
 	echo "BUDGET $(hs_bench $mode 10000 1200000)"
 done
+# Through hotstack record, without and with the budget, the page-fault
+# loop (its iterations jittered, so that neither rate samples the same few
+# places of it): the functions on top of the two profiles (their share of
+# the samples as leaves, idle left out).
+for name in full budget; do
+	opt=
+	[ $name = budget ] && opt="--budget 1%"
+	HS_BENCH_WORK=faults hotstack record -e cpu-clock -F 10000 -a $opt -o /tmp/$name.folded -- \
+		hs_bench none 10000 8000 >/tmp/$name.out 2>&1 || sed 's/^/# /' /tmp/$name.out
+	# Not the idle task's: how long the CPU idles around the command
+	# depends on the timers pending (icount skips idle time to the next).
+	awk -v name=$name '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";") }
+		f[k] ~ /^(native_safe_halt|default_idle|arch_cpu_idle)$/ { next }
+		{ leaf[f[k]] += n; total += n }
+		END { for (l in leaf) printf "TOP %s %s %.2f\n", name, l, 100 * leaf[l] / total }' \
+		/tmp/$name.folded | sort -k4 -n -r | head -n $([ $name = full ] && echo 5 || echo 40)
+done

@@ -4,8 +4,10 @@
  * measured against, on the same perf event hotstack uses.
  *
  *   echo "empty HZ"  > /proc/hs_bench   cpu-clock at HZ, handler does nothing
- *   echo "unwind HZ" > /proc/hs_bench   handler only walks the kernel stack
- *                                       (the unwinder API, into a buffer)
+ *   echo "unwind HZ [DEPTH]" > /proc/hs_bench
+ *                                       handler only walks the kernel stack
+ *                                       (the unwinder API, into a buffer),
+ *                                       DEPTH frames at most (default 127)
  *   echo stop        > /proc/hs_bench
  *   cat /proc/hs_bench                  samples taken by the last run
  */
@@ -22,11 +24,13 @@
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
 
-#define HS_BENCH_DEPTH	127
+#define HS_BENCH_DEPTH	1024
+static unsigned int hs_bench_depth = 127;
 
 static DEFINE_MUTEX(hs_bench_lock);
 static DEFINE_PER_CPU(struct perf_event *, hs_bench_event);
-static DEFINE_PER_CPU(unsigned long [HS_BENCH_DEPTH + 1], hs_bench_buf);
+/* Each CPU's walk buffer: 8 KiB, past what a module's static per-CPU data may take. */
+static unsigned long __percpu *hs_bench_buf;
 static atomic64_t hs_bench_samples;
 static unsigned long hs_bench_sink;
 
@@ -40,7 +44,7 @@ static void hs_bench_empty(struct perf_event *event, struct perf_sample_data *da
 static void hs_bench_unwind(struct perf_event *event, struct perf_sample_data *data,
 			    struct pt_regs *regs)
 {
-	unsigned long *buf = *this_cpu_ptr(&hs_bench_buf);
+	unsigned long *buf = this_cpu_ptr(hs_bench_buf);
 	struct unwind_state state;
 	unsigned int n = 0;
 	unsigned long addr;
@@ -48,7 +52,7 @@ static void hs_bench_unwind(struct perf_event *event, struct perf_sample_data *d
 	atomic64_inc(&hs_bench_samples);
 	buf[n++] = regs->ip;
 	for (unwind_start(&state, current, regs, NULL);
-	     !unwind_done(&state) && n < HS_BENCH_DEPTH; unwind_next_frame(&state)) {
+	     !unwind_done(&state) && n < hs_bench_depth; unwind_next_frame(&state)) {
 		addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
@@ -102,7 +106,7 @@ static ssize_t hs_bench_write(struct file *file, const char __user *ubuf, size_t
 			      loff_t *ppos)
 {
 	char buf[32], mode[16];
-	unsigned int hz = 0;
+	unsigned int hz = 0, depth = 127;
 	int ret = 0;
 
 	if (len >= sizeof(buf))
@@ -110,10 +114,12 @@ static ssize_t hs_bench_write(struct file *file, const char __user *ubuf, size_t
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	if (sscanf(buf, "%15s %u", mode, &hz) < 1)
+	if (sscanf(buf, "%15s %u %u", mode, &hz, &depth) < 1 || !depth ||
+	    depth > HS_BENCH_DEPTH)
 		return -EINVAL;
 	mutex_lock(&hs_bench_lock);
 	hs_bench_stop();
+	hs_bench_depth = depth;
 	if (!strcmp(mode, "empty") && hz)
 		ret = hs_bench_start(hs_bench_empty, hz);
 	else if (!strcmp(mode, "unwind") && hz)
@@ -147,8 +153,16 @@ static struct proc_dir_entry *hs_bench_entry;
 
 static int __init hs_bench_init(void)
 {
+	hs_bench_buf = __alloc_percpu(sizeof(unsigned long) * (HS_BENCH_DEPTH + 1),
+				      sizeof(unsigned long));
+	if (!hs_bench_buf)
+		return -ENOMEM;
 	hs_bench_entry = proc_create("hs_bench", 0600, NULL, &hs_bench_ops);
-	return hs_bench_entry ? 0 : -ENOMEM;
+	if (!hs_bench_entry) {
+		free_percpu(hs_bench_buf);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void __exit hs_bench_exit(void)
@@ -157,6 +171,7 @@ static void __exit hs_bench_exit(void)
 	mutex_lock(&hs_bench_lock);
 	hs_bench_stop();
 	mutex_unlock(&hs_bench_lock);
+	free_percpu(hs_bench_buf);
 }
 
 module_init(hs_bench_init);

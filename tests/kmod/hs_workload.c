@@ -6,6 +6,8 @@
  * context, PATTERNS distinct stacks for MS milliseconds each: stack p is
  * hs_rec_a/hs_rec_b chosen by bit L of p at level L (L = 0 .. DEPTH-1,
  * outermost first), then hs_leaf, which spins. PATTERNS at most 2^DEPTH.
+ * "DEPTH PATTERNS 0 SPINS" spins SPINS x 1000 additions in each instead
+ * of a time (for benchmarks: the same work however long it takes).
  * "hard MS" spends half of MS milliseconds in hardirq context instead.
  * A signal ends the write early (-EINTR), so a test can run it in a loop
  * and stop it when it is done. Reading it gives the number of writes in
@@ -32,11 +34,22 @@ static atomic_t hs_writers = ATOMIC_INIT(0);
  * kernels ktime_get() runs lockdep's checks, and read often it would be the
  * hot function instead of hs_leaf.
  */
+/* An "until" that is a number of 1000-addition spins, not a time. */
+#define HS_SPINS	BIT_ULL(63)
+
 static noinline void hs_leaf(u64 until)
 {
 	unsigned long acc = 0;
 	unsigned int i;
 
+	if (until & HS_SPINS) {
+		for (i = 0; i < (u32)until * 1000; i++) {
+			acc += i;
+			OPTIMIZER_HIDE_VAR(acc);
+		}
+		WRITE_ONCE(hs_sink, acc);
+		return;
+	}
 	while (ktime_get_ns() < until && !signal_pending(current)) {
 		for (i = 0; i < 100000; i++) {
 			acc += i;
@@ -118,8 +131,9 @@ static int hs_hard(unsigned int ms)
 static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
-	unsigned int depth, patterns, ms, p;
+	unsigned int depth, patterns, ms, p, spins = 0;
 	char buf[64];
+	int n;
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
@@ -131,14 +145,15 @@ static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 
 		return ret ? ret : len;
 	}
-	if (sscanf(buf, "%u %u %u", &depth, &patterns, &ms) != 3)
+	n = sscanf(buf, "%u %u %u %u", &depth, &patterns, &ms, &spins);
+	if (n < 3 || (n == 4 && (ms || !spins || spins > 4000000)))
 		return -EINVAL;
 	if (!depth || depth > 2000 || !patterns || ms > 60000 ||
 	    (depth < 32 && patterns > (1U << depth)) || patterns > (1U << 20))
 		return -EINVAL;
 	atomic_inc(&hs_writers);
 	for (p = 0; p < patterns; p++) {
-		u64 until = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+		u64 until = spins ? HS_SPINS | spins : ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
 
 		if (p & 1)
 			hs_rec_b(0, depth, p, until);

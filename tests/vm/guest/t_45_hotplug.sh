@@ -14,17 +14,19 @@ done
 
 # As users run it: hotstack record while every CPU but 0 goes and comes back.
 cpus=$(seq 1 $(($(nproc) - 1)))
+# others_online 0|1: every CPU but 0 offline or online; ok=1 if one failed.
+others_online() {
+	for cpu in $cpus; do
+		echo $1 >/sys/devices/system/cpu/cpu$cpu/online || ok=1
+	done
+}
 for ev in $events; do
 	hotstack record -e $ev -a -o /tmp/hp.folded >/tmp/hp.out 2>&1 &
 	rec=$!
 	wait_session
 	ok=0
-	for cpu in $cpus; do
-		echo 0 >/sys/devices/system/cpu/cpu$cpu/online || ok=1
-	done
-	for cpu in $cpus; do
-		echo 1 >/sys/devices/system/cpu/cpu$cpu/online || ok=1
-	done
+	others_online 0
+	others_online 1
 	check "record -e $ev: every CPU but 0 offline and online again while it runs" [ $ok = 0 ]
 	kill -INT $rec
 	wait $rec
@@ -42,17 +44,13 @@ hotstack record -e cpu-clock -a --table-entries 16 -o /tmp/hpo.folded >/tmp/hpo.
 rec=$!
 wait_session
 ok=0
-for cpu in $cpus; do
-	echo 0 >/sys/devices/system/cpu/cpu$cpu/online || ok=1
-done
+others_online 0
 kill -INT $rec
 wait $rec
 rc=$?
 check "record ends cleanly on SIGINT while every CPU but 0 is offline (status $rc, $ok)" \
 	[ $rc -eq 0 -a $ok = 0 ]
-for cpu in $cpus; do
-	echo 1 >/sys/devices/system/cpu/cpu$cpu/online
-done
+others_online 1
 check "hotstack watch saw it stop and close" wait_output /tmp/hpo.log " closed$"
 kill -INT $watch
 wait $watch
