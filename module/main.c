@@ -186,9 +186,11 @@ static int hotstack_autostart(void)
 		hotstack_session_free(s);
 		return ret;
 	}
-	pr_info("autostart: %s at %u Hz (budget %u ppm), %u stacks and %llu frames per CPU on %u CPUs\n",
-		autostart_event, autostart_freq, autostart_budget, c.table_entries,
-		c.arena_frames, num_online_cpus());
+	pr_info("autostart: %s at %u Hz, %u stacks and %llu frames per CPU on %u CPUs\n",
+		autostart_event, autostart_freq, c.table_entries, c.arena_frames,
+		num_online_cpus());
+	if (autostart_budget)
+		pr_info("autostart: a budget of %u ppm of each CPU\n", autostart_budget);
 	hotstack_persistent = s;
 	return 0;
 }
