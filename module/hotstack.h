@@ -162,7 +162,7 @@ struct hotstack_session {
 
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */
 	struct delayed_work budget_work;
-	u64 budget_last;		/* when the worker last looked (local_clock) */
+	u64 budget_last;		/* when the worker last looked (ktime_get_ns) */
 	u64 rate_changes;
 	u64 sample_rate;
 	u64 cost_ns;

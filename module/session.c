@@ -803,11 +803,7 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 	return spent;
 }
 
-/*
- * The budget's worker, about once a second while RUNNING: each CPU's
- * rate re-derived from what its samples cost (hs_budget_slot()), and the
- * window's figures for the stats and the mmap header.
- */
+/* The budget's figures into the mmap header (each word on its own). */
 static void hs_budget_publish(struct hotstack_session *s)
 {
 	struct hotstack_mmap_header *h = s->tabs.hdr;
@@ -818,6 +814,11 @@ static void hs_budget_publish(struct hotstack_session *s)
 	WRITE_ONCE(h->window_ppm, s->window_ppm);
 }
 
+/*
+ * The budget's worker, about once a second while RUNNING: each CPU's
+ * rate re-derived from what its samples cost (hs_budget_slot()), and the
+ * window's figures for the stats and the mmap header.
+ */
 static void hs_budget_work(struct work_struct *work)
 {
 	struct hotstack_session *s = container_of(to_delayed_work(work),
