@@ -85,6 +85,13 @@ static void options(void **state)
 	assert_int_equal(o.format, HS_FMT_REPORT);
 	assert_int_equal(parse(&o, "-o", "flame.svg", NULL), 0);
 	assert_int_equal(o.format, HS_FMT_SVG);
+	/* --budget: a percentage, to parts per million. */
+	assert_int_equal(parse(&o, "--budget", "1%", NULL), 0);
+	assert_int_equal(o.s.abi.budget_ppm, 10000);
+	assert_int_equal(parse(&o, "--budget", "0.25", NULL), 0);
+	assert_int_equal(o.s.abi.budget_ppm, 2500);
+	assert_int_equal(parse(&o, "--budget", "100%", NULL), 0);
+	assert_int_equal(o.s.abi.budget_ppm, 1000000);
 	assert_int_equal(hs_format_of_name("x.folded"), HS_FMT_FOLDED);
 	assert_int_equal(hs_format_of_name("x.bin"), -1);
 }
@@ -110,6 +117,11 @@ static void bad_options_exit_2(void **state)
 	assert_int_equal(parse(&o, "--format", "yaml", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--table-entries", "1000", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--arena-frames", "10", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--budget", "0", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--budget", "101%", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--budget", "1%%", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--budget", "nan", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--budget", "", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--max-depth", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--bogus", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "-x", NULL), HS_EXIT_USAGE);
