@@ -2100,15 +2100,24 @@ static void test_memcg(const char *cg)
 /* ---- reading a running session: the mmap protocol, read() ------------------ */
 
 static volatile int race_stop;
+static unsigned long race_attempts;	/* the reader's copies so far */
 
-/* SNAPSHOT and RESET, over and over, until race_stop. */
+/*
+ * SNAPSHOT and RESET, over and over, until race_stop; after each, until
+ * the reader has made two more copies: the one the swap overtook (if any)
+ * and one that starts after it. Both counts grow at the machine's pace.
+ */
 static void *race_swapper(void *arg)
 {
 	int fd = *(int *)arg;
-	unsigned long n = 0;
+	unsigned long n = 0, a;
 
-	while (!race_stop)
+	while (!race_stop) {
 		xioctl(fd, n++ % 4 == 3 ? HOTSTACK_IOC_RESET : HOTSTACK_IOC_SNAPSHOT, NULL);
+		a = __atomic_load_n(&race_attempts, __ATOMIC_ACQUIRE);
+		while (!race_stop && __atomic_load_n(&race_attempts, __ATOMIC_ACQUIRE) < a + 2)
+			usleep(50);
+	}
 	return NULL;
 }
 
@@ -2158,7 +2167,7 @@ static void test_mmap_race(void)
 {
 	unsigned long accepted = 0, retried = 0, unsound = 0, by_generation = 0;
 	struct hotstack_config c;
-	double end = now_s() + 20;
+	double end = now_s() + 60;
 	pthread_t t;
 	struct map m;
 	int fd = open_dev();
@@ -2166,6 +2175,7 @@ static void test_mmap_race(void)
 	default_config(&c);
 	c.table_entries = 4096;
 	expect_cfg(fd, &c, 0, "mmap race");
+	race_attempts = 0;
 	if (map_session(fd, &m)) {
 		tap(false, "mmap race: mmap");
 		close(fd);
@@ -2185,6 +2195,7 @@ static void test_mmap_race(void)
 			/* What a reader checking generation alone would have taken. */
 			by_generation += gen_same && !sound;
 		}
+		__atomic_add_fetch(&race_attempts, 1, __ATOMIC_RELEASE);
 	}
 	race_stop = 1;
 	pthread_join(t, NULL);
