@@ -284,8 +284,7 @@ int cmd_record(int argc, char **argv)
 		(unsigned long long)st.total.nmi_samples,
 		(unsigned long long)(hs_sum_drops(st.total.drops) - p.filtered),
 		(unsigned long long)p.filtered, p.nr, st.table_entries, st.nr_cpus,
-		st.total.timed ? (double)st.total.handler_ns / st.total.timed : 0.0,
-		l.budget, l.budget[0] ? "; " : "", strcmp(o.output, "-") ? o.output : "standard output");
+		l.cost_ns, l.budget, l.budget[0] ? "; " : "", strcmp(o.output, "-") ? o.output : "standard output");
 	ret = 0;
 out_genl:
 	if (have_genl)

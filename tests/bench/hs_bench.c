@@ -206,7 +206,7 @@ static unsigned long long proc_read_u64(const char *path)
 
 int main(int argc, char **argv)
 {
-	unsigned long long start, elapsed, samples = 0, handler_ns = 0;
+	unsigned long long start, elapsed, samples = 0, handler_ns = 0, before = 0;
 	struct hotstack_config c = { .size = sizeof(c) };
 	struct hotstack_stats st = { .size = sizeof(st) };
 	const char *mode;
@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 		while (now_ns() - start < 1200000000ULL);
 		if (fd >= 0 && ioctl(fd, HOTSTACK_IOC_GET_STATS, &st))
 			return 1;
-		samples = -st.total.samples;
+		before = st.total.samples;
 	}
 	start = now_ns();
 	if (!strcmp(mode, "spin") || !strncmp(mode, "worst", 5))
@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 	if (fd >= 0) {
 		ioctl(fd, HOTSTACK_IOC_STOP, 0);
 		ioctl(fd, HOTSTACK_IOC_GET_STATS, &st);
-		samples += st.total.samples;
+		samples = st.total.samples - before;
 		handler_ns = st.total.timed ? st.total.handler_ns * samples / st.total.timed : 0;
 		close(fd);
 	} else if (strcmp(mode, "none")) {
