@@ -87,4 +87,34 @@ check "hotstack watch says which CPU came online without a table" \
 kill -INT $watch
 wait $watch
 
+# A CPU whose event cannot be made when it comes online (hs_failevent.ko
+# has perf refuse it): record says so, status counts the CPU out, and it is
+# sampled again once its event can be made.
+last=$(($(nproc) - 1))
+# sampled N: the one session's event is live on N CPUs.
+sampled() { hotstack status --json | grep -q "\"cpus_sampled\": $1,"; }
+cpu_again() {
+	echo 0 >/sys/devices/system/cpu/cpu$last/online &&
+		echo 1 >/sys/devices/system/cpu/cpu$last/online
+}
+check "insmod hs_failevent.ko" insmod /tests/hs_failevent.ko
+hotstack record -e $HS_EVENT -a -o /tmp/hf.folded >/tmp/hf.out 2>&1 &
+rec=$!
+wait_session
+check "record -e $HS_EVENT samples all $((last + 1)) CPUs" wait_until sampled $((last + 1))
+echo $last >/proc/hs_failevent
+check "CPU $last offline and online again while its event cannot be made" cpu_again
+check "record says CPU $last is not sampled: its event failed" \
+	wait_output /tmp/hf.out "^hotstack: CPU $last not sampled: its event failed \("
+check "status counts CPU $last out: $last CPUs sampled" sampled $last
+check "hs_failevent failed the creation" [ "$(cat /proc/hs_failevent)" -ge 1 ]
+echo -1 >/proc/hs_failevent
+check "CPU $last offline and online again" cpu_again
+check "once its event can be made, CPU $last is sampled again" wait_until sampled $((last + 1))
+kill -INT $rec
+wait $rec
+check "record then ends cleanly on SIGINT" [ $? -eq 0 ]
+sed 's/^/#   /' /tmp/hf.out
+check "rmmod hs_failevent" rmmod hs_failevent
+
 check "rmmod hotstack" rmmod hotstack
