@@ -15,6 +15,7 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 
+#include "cost.h"
 #include "hotstack.h"
 
 /* Every session, for GET; hotstack_sessions_gen changes with the list. */
@@ -165,7 +166,7 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	const struct hotstack_config *c = &s->cfg;
 	struct hotstack_stats st;
 	struct nlattr *drops;
-	u64 cost = 0, overhead = 0, capacity = 0;
+	u64 cost = 0, overhead, capacity = 0;
 	unsigned int i, fill = 0;
 
 	hotstack_get_stats(s, &st, s->active);
@@ -178,13 +179,8 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	}
 	if (st.total.timed)
 		cost = div64_u64(st.total.handler_ns, st.total.timed);
-	/*
-	 * cost x handler runs (a budget's weighted samples are fewer) overflows
-	 * 64 bits in long sessions: 128-bit product.
-	 */
-	if (st.elapsed_ns && st.nr_cpus)
-		overhead = mul_u64_u64_div_u64(cost * 1000000, st.interrupts,
-					       st.elapsed_ns * st.nr_cpus);
+	/* Of the handler's runs: a budget's weighted samples are fewer. */
+	overhead = hs_overhead_ppm(cost, st.interrupts, st.elapsed_ns, st.nr_cpus);
 
 	if (nla_put_u32(skb, HOTSTACK_A_EVENT_TYPE, c->event_type) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_EVENT_CONFIG, c->event_config) ||

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The few kernel definitions module/stacktab.h needs, for building the
- * stack table into host unit tests.
+ * The few kernel definitions module/stacktab.h and module/cost.h need, for
+ * building them into host unit tests.
  */
 #ifndef HOTSTACK_KSHIM_H
 #define HOTSTACK_KSHIM_H
@@ -27,6 +27,16 @@ static inline u64 get_unaligned(const u64 *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (unsigned __int128)a * b / c;
 }
 
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
