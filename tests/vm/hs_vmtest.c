@@ -31,6 +31,8 @@
  *   hs_vmtest unload-mapped        rmmod with a mapping that outlived close()
  *   hs_vmtest hotplug EVENT        every CPU but 0 offline and back mid-run
  *   hs_vmtest hotplug-missed       a CPU that comes online after CONFIGURE
+ *   hs_vmtest offline-event        STOP and close with an event queued on a
+ *                                  CPU that went offline (hs_inject.ko)
  *   hs_vmtest budget EVENT         a CPU budget lowers the rate, counts weighted
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
@@ -1276,6 +1278,96 @@ static void test_hotplug_missed(void)
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "hotplug: STOP");
 	printf("# session %u\n", st.id);
 	close(fd);
+}
+
+struct offline_state {
+	int fd;
+	int closed;	/* STOP and close returned */
+};
+
+static bool offline_filtered(void *arg)
+{
+	struct offline_state *o = arg;
+	struct hotstack_stats st;
+
+	return !get_stats(o->fd, &st, 0) && st.total.drops[HOTSTACK_DROP_FILTERED];
+}
+
+static bool offline_closed(void *arg)
+{
+	return __atomic_load_n(&((struct offline_state *)arg)->closed, __ATOMIC_ACQUIRE);
+}
+
+static void *offline_close(void *arg)
+{
+	struct offline_state *o = arg;
+
+	ioctl(o->fd, HOTSTACK_IOC_STOP);
+	close(o->fd);
+	__atomic_store_n(&o->closed, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Write @text to the file at @path; 0 or -1. */
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * An event raised on a CPU and still queued there when the CPU goes
+ * offline, then STOP and close: nothing may wait for that CPU. On
+ * PREEMPT_RT an irq_work not marked HARD runs in its CPU's irq_work
+ * thread, which parks while the CPU is offline: irq_work_sync() at close
+ * would wait until the CPU came back. hs_inject.ko holds that thread (it
+ * finds nothing to run, as before it is scheduled), so that the event
+ * raised there (the first filtered sample of a session of that CPU alone,
+ * which counts another process) is still queued when the CPU goes.
+ */
+static void test_offline_event(void)
+{
+	long cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	__u64 mask = 1ULL << cpu;
+	struct offline_state o = { .fd = open_dev() };
+	struct hotstack_config c;
+	char held[16], hold[24];
+	pthread_t closer;
+	bool started;
+	int fd;
+
+	snprintf(hold, sizeof(hold), "%ld", cpu);
+	fd = open("/proc/hs_hold_irq_work", O_RDONLY);
+	memset(held, 0, sizeof(held));
+	tap(cpu > 0 && fd >= 0 && read(fd, held, sizeof(held) - 1) > 0 &&
+	    (!strcmp(held, "absent\n") || !write_file("/proc/hs_hold_irq_work", hold)),
+	    "offline event: CPU %ld's irq_work thread held (%s)", cpu,
+	    strcmp(held, "absent\n") ? "PREEMPT_RT" : "this kernel has none");
+	if (fd >= 0)
+		close(fd);
+	default_config(&c);
+	c.flags |= HOTSTACK_CFG_PID;
+	c.pid = getpid();
+	c.cpus_ptr = (unsigned long)&mask;
+	c.cpus_words = 1;
+	expect_cfg(o.fd, &c, 0, "offline event: CPU alone, counting another process");
+	expect_ioc(o.fd, HOTSTACK_IOC_START, NULL, 0, "offline event: START");
+	tap(wait_for(offline_filtered, &o),
+	    "offline event: a sample filtered out (an event raised on CPU %ld)", cpu);
+	tap(set_online(cpu, 0) == 0, "offline event: CPU %ld offline", cpu);
+	write_file("/proc/hs_hold_irq_work", "-1");
+	/* STOP and close in a thread: waited for at most 20 s. */
+	started = !pthread_create(&closer, NULL, offline_close, &o);
+	tap(started && wait_for(offline_closed, &o),
+	    "offline event: STOP and close return while CPU %ld is offline", cpu);
+	tap(set_online(cpu, 1) == 0, "offline event: CPU %ld online again", cpu);
+	if (started)
+		pthread_join(closer, NULL);
 }
 
 /*
@@ -3232,6 +3324,8 @@ int main(int argc, char **argv)
 		test_budget(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "hotplug-missed"))
 		test_hotplug_missed();
+	else if (argc == 2 && !strcmp(argv[1], "offline-event"))
+		test_offline_event();
 	else if (argc == 2 && !strcmp(argv[1], "hardirq"))
 		test_hardirq();
 	else if (argc == 2 && !strcmp(argv[1], "hold-keys"))

@@ -55,6 +55,11 @@ check "hotstack watch saw it stop and close" wait_output /tmp/hpo.log " closed$"
 kill -INT $watch
 wait $watch
 
+# The same with an event raised on a CPU and still queued there when the
+# CPU goes offline (hs_inject.ko holds the PREEMPT_RT irq_work thread).
+check "insmod hs_inject.ko" insmod /tests/hs_inject.ko
+tap "hs_vmtest offline-event" hs_vmtest offline-event
+
 # Suspend takes every CPU but 0 offline too: pm_test "core" goes as far as
 # the platform's sleep and comes back (kernels with PM_DEBUG: Debian's).
 if grep -qw mem /sys/power/state 2>/dev/null && [ -w /sys/power/pm_test ]; then
@@ -87,7 +92,7 @@ check "hotstack watch says which CPU came online without a table" \
 kill -INT $watch
 wait $watch
 
-# A CPU whose event cannot be made when it comes online (hs_failevent.ko
+# A CPU whose event cannot be made when it comes online (hs_inject.ko
 # has perf refuse it): record says so, status counts the CPU out, and it is
 # sampled again once its event can be made.
 last=$(($(nproc) - 1))
@@ -97,24 +102,23 @@ cpu_again() {
 	echo 0 >/sys/devices/system/cpu/cpu$last/online &&
 		echo 1 >/sys/devices/system/cpu/cpu$last/online
 }
-check "insmod hs_failevent.ko" insmod /tests/hs_failevent.ko
 hotstack record -e $HS_EVENT -a -o /tmp/hf.folded >/tmp/hf.out 2>&1 &
 rec=$!
 wait_session
 check "record -e $HS_EVENT samples all $((last + 1)) CPUs" wait_until sampled $((last + 1))
-echo $last >/proc/hs_failevent
+echo $last >/proc/hs_fail_event
 check "CPU $last offline and online again while its event cannot be made" cpu_again
 check "record says CPU $last is not sampled: its event failed" \
 	wait_output /tmp/hf.out "^hotstack: CPU $last not sampled: its event failed \("
 check "status counts CPU $last out: $last CPUs sampled" sampled $last
-check "hs_failevent failed the creation" [ "$(cat /proc/hs_failevent)" -ge 1 ]
-echo -1 >/proc/hs_failevent
+check "hs_inject failed the creation" [ "$(cat /proc/hs_fail_event)" -ge 1 ]
+echo -1 >/proc/hs_fail_event
 check "CPU $last offline and online again" cpu_again
 check "once its event can be made, CPU $last is sampled again" wait_until sampled $((last + 1))
 kill -INT $rec
 wait $rec
 check "record then ends cleanly on SIGINT" [ $? -eq 0 ]
 sed 's/^/#   /' /tmp/hf.out
-check "rmmod hs_failevent" rmmod hs_failevent
+check "rmmod hs_inject" rmmod hs_inject
 
 check "rmmod hotstack" rmmod hotstack
