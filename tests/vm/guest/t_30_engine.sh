@@ -24,6 +24,9 @@ check "insmod group=1234 test_hooks=1" reload group=1234
 # Another user's process (root's), spinning in user mode meanwhile.
 hs_vmtest uspin 60000 &
 other=$!
+# Once it spins: its user time (stat's 14th field) has grown.
+wait_until sh -c "[ \$(cut -d' ' -f14 /proc/$other/stat) -gt 0 ]" ||
+	echo "# the spinner $other has not run within 20 s"
 tap "hs_vmtest delegated (uid 1000, group 1234)" \
 	hs_vmtest runas 1000 1000,1234 hs_vmtest delegated $other
 kill $other
