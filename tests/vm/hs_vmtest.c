@@ -959,18 +959,24 @@ static void msleep(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Write @text to the file at @path; 0 or -1. */
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 static int set_online(unsigned int cpu, int on)
 {
 	char path[64];
-	int fd, ok;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, on ? "1" : "0", 1) == 1;
-	close(fd);
-	return ok ? 0 : -1;
+	return write_file(path, on ? "1" : "0");
 }
 
 /* Live samples of @slot in the active generation, from the mapping. */
@@ -1306,18 +1312,6 @@ static void *offline_close(void *arg)
 	close(o->fd);
 	__atomic_store_n(&o->closed, 1, __ATOMIC_RELEASE);
 	return NULL;
-}
-
-/* Write @text to the file at @path; 0 or -1. */
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 /*
