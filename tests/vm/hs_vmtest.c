@@ -1987,7 +1987,8 @@ static void test_delegated(pid_t other)
 	tap(p == MAP_FAILED && errno == EPERM, "delegated: mmap (raw addresses) is EPERM");
 	text = read_all(fd);
 	snprintf(own, sizeof(own), "[pid %d];0x", child);
-	snprintf(hidden, sizeof(hidden), "[pid %d];[user hidden];", other);
+	/* Followed by ';' and kernel frames, or by ' ' and the count (user mode). */
+	snprintf(hidden, sizeof(hidden), "[pid %d];[user hidden]", other);
 	snprintf(shown, sizeof(shown), "[pid %d];0x", other);
 	tap(strstr(text, own) != NULL, "delegated: its own process's user frames are there (%s)",
 	    own);
@@ -2361,8 +2362,11 @@ static void test_read_live(void)
 	expect_cfg(fd, &c, 0, "live read");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "live read: START");
 	busy_start();
-	/* 200 reads, or as many as 15 s allow on a slow (KASAN, TCG) kernel. */
-	for (r = 0, end = now_s() + 15; r < 200 && (r < 20 || now_s() < end); r++)
+	/*
+	 * 200 reads, or as many as 15 s allow on a slow kernel: at least 5,
+	 * each of them seconds long under KASAN (every frame symbolized).
+	 */
+	for (r = 0, end = now_s() + 15; r < 200 && (r < 5 || now_s() < end); r++)
 		texts[r] = read_all(fd);
 	nr = r;
 	busy_stop();
@@ -2387,7 +2391,7 @@ static void test_read_live(void)
 		free(l);
 		free(texts[r]);
 	}
-	tap(nf > 0 && reads >= 20 && !bad,
+	tap(nf > 0 && reads >= 5 && !bad,
 	    "live read: %lu reads while running (%lu stacks): every one a stack of the end, "
 	    "none counted more (%lu bad)", reads, lines, bad);
 	free(fl);
