@@ -30,7 +30,7 @@ kernels=${HOTSTACK_KERNELS:-generic rt debug arm64 arm64-debug}
 step() {
 	local name=$1 rc before after
 	shift
-	echo "# === $name" | tee -a "$log"
+	echo "# === $name (at $(($(date +%s) - start)) s)" | tee -a "$log"
 	before=$(grep -c '^not ok' "$log")
 	"$@" 2>&1 | tee -a "$log"
 	rc=${PIPESTATUS[0]}

@@ -80,12 +80,15 @@ all_in_nmi() {
 
 # tap DESC CMD...: CMD prints its own TAP lines; a non-zero exit is a
 # failure of its own, so a crash that printed nothing still counts.
+# Its time goes to a comment: what makes a run long is in the log.
 tap() {
 	desc=$1
 	shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@"
 	rc=$?
 	[ $rc -eq 0 ] || notok "$desc exited with status $rc"
+	echo "# $desc took $(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)s"
 }
 
 # wait_until CMD...: run CMD every 0.1 s until it succeeds, at most 20 s.
