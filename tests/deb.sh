@@ -81,7 +81,7 @@ check "hotstack: the unit is not enabled nor started at install (its config firs
 	! grep -q 'deb-systemd-invoke' $scratch/tool.ctl/postinst &&
 	awk '/was-enabled/ { w = 1 } /deb-systemd-helper enable/ && !w { bad = 1 } /^\t\tfi/ { w = 0 }
 		END { exit bad }' $scratch/tool.ctl/postinst"
-check "hotstack: depends on libcurl, recommends hotstack-dkms" sh -c "
+check "hotstack: depends on libcurl4 (the agent loads it to push), recommends hotstack-dkms" sh -c "
 	dpkg-deb -f '$tool' Depends | grep -q libcurl4 &&
 	dpkg-deb -f '$tool' Recommends | grep -q -x hotstack-dkms"
 check "hotstack: the packaged tool runs: hotstack agent --help" sh -c "

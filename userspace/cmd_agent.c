@@ -36,7 +36,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <curl/curl.h>
 #include <linux/perf_event.h>
 
 #include "agent.h"
@@ -1127,8 +1126,10 @@ int cmd_agent(int argc, char **argv)
 			     "in: add --keys pid or -p PID");
 	}
 	if (ag.o.push) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-			hs_agent_log("cannot initialize libcurl");
+		char err[256];
+
+		if (hs_push_init(err, sizeof(err))) {
+			hs_agent_log("%s", err);
 			goto out;
 		}
 		pc = (struct hs_push_config) {
@@ -1172,7 +1173,7 @@ int cmd_agent(int argc, char **argv)
 		     ps.abandoned);
 out_curl:
 	if (ag.o.push)
-		curl_global_cleanup();
+		hs_push_exit();
 out:
 	hs_agent_close(&ag);
 	hs_usyms_free(ag.u);

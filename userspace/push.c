@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hotstack tool: pushing profiles to a Pyroscope ingest API (push.h). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +14,61 @@
 
 #include "push.h"
 #include "util.h"
+
+/*
+ * libcurl, loaded by hs_push_init() when the agent is to push: every other
+ * command starts without its thirty libraries (TLS, Kerberos, LDAP...),
+ * which cost more than the command itself on a slow machine. The types
+ * are <curl/curl.h>'s; the library is the one it was built against.
+ */
+#define HS_CURL_SONAME "libcurl.so.4"
+#define HS_CURL_FUNCS(F)							\
+	F(global_init) F(global_cleanup) F(easy_init) F(easy_cleanup)		\
+	F(easy_reset) F(easy_setopt) F(easy_perform) F(easy_getinfo)		\
+	F(easy_strerror) F(slist_append) F(slist_free_all) F(mime_init)		\
+	F(mime_free) F(mime_addpart) F(mime_name) F(mime_filename)		\
+	F(mime_type) F(mime_data_cb)
+#define HS_CURL_FIELD(name) typeof(curl_##name) *name;
+static struct {
+	HS_CURL_FUNCS(HS_CURL_FIELD)
+} hs_curl;
+
+int hs_push_init(char *err, size_t errlen)
+{
+#define HS_CURL_SYM(name) { "curl_" #name, (void **)&hs_curl.name },
+	static const struct {
+		const char *name;
+		void **fn;
+	} syms[] = { HS_CURL_FUNCS(HS_CURL_SYM) };
+	void *lib = dlopen(HS_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	size_t i;
+
+	if (!lib) {
+		snprintf(err, errlen, "cannot load libcurl: %s (Debian's package libcurl4)",
+			 dlerror());
+		return -ENOENT;
+	}
+	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		*syms[i].fn = dlsym(lib, syms[i].name);
+		if (!*syms[i].fn) {
+			snprintf(err, errlen, "%s has no %s: libcurl 7.56 or later is needed",
+				 HS_CURL_SONAME, syms[i].name);
+			dlclose(lib);
+			return -ENOENT;
+		}
+	}
+	if (hs_curl.global_init(CURL_GLOBAL_DEFAULT)) {
+		snprintf(err, errlen, "cannot initialize libcurl");
+		dlclose(lib);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void hs_push_exit(void)
+{
+	hs_curl.global_cleanup();
+}
 
 /* One profile waiting. */
 struct hs_push_item {
@@ -304,53 +360,53 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 
 	a->len = 0;
 	url = hs_push_url(p->cfg.url, it->name, it->from, it->until, it->rate);
-	mime = curl_mime_init(p->curl);
-	part = mime ? curl_mime_addpart(mime) : NULL;
+	mime = hs_curl.mime_init(p->curl);
+	part = mime ? hs_curl.mime_addpart(mime) : NULL;
 	/* curl sends "Expect: 100-continue" for big bodies: not to a server that never answers it. */
-	h = curl_slist_append(NULL, "Expect:");
+	h = hs_curl.slist_append(NULL, "Expect:");
 	if (h) {
 		headers = h;
 		if (p->cfg.tenant) {
 			snprintf(hdr, sizeof(hdr), "X-Scope-OrgID: %s", p->cfg.tenant);
-			h = curl_slist_append(headers, hdr);
+			h = hs_curl.slist_append(headers, hdr);
 			if (h)
 				headers = h;
 		}
 	}
-	if (!url || !part || !headers || curl_mime_name(part, "profile") ||
-	    curl_mime_filename(part, "profile.pprof") ||
-	    curl_mime_type(part, "application/octet-stream") ||
-	    curl_mime_data_cb(part, it->len, hs_push_read, hs_push_seek, NULL, &r)) {
+	if (!url || !part || !headers || hs_curl.mime_name(part, "profile") ||
+	    hs_curl.mime_filename(part, "profile.pprof") ||
+	    hs_curl.mime_type(part, "application/octet-stream") ||
+	    hs_curl.mime_data_cb(part, it->len, hs_push_read, hs_push_seek, NULL, &r)) {
 		snprintf(err, errlen, "no memory for the request");
 		goto out;
 	}
 	timeout_ms = (long)(p->cfg.timeout * 1000);
-	curl_easy_reset(p->curl);
-	curl_easy_setopt(p->curl, CURLOPT_URL, url);
-	curl_easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
-	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(p->curl, CURLOPT_USERAGENT, "hotstack-agent");
-	curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(p->curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, hs_push_write);
-	curl_easy_setopt(p->curl, CURLOPT_WRITEDATA, a);
-	curl_easy_setopt(p->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	hs_curl.easy_reset(p->curl);
+	hs_curl.easy_setopt(p->curl, CURLOPT_URL, url);
+	hs_curl.easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
+	hs_curl.easy_setopt(p->curl, CURLOPT_HTTPHEADER, headers);
+	hs_curl.easy_setopt(p->curl, CURLOPT_USERAGENT, "hotstack-agent");
+	hs_curl.easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);
+	hs_curl.easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+	hs_curl.easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	hs_curl.easy_setopt(p->curl, CURLOPT_ERRORBUFFER, errbuf);
+	hs_curl.easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, hs_push_write);
+	hs_curl.easy_setopt(p->curl, CURLOPT_WRITEDATA, a);
+	hs_curl.easy_setopt(p->curl, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	hs_curl.easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-	curl_easy_setopt(p->curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	hs_curl.easy_setopt(p->curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	rc = curl_easy_perform(p->curl);
+	rc = hs_curl.easy_perform(p->curl);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+		hs_curl.easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
 	else
-		snprintf(err, errlen, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		snprintf(err, errlen, "%s", errbuf[0] ? errbuf : hs_curl.easy_strerror(rc));
 	hs_push_answer_line(a);
 out:
-	curl_mime_free(mime);
-	curl_slist_free_all(headers);
+	hs_curl.mime_free(mime);
+	hs_curl.slist_free_all(headers);
 	free(url);
 	return status;
 }
@@ -464,7 +520,7 @@ int hs_push_start(struct hs_push **out, const struct hs_push_config *cfg)
 	p->cfg = *cfg;
 	if (p->cfg.max_queue < 2)
 		p->cfg.max_queue = 2;
-	p->curl = curl_easy_init();
+	p->curl = hs_curl.easy_init();
 	if (!p->curl) {
 		free(p);
 		return -ENOMEM;
@@ -476,7 +532,7 @@ int hs_push_start(struct hs_push **out, const struct hs_push_config *cfg)
 	pthread_condattr_destroy(&ca);
 	ret = pthread_create(&p->thread, NULL, hs_push_thread, p);
 	if (ret) {
-		curl_easy_cleanup(p->curl);
+		hs_curl.easy_cleanup(p->curl);
 		pthread_cond_destroy(&p->wake);
 		pthread_mutex_destroy(&p->lock);
 		free(p);
@@ -500,7 +556,7 @@ void hs_push_stop(struct hs_push *p, double deadline, struct hs_push_stats *st)
 	pthread_join(p->thread, NULL);
 	if (st)
 		*st = p->st;
-	curl_easy_cleanup(p->curl);
+	hs_curl.easy_cleanup(p->curl);
 	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->lock);
 	free(p);

@@ -57,8 +57,15 @@ struct hs_push_stats {
 struct hs_push;
 
 /*
+ * Load libcurl and initialize it, while there is one thread: 0, or -errno
+ * with the reason in @err. hs_push_exit() when every sender has stopped.
+ */
+int hs_push_init(char *err, size_t errlen);
+void hs_push_exit(void);
+
+/*
  * Start a sender for @cfg (copied; its strings must outlive the sender).
- * Call curl_global_init() before, while there is one thread. 0 or -errno.
+ * Call hs_push_init() before. 0 or -errno.
  */
 int hs_push_start(struct hs_push **out, const struct hs_push_config *cfg);
 

@@ -23,7 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <curl/curl.h>
 
 #include "agent.h"
 #include "push.h"
@@ -492,14 +491,18 @@ int main(void)
 		cmocka_unit_test(test_push_hang),
 		cmocka_unit_test(test_agent_options),
 	};
+	char err[256];
 	int ret;
 
 	snprintf(dir, sizeof(dir), "/tmp/hs_test_push.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (hs_push_init(err, sizeof(err))) {
+		printf("not ok - hs_push_init: %s\n", err);
+		return 1;
+	}
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	curl_global_cleanup();
+	hs_push_exit();
 	if (!ret) {
 		char cmd[300];
 
