@@ -2,7 +2,7 @@
 /*
  * hotstack: stack walks on x86_64. NMI-safe: the kernel's unwinder (ORC or
  * frame pointers, whichever this kernel has) for the kernel stack, frame
- * pointers read with copy_from_user_nofault() for the user stack.
+ * pointers read with page faults disabled for the user stack.
  *
  * Called from NMI or hardirq context.
  */
@@ -62,9 +62,11 @@ struct hs_user_frame {
 
 void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 {
+	const struct hs_user_frame __user *fp;
 	struct hs_user_frame frame;
-	unsigned long fp, prev = 0;
+	unsigned long prev = 0;
 	unsigned int steps = 0;
+	bool fault;
 
 	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
@@ -75,20 +77,36 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 
 	/*
 	 * Strictly increasing, aligned frame pointers: the walk ends, and
-	 * cannot loop, on anything else. copy_from_user_nofault() checks
-	 * the range and nmi_uaccess_okay() and never sleeps.
+	 * cannot loop, on anything else. The first frame is read with
+	 * copy_from_user_nofault(), which also checks nmi_uaccess_okay()
+	 * (not exported: an NMI that interrupted a switch of mm must not
+	 * read user memory); what it says holds until this interrupt
+	 * returns. The others as perf_callchain_user() reads them: two
+	 * __get_user() of a checked range, page faults disabled (a fault
+	 * fails the read and never sleeps), without a call and a string
+	 * copy for each frame.
 	 */
-	for (fp = regs->bp; fp > prev && !(fp & (sizeof(long) - 1)); fp = frame.next_fp) {
+	pagefault_disable();
+	for (fp = (const void __user *)regs->bp;
+	     (unsigned long)fp > prev && !((unsigned long)fp & (sizeof(long) - 1));
+	     fp = (const void __user *)frame.next_fp) {
 		if (++steps > hs_walk_steps(w)) {
 			w->truncated = true;
-			return;
+			break;
 		}
-		if (copy_from_user_nofault(&frame, (const void __user *)fp, sizeof(frame))) {
+		if (!prev)
+			fault = copy_from_user_nofault(&frame, fp, sizeof(frame));
+		else
+			fault = !__access_ok(fp, sizeof(frame)) ||
+				__get_user(frame.next_fp, &fp->next_fp) ||
+				__get_user(frame.ret, &fp->ret);
+		if (fault) {
 			w->fault = true;
-			return;
+			break;
 		}
 		if (!frame.ret || !hs_walk_push(w, frame.ret))
-			return;
-		prev = fp;
+			break;
+		prev = (unsigned long)fp;
 	}
+	pagefault_enable();
 }
