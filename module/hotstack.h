@@ -148,6 +148,10 @@ struct hotstack_session {
 	u64 run_start_ns;	/* when RUNNING began */
 	u64 elapsed_ns[2];	/* RUNNING time counted in each generation */
 	u64 seed;		/* of the stack hash: random per configuration */
+	/* ip_only: a sample's key word, flags, its key's hash; kernel [0], user mode [1] */
+	u64 ip_key[2];
+	u64 ip_hkey[2];
+	u8 ip_flags[2];
 
 	struct hlist_node cpuhp_node;	/* in hotstack_cpuhp_state while RUNNING */
 	struct list_head run_node;	/* in hotstack_running while RUNNING */

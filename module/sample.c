@@ -159,35 +159,27 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 /*
  * The IP-only path (s->ip_only): the interrupted IP alone, as hs_walk()
  * would take it (marked truncated; a sample in user mode is "[user]"),
- * counted without a walk buffer. Returns what hs_table_add() does; @flags:
- * the entry's flags.
+ * counted without a walk buffer; its key, flags and the hash of its key
+ * are the session's, made at CONFIGURE. Returns what hs_table_add() does;
+ * @flags: the entry's flags.
  */
 static __always_inline int hs_sample_ip(const struct hotstack_session *s,
 					struct hs_table *tab, struct pt_regs *regs, u8 *flags)
 {
-	struct hs_key k = { .flags = HOTSTACK_ENTRY_USER_MODE };
-	u64 key0, ip = 0;
+	unsigned int user = !!user_mode(regs), nr = !user;
+	u64 ip = user ? 0 : instruction_pointer(regs);
 
-	if (!user_mode(regs)) {
-		k.nr_kernel = 1;
-		k.flags = HOTSTACK_ENTRY_TRUNCATED |
-			  (s->caller_regs ? HOTSTACK_ENTRY_CALLER : 0);
-		ip = instruction_pointer(regs);
-	}
-	*flags = k.flags;
-	memcpy(&key0, &k, sizeof(key0));
-	return hs_table_add_ip(tab, key0, k.nr_kernel, ip,
-			       hs_ip_hash(key0, k.nr_kernel, ip, tab->seed));
+	*flags = s->ip_flags[user];
+	return hs_table_add_ip(tab, s->ip_key[user], nr, ip, hs_ip_hash(s->ip_hkey[user], nr, ip));
 }
 
-/**
- * hotstack_sample - take one sample for session @s on this CPU
- * @s: a RUNNING session
- * @regs: the interrupted registers
- *
- * Called from NMI or hardirq context.
+/*
+ * One sample, by either path: @ip_only is a constant in each caller, so
+ * that each path is a function of its own (the IP path's is short and
+ * needs few registers).
  */
-void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
+static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs *regs,
+				      const bool ip_only)
 {
 	int idx = s->tabs.slot_of_cpu[smp_processor_id()];
 	struct hotstack_cpu_stats *stats;
@@ -240,7 +232,7 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 		goto out;
 	}
 
-	if (s->ip_only) {
+	if (ip_only) {
 		drop = hs_sample_ip(s, tab, regs, &flags);
 	} else {
 		st = slot->buf;
@@ -275,6 +267,31 @@ out:
 	}
 out_busy:
 	local_dec(&slot->busy);
+}
+
+static noinline void hs_sample_ip_only(struct hotstack_session *s, struct pt_regs *regs)
+{
+	hs_sample(s, regs, true);
+}
+
+static noinline void hs_sample_stacks(struct hotstack_session *s, struct pt_regs *regs)
+{
+	hs_sample(s, regs, false);
+}
+
+/**
+ * hotstack_sample - take one sample for session @s on this CPU
+ * @s: a RUNNING session
+ * @regs: the interrupted registers
+ *
+ * Called from NMI or hardirq context.
+ */
+void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
+{
+	if (s->ip_only)
+		hs_sample_ip_only(s, regs);
+	else
+		hs_sample_stacks(s, regs);
 }
 
 /*

@@ -438,6 +438,30 @@ out_nomem:
 	return -ENOMEM;
 }
 
+/*
+ * What the IP-only path (sample.c) counts a sample with, by where it was
+ * taken (the kernel [0], user mode [1]): its key's first word as
+ * hs_walk() would fill it (one frame, cut; or none, in user mode), its
+ * flags, and the first rounds of its hash.
+ */
+static void hs_ip_keys(struct hotstack_session *s)
+{
+	unsigned int user;
+
+	for (user = 0; user < 2; user++) {
+		struct hs_key k = {
+			.nr_kernel = !user,
+			.flags = user ? HOTSTACK_ENTRY_USER_MODE :
+			       HOTSTACK_ENTRY_TRUNCATED |
+			       (s->caller_regs ? HOTSTACK_ENTRY_CALLER : 0),
+		};
+
+		memcpy(&s->ip_key[user], &k, sizeof(s->ip_key[user]));
+		s->ip_flags[user] = k.flags;
+		s->ip_hkey[user] = hs_ip_hash_key(s->ip_key[user], s->seed);
+	}
+}
+
 /**
  * hotstack_configure - CONFIGURE a session that is not running
  * @s: the session, locked
@@ -516,6 +540,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	/* perf_sw_event_sched() hands over perf_fetch_caller_regs()' registers. */
 	s->caller_regs = c->event_type == PERF_TYPE_SOFTWARE &&
 			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES;
+	hs_ip_keys(s);
 	s->active = 0;
 	s->generation = 0;
 	s->ev_raised[0] = 0;

@@ -4,6 +4,7 @@
  * part (hash, lookup, insert) is inline in stacktab.h.
  */
 #ifdef __KERNEL__
+#include <linux/log2.h>
 #include <linux/string.h>
 #endif
 #include "stacktab.h"
@@ -24,11 +25,25 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 	t->entries = entries;
 	t->arena = arena;
 	t->mask = nr_entries - 1;
+	t->shift = 64 - ilog2(nr_entries);
 	t->max_used = nr_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
 	t->arena_frames = arena_frames;
 	t->seed = seed;
 	t->weight = 1;
 	hs_table_rearm(t);
+}
+
+int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
+		     u64 hash)
+{
+	union {
+		struct hs_stack st;
+		u64 w[HS_KEY_WORDS + 1];
+	} one = { };
+
+	one.w[0] = key0;
+	one.w[HS_KEY_WORDS] = ip;
+	return hs_entry_fill(t, e, &one.st, hash);
 }
 
 void hs_table_clear(struct hs_table *t)

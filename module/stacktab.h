@@ -65,6 +65,7 @@ struct hs_table {
 	struct hotstack_entry *entries;
 	u64 *arena;
 	u32 mask;		/* table entries - 1 */
+	u32 shift;		/* 64 - log2(table entries): a hash's top bits are its index */
 	u32 max_used;		/* entries that may be in use */
 	u64 arena_frames;	/* frames the arena holds */
 	u32 fill_mark;		/* entries at which the next fill event is due */
@@ -89,8 +90,10 @@ static inline u64 hs_mix(u64 h, u64 word)
 
 /*
  * A multiply-rotate hash over whole words (xxh64's round, without its
- * tail handling): frames are words, and a table slot needs no more. A
- * collision costs a probe, never a merge: entries are compared in full.
+ * tail handling): frames are words, and a table slot needs no more. Each
+ * round ends in a multiplication, whose top bits depend on every bit
+ * before: they are the table index (hs_index()), with no final avalanche.
+ * A collision costs a probe, never a merge: entries are compared in full.
  * The seed is secret and random per configuration, so that nobody can
  * build stacks (user frame pointers are the caller's to choose) that all
  * land on one probe sequence. Never 0: 0 marks a free entry.
@@ -106,13 +109,13 @@ static inline u64 hs_stack_hash(const struct hs_stack *st, u64 seed)
 		h = hs_mix(hs_mix(h, key[2]), key[3]);
 	for (i = 0; i < nr; i++)
 		h = hs_mix(h, st->frames[i]);
-	/* Final avalanche (MurmurHash3's fmix64): every bit reaches the index. */
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
 	return h ? h : 1;
+}
+
+/* Where the probe sequence of @hash starts in @t. */
+static inline u32 hs_index(const struct hs_table *t, u64 hash)
+{
+	return hash >> t->shift;
 }
 
 static inline bool hs_key_equal(const struct hotstack_entry *e, const struct hs_key *k)
@@ -185,7 +188,7 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
  */
 static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash)
 {
-	u32 i = hash & t->mask;
+	u32 i = hs_index(t, hash);
 	unsigned int probe;
 
 	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
@@ -206,45 +209,40 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 /*
  * The IP-only path (max_depth 1, no keys): a stack of at most one frame
  * whose key is its first word @key0 alone (no tgid, no comm: zero in every
- * entry of such a session). Hashed as hs_stack_hash() would hash it,
- * compared on its two words, without a walk buffer.
+ * entry of such a session). Hashed as hs_stack_hash() would hash it, in
+ * two parts: hs_ip_hash_key() of the key (the same for every sample of a
+ * session: computed once), then hs_ip_hash() of its frame, compared on
+ * its two words, without a walk buffer.
  */
-static inline u64 hs_ip_hash(u64 key0, unsigned int nr, u64 ip, u64 seed)
+static inline u64 hs_ip_hash_key(u64 key0, u64 seed)
 {
-	u64 h = hs_mix(hs_mix(seed ^ 0x27d4eb2f165667c5ULL, key0), 0);
+	return hs_mix(hs_mix(seed ^ 0x27d4eb2f165667c5ULL, key0), 0);
+}
 
-	if (nr)
-		h = hs_mix(h, ip);
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
+static inline u64 hs_ip_hash(u64 hkey, unsigned int nr, u64 ip)
+{
+	u64 h = nr ? hs_mix(hkey, ip) : hkey;
+
 	return h ? h : 1;
 }
+
+/* Fill free entry @e with such a stack (rare: not inline). */
+int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
+		     u64 hash);
 
 /* hs_table_add() of such a stack: @nr (0 or 1) frames, @ip the one. */
 static inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr, u64 ip,
 				  u64 hash)
 {
-	u32 i = hash & t->mask;
+	u32 i = hs_index(t, hash);
 	unsigned int probe;
 
 	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
 		struct hotstack_entry *e = &t->entries[i];
 		u64 h = e->hash;
 
-		if (!h) {
-			/* A new stack (rare): the general fill, from a stack made here. */
-			union {
-				struct hs_stack st;
-				u64 w[HS_KEY_WORDS + 1];
-			} one = { };
-
-			one.w[0] = key0;
-			one.w[HS_KEY_WORDS] = ip;
-			return hs_entry_fill(t, e, &one.st, hash);
-		}
+		if (!h)
+			return hs_entry_fill_ip(t, e, key0, ip, hash);
 		if (h == hash && hs_word(&e->nr_kernel) == key0 &&
 		    (!nr || t->arena[e->frames] == ip)) {
 			WRITE_ONCE(e->count, e->count + t->weight);

@@ -128,12 +128,15 @@ static int hs_merge(struct hs_table_copy *c, unsigned int nr_slots)
 {
 	size_t size = 16, mask, i, out = 0, slot;
 	struct { uint32_t idx, hash; } *set;
+	unsigned int shift = 64 - 4;
 
 	/* One CPU's table never holds a stack twice. */
 	if (nr_slots < 2)
 		return 0;
-	while (size < c->nr * 2)
+	while (size < c->nr * 2) {
 		size *= 2;
+		shift--;
+	}
 	mask = size - 1;
 	set = hs_malloc_big(size * sizeof(*set));
 	if (!set)
@@ -144,12 +147,12 @@ static int hs_merge(struct hs_table_copy *c, unsigned int nr_slots)
 		uint32_t h = e->hash >> 32;
 
 		/*
-		 * In the tables' own order (their index is the hash's low bits;
-		 * bit 0 left out, which the unit tests' tables always set): each
-		 * CPU's items sweep the set instead of jumping all over it. The
-		 * hash's high half first: items are read only when it matches.
+		 * In the tables' own order (their index is the hash's top
+		 * bits, as here): each CPU's items sweep the set instead of
+		 * jumping all over it. The hash's high half first: items are
+		 * read only when it matches.
 		 */
-		for (slot = (e->hash >> 1) & mask; set[slot].idx != UINT32_MAX;
+		for (slot = e->hash >> shift; set[slot].idx != UINT32_MAX;
 		     slot = (slot + 1) & mask)
 			if (set[slot].hash == h && hs_item_equal(c, &c->items[set[slot].idx], e))
 				break;

@@ -81,7 +81,9 @@ static inline struct hotstack_entry *hs_synth_add(struct hs_synth *s, unsigned i
 	hash = (hash ^ nk ^ (uint64_t)nu << 16) | 1;
 	if (st->entries == s->h->table_entries || st->arena_used + nk + nu > s->h->arena_frames)
 		return NULL;
-	for (i = hash & mask; e[i].hash; i = (i + 1) & mask)
+	/* At its top bits, as the module places an entry (hs_index()). */
+	for (i = hash >> (64 - __builtin_ctzll(s->h->table_entries)); e[i].hash;
+	     i = (i + 1) & mask)
 		;
 	e += i;
 	e->count = count;

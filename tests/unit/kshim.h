@@ -21,6 +21,11 @@ static inline u64 rol64(u64 w, unsigned int s)
 	return (w << (s & 63)) | (w >> ((-s) & 63));
 }
 
+static inline unsigned int ilog2(u64 v)
+{
+	return 63 - __builtin_clzll(v);
+}
+
 static inline u64 get_unaligned(const u64 *p)
 {
 	u64 v;
