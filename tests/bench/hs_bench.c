@@ -27,7 +27,9 @@
  * window is at the rate asked for), as any mode does with HS_BENCH_WARMUP
  * set (for a budget given to a profiler that runs this program);
  * HS_BENCH_DEPTH sets the frames walked and kept (unwind, hotstack;
- * default 127).
+ * default 127). HS_BENCH_WINDOWS=N runs the timed loop in N equal parts
+ * and adds " windows N NS..." to the line: each part's time (a budget
+ * checked window by window from outside the module).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -204,6 +206,8 @@ static unsigned long long proc_read_u64(const char *path)
 	return strtoull(buf, NULL, 10);
 }
 
+#define MAX_WINDOWS 16
+
 int main(int argc, char **argv)
 {
 	unsigned long long start, elapsed, samples = 0, handler_ns = 0, before = 0;
@@ -211,9 +215,10 @@ int main(int argc, char **argv)
 	struct hotstack_stats st = { .size = sizeof(st) };
 	const char *mode;
 	unsigned long iters;
+	unsigned long long part[MAX_WINDOWS];
 	unsigned int hz, depth;
+	int fd = -1, windows, i;
 	char cmd[64];
-	int fd = -1;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: hs_bench MODE HZ ITERATIONS\n");
@@ -274,11 +279,20 @@ int main(int argc, char **argv)
 			return 1;
 		before = st.total.samples;
 	}
+	windows = getenv("HS_BENCH_WINDOWS") ? atoi(getenv("HS_BENCH_WINDOWS")) : 1;
+	if (windows < 1 || windows > MAX_WINDOWS) {
+		fprintf(stderr, "hs_bench: HS_BENCH_WINDOWS is 1 to %d\n", MAX_WINDOWS);
+		return 2;
+	}
 	start = now_ns();
-	if (!strcmp(mode, "spin") || !strncmp(mode, "worst", 5))
+	if (!strcmp(mode, "spin") || !strncmp(mode, "worst", 5)) {
 		hostile(iters * 1000);
-	else
-		workload(iters);
+	} else {
+		for (i = 0; i < windows; i++) {
+			workload(iters / windows);
+			part[i] = now_ns();
+		}
+	}
 	elapsed = now_ns() - start;
 
 	if (fd >= 0) {
@@ -298,6 +312,11 @@ int main(int argc, char **argv)
 		while (b > 0 && !st.total.hist[b])
 			b--;
 		printf(" %llu", 2ULL << b);
+	}
+	if (windows > 1) {
+		printf(" windows %d", windows);
+		for (i = 0; i < windows; i++)
+			printf(" %llu", part[i] - (i ? part[i - 1] : start));
 	}
 	printf("\n");
 	return 0;
