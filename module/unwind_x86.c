@@ -23,6 +23,21 @@ static bool hs_hw_regs(struct pt_regs *regs)
 	return regs->flags & X86_EFLAGS_FIXED;
 }
 
+/*
+ * A kernel thread before its first frame (ret_from_fork, its function's
+ * first instructions): rbp still holds copy_thread()'s encoded pointer to
+ * the zeroed pt_regs at the top of its stack, and nothing but
+ * ret_from_fork is above the IP. The frame-pointer unwinder, started
+ * there, takes those pt_regs for an interrupt frame and warns (once a
+ * boot) of their bp of 0. Only with frame pointers: elsewhere rbp is an
+ * ordinary register, and can keep that value for a thread's whole life.
+ */
+static bool hs_before_first_frame(struct pt_regs *regs)
+{
+	return IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER) &&
+	       regs->bp == (unsigned long)task_pt_regs(current) + 1;
+}
+
 void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 {
 	struct unwind_state state;
@@ -31,7 +46,7 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 
 	/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
 	if (hs_hw_regs(regs)) {
-		if (!hs_walk_push(w, regs->ip))
+		if (!hs_walk_push(w, regs->ip) || hs_before_first_frame(regs))
 			return;
 		unwind_start(&state, current, regs, NULL);
 	} else {

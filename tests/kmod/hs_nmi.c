@@ -7,7 +7,8 @@
  * hotstack_test_sample() with the interrupted registers (hotstack must be
  * loaded with test_hooks=1). Reading /proc/hs_nmi gives "sent handled
  * in_nmi" totals. Writing "unknown N" feeds N samples at an address no
- * kernel symbol covers.
+ * kernel symbol covers; "fork N" N samples of a kernel thread that has
+ * not made its first frame yet (frame-pointer kernels only).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,11 +16,13 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
@@ -88,6 +91,53 @@ static void hs_nmi_unknown(unsigned long n)
 	}
 }
 
+/*
+ * Samples with the registers of a kernel thread before its first frame
+ * (in ret_from_fork, or its function's first instructions): rbp still
+ * holds copy_thread()'s encoded pointer to the zeroed pt_regs at the top
+ * of the thread's stack. Taken in a kernel thread of our own, whose
+ * pt_regs are those; the IP is this function's. Frame-pointer kernels
+ * only: elsewhere rbp is an ordinary register.
+ */
+struct hs_nmi_fork {
+	unsigned long n;
+	struct completion done;
+};
+
+static int hs_nmi_fork_fn(void *arg)
+{
+	struct hs_nmi_fork *f = arg;
+	struct pt_regs regs = { 0 };
+
+	regs.ip = (unsigned long)hs_nmi_fork_fn;
+	regs.sp = current_stack_pointer;
+	regs.bp = (unsigned long)task_pt_regs(current) + 1;
+	regs.cs = __KERNEL_CS;
+	regs.flags = X86_EFLAGS_FIXED;
+	while (f->n--) {
+		local_irq_disable();
+		hotstack_test_sample(&regs);
+		local_irq_enable();
+	}
+	complete(&f->done);
+	return 0;
+}
+
+static int hs_nmi_fork(unsigned long n)
+{
+	struct hs_nmi_fork f = { .n = n };
+	struct task_struct *t;
+
+	if (!IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER))
+		return -EOPNOTSUPP;
+	init_completion(&f.done);
+	t = kthread_run(hs_nmi_fork_fn, &f, "hs_nmi_fork");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wait_for_completion(&f.done);
+	return 0;
+}
+
 static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t len,
 			    loff_t *ppos)
 {
@@ -106,6 +156,12 @@ static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t l
 			return ret;
 		hs_nmi_unknown(rounds);
 		return len;
+	}
+	if (!strncmp(buf, "fork ", 5)) {
+		ret = kstrtoul(buf + 5, 10, &rounds);
+		if (!ret)
+			ret = hs_nmi_fork(rounds);
+		return ret ? ret : len;
 	}
 	ret = kstrtoul(buf, 10, &rounds);
 	if (ret)

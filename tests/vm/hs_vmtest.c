@@ -36,6 +36,8 @@
  *   hs_vmtest budget EVENT         a CPU budget lowers the rate, counts weighted
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
+ *   hs_vmtest forkregs             a kernel thread before its first frame
+ *                                  (hs_nmi; frame-pointer kernels)
  *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
  *   hs_vmtest hold-keys            keep perf's task and software event keys on
  *                                  (the guest's init, before the tests)
@@ -1466,6 +1468,43 @@ static void test_unknown(void)
 	if (strcmp(text, "[truncated];[unknown] 10\n"))
 		printf("#   %.300s\n", text);
 	free(text);
+	if (p >= 0)
+		close(p);
+	close(fd);
+}
+
+/*
+ * Samples of a kernel thread before its first frame (hs_nmi "fork": rbp
+ * is copy_thread()'s encoded pointer to its zeroed pt_regs): the IP alone,
+ * a whole stack; the frame-pointer unwinder, if hotstack started it there,
+ * would warn on the console (the harness fails the run on it).
+ */
+static void test_forkregs(void)
+{
+	struct hotstack_config c;
+	int fd = open_dev(), p = open("/proc/hs_nmi", O_WRONLY);
+	char *text;
+	ssize_t n;
+
+	default_config(&c);
+	c.flags = 0;
+	c.sample = 1000000000000ULL;	/* the event itself stays quiet */
+	expect_cfg(fd, &c, 0, "forkregs: kernel stacks, a quiet event");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "forkregs: START");
+	n = p >= 0 ? write(p, "fork 10", 7) : -1;
+	if (n < 0 && errno == EOPNOTSUPP) {
+		printf("# forkregs: not a frame-pointer kernel: rbp is no frame pointer here\n");
+		goto out;
+	}
+	tap(n == 7, "forkregs: 10 samples in a kernel thread before its first frame");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "forkregs: STOP");
+	text = read_all(fd);
+	tap(!strcmp(text, "hs_nmi_fork_fn [hs_nmi] 10\n"),
+	    "forkregs: read() gives 'hs_nmi_fork_fn [hs_nmi] 10': the IP alone, uncut");
+	if (strcmp(text, "hs_nmi_fork_fn [hs_nmi] 10\n"))
+		printf("#   %.300s\n", text);
+	free(text);
+out:
 	if (p >= 0)
 		close(p);
 	close(fd);
@@ -3331,6 +3370,8 @@ int main(int argc, char **argv)
 		return hold_keys();
 	else if (argc == 2 && !strcmp(argv[1], "unknown"))
 		test_unknown();
+	else if (argc == 2 && !strcmp(argv[1], "forkregs"))
+		test_forkregs();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))
 		test_tablefull();
 	else if (argc == 3 && !strcmp(argv[1], "stress"))

@@ -3,7 +3,7 @@
 # threads at once on shared sessions, every CPU but 0 going offline and
 # online meanwhile. Every call must be answered with success or an errno the
 # ABI documents; the console must stay clean (the harness checks it).
-# 10^5 calls on the x86 debug kernel (lockdep, KASAN, kmemleak: about 9
+# 10^5 calls on the x86 debug kernel (lockdep, inline KASAN, kmemleak: about 3
 # minutes here), 5 x 10^3 on arm64-debug (four times slower still) and 2 x 10^4
 # elsewhere; make fuzz runs any number alone. The seed is
 # $HOTSTACK_FUZZ_SEED (from /tests/env when the harness writes it there),
