@@ -142,15 +142,12 @@ done
 	echo "HOTSTACK_MODE=$([ -n "$script" ] && echo script || echo test)"
 	echo "HOTSTACK_SCRIPT=${script##*/}"
 	echo "HOTSTACK_HOLD_KEYS=$((!icount))"
-	# The debug kernels are there for lockdep, KASAN and kmemleak on the
-	# module's paths (x86: with the frame-pointer unwinder; arm64: the
-	# PMU's NMIs). The tool's scripts, which generic, rt and arm64 run
-	# whole, are userspace ten times slower there (t_60 took 9 minutes):
-	# time, not coverage of the module. arm64-debug also leaves out the
-	# scripts the x86 debug kernel runs for the module's common code.
+	# arm64-debug is there for lockdep, KASAN and kmemleak on the PMU's
+	# NMIs: the tool's scripts, which the x86 debug kernel, generic, rt
+	# and arm64 run whole, are several times slower under its emulation
+	# (time, not coverage of the module), and it leaves out the scripts
+	# the x86 debug kernel runs for the module's common code.
 	case $kind in
-	debug)
-		echo "HOTSTACK_SKIP='t_60_record.sh t_65_symbols.sh t_70_top.sh t_75_agent.sh'" ;;
 	arm64-debug)
 		echo "HOTSTACK_SKIP='t_20_params.sh t_35_memory.sh t_50_netlink.sh t_60_record.sh t_65_symbols.sh t_70_top.sh t_75_agent.sh'" ;;
 	esac
