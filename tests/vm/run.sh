@@ -222,7 +222,8 @@ if [ $icount = 1 ]; then
 else
 	qemu+=(-smp "$smp")
 fi
-# More QEMU options, word-split (tests/bench/where.sh: a TCG plugin).
+# More QEMU options, word-split (for example a TCG plugin that counts
+# the guest's instructions by address).
 qemu+=(${HOTSTACK_VM_QEMU:-})
 trap - ERR
 
