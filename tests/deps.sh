@@ -38,8 +38,9 @@ packages=(
 	golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go
 	# hotstack agent: pushing to Pyroscope
 	libcurl4-openssl-dev
-	# make deb and its checks (tests/deb.sh): Debian's packaging tools, lintian
-	debhelper dh-dkms lintian dpkg-dev
+	# make deb and its checks (tests/deb.sh): Debian's packaging tools, lintian,
+	# systemd-analyze (the unit's sandbox)
+	debhelper dh-dkms lintian dpkg-dev systemd
 	# lint
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest
