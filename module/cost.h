@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hotstack's overhead: the share of the CPUs' time its samples took.
- * Built into the module and, with a small shim, into host unit tests.
+ * hotstack's figures that host unit tests check too: the overhead (the
+ * share of the CPUs' time its samples took) and the memory limit's
+ * reservations. Built into the module and, with a small shim, into host
+ * unit tests.
  */
 #ifndef _HOTSTACK_COST_H
 #define _HOTSTACK_COST_H
 
 #ifdef __KERNEL__
+#include <linux/atomic.h>
 #include <linux/math64.h>
 #include <linux/types.h>
 #else
@@ -28,6 +31,24 @@ static inline u64 hs_overhead_ppm(u64 cost_ns, u64 runs, u64 elapsed_ns, u32 nr_
 	if (!elapsed_ns || !nr_cpus)
 		return 0;
 	return div_u64(mul_u64_u64_div_u64(cost_ns * 1000000, runs, elapsed_ns), nr_cpus);
+}
+
+/*
+ * hs_memory_reserve - take @size bytes of @max for tables in @used
+ *
+ * Never past @max, not even for a moment: a reservation added and then
+ * taken back would refuse another one that fits, and GET_INFO would show
+ * more than the limit in use (the fuzzer saw 1.5 GiB of 256 MiB).
+ */
+static inline bool hs_memory_reserve(atomic64_t *used, s64 max, u64 size)
+{
+	s64 old = atomic64_read(used);
+
+	do {
+		if (size > (u64)(max - old))
+			return false;
+	} while (!atomic64_try_cmpxchg(used, &old, old + size));
+	return true;
 }
 
 #endif

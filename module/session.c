@@ -18,6 +18,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "cost.h"
 #include "hotstack.h"
 
 atomic64_t hotstack_memory = ATOMIC64_INIT(0);
@@ -360,10 +361,8 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	    check_add_overflow(size, hdr_size, &size))
 		return -E2BIG;
 	size = PAGE_ALIGN(size);
-	if (atomic64_add_return(size, &hotstack_memory) > (s64)hotstack_max_memory_mb << 20) {
-		atomic64_sub(size, &hotstack_memory);
+	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20, size))
 		return -E2BIG;
-	}
 	t->size = size;
 	t->nr_slots = nr_slots;
 

@@ -15,6 +15,27 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
+
+typedef struct {
+	s64 counter;
+} atomic64_t;
+
+static inline s64 atomic64_read(const atomic64_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_sub(s64 i, atomic64_t *v)
+{
+	__atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
+static inline bool atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 new)
+{
+	return __atomic_compare_exchange_n(&v->counter, old, new, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_RELAXED);
+}
 
 static inline u64 rol64(u64 w, unsigned int s)
 {
