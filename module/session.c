@@ -818,8 +818,19 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 	nw = clamp_t(u64, div64_u64(min_t(u64, spent, 10ULL * NSEC_PER_SEC) * w * 20 +
 				    budget_ns * 19 - 1, budget_ns * 19),
 		     1, hs_max_weight(&s->cfg));
-	if (nw == w || perf_event_period(sl->event, hs_weighted_period(&s->cfg, nw)))
+	if (nw == w)
 		return spent;
+	/*
+	 * perf refuses a frequency past kernel.perf_event_max_sample_rate,
+	 * which it lowers itself when its interrupts take long: then the
+	 * next larger W it takes, doubling (the rate lower than the budget
+	 * needs). A lower W it refuses stays as it was.
+	 */
+	while (perf_event_period(sl->event, hs_weighted_period(&s->cfg, nw))) {
+		if (!hs_freq_event(&s->cfg) || nw < w || nw == hs_max_weight(&s->cfg))
+			return spent;
+		nw = min_t(u64, 2ULL * nw, hs_max_weight(&s->cfg));
+	}
 	WRITE_ONCE(sl->tab[0].weight, nw);
 	WRITE_ONCE(sl->tab[1].weight, nw);
 	(*changes)++;
