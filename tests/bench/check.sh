@@ -83,7 +83,7 @@ sed -n 's/^TOP //p' "$out/run.log" | awk '
 			# 11.0% and 8.0% in one run, 10.9% and 10.8% in another)
 			# moves with the period of the timer against the loop.
 			d = full[order[i]] - budget[order[i]]
-			lim = full[order[i]] * 0.3 > 3 ? full[order[i]] * 0.3 : 3
+			lim = (full[order[i]] * 0.3 > 3) ? full[order[i]] * 0.3 : 3
 			if (d > lim || d < -lim)
 				bad = bad " " order[i]
 			desc = desc sprintf(" %s %.1f%%/%.1f%%", order[i], full[order[i]], budget[order[i]])
