@@ -72,6 +72,16 @@ static int hs_nmi_round(void)
 	return pending ? -ETIMEDOUT : 0;
 }
 
+/* @n samples of @regs, each with interrupts off as in an interrupt. */
+static void hs_nmi_feed(struct pt_regs *regs, unsigned long n)
+{
+	while (n--) {
+		local_irq_disable();
+		hotstack_test_sample(regs);
+		local_irq_enable();
+	}
+}
+
 /*
  * Samples at an address no kernel symbol covers (the vsyscall page): what
  * read() must print as [unknown]. Only for a session with max_depth 1,
@@ -84,11 +94,7 @@ static void hs_nmi_unknown(unsigned long n)
 	regs.ip = VSYSCALL_ADDR;
 	regs.cs = __KERNEL_CS;
 	regs.flags = X86_EFLAGS_FIXED;
-	while (n--) {
-		local_irq_disable();
-		hotstack_test_sample(&regs);
-		local_irq_enable();
-	}
+	hs_nmi_feed(&regs, n);
 }
 
 /*
@@ -114,11 +120,7 @@ static int hs_nmi_fork_fn(void *arg)
 	regs.bp = (unsigned long)task_pt_regs(current) + 1;
 	regs.cs = __KERNEL_CS;
 	regs.flags = X86_EFLAGS_FIXED;
-	while (f->n--) {
-		local_irq_disable();
-		hotstack_test_sample(&regs);
-		local_irq_enable();
-	}
+	hs_nmi_feed(&regs, f->n);
 	complete(&f->done);
 	return 0;
 }

@@ -1445,69 +1445,67 @@ static void test_tablefull(void)
 }
 
 /*
- * An address no kernel symbol covers (hs_nmi feeds samples at the vsyscall
- * page): read() prints [unknown], never the address.
+ * Samples hs_nmi makes up (@cmd: "unknown N", "fork N") in a quiet
+ * session of @max_depth frames (@cfg_what names it): read() must give
+ * @want, exactly. A command this kernel refuses (EOPNOTSUPP) says why in
+ * a comment (@why) and checks nothing more.
  */
-static void test_unknown(void)
-{
-	struct hotstack_config c;
-	char *text;
-	int fd = open_dev(), p = open("/proc/hs_nmi", O_WRONLY);
-
-	default_config(&c);
-	c.flags = 0;
-	c.sample = 1000000000000ULL;	/* the event itself stays quiet */
-	c.max_depth = 1;
-	expect_cfg(fd, &c, 0, "unknown: IP only, a quiet event");
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "unknown: START");
-	tap(p >= 0 && write(p, "unknown 10", 10) == 10, "unknown: 10 samples at the vsyscall page");
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "unknown: STOP");
-	text = read_all(fd);
-	tap(!strcmp(text, "[truncated];[unknown] 10\n"),
-	    "unknown: read() gives '[truncated];[unknown] 10', no address");
-	if (strcmp(text, "[truncated];[unknown] 10\n"))
-		printf("#   %.300s\n", text);
-	free(text);
-	if (p >= 0)
-		close(p);
-	close(fd);
-}
-
-/*
- * Samples of a kernel thread before its first frame (hs_nmi "fork": rbp
- * is copy_thread()'s encoded pointer to its zeroed pt_regs): the IP alone,
- * a whole stack; the frame-pointer unwinder, if hotstack started it there,
- * would warn on the console (the harness fails the run on it).
- */
-static void test_forkregs(void)
+static void nmi_made_samples(const char *what, const char *cfg_what, unsigned int max_depth,
+			     const char *cmd, const char *done, const char *want, const char *why)
 {
 	struct hotstack_config c;
 	int fd = open_dev(), p = open("/proc/hs_nmi", O_WRONLY);
-	char *text;
+	char *text, desc[64];
 	ssize_t n;
 
 	default_config(&c);
 	c.flags = 0;
 	c.sample = 1000000000000ULL;	/* the event itself stays quiet */
-	expect_cfg(fd, &c, 0, "forkregs: kernel stacks, a quiet event");
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "forkregs: START");
-	n = p >= 0 ? write(p, "fork 10", 7) : -1;
+	c.max_depth = max_depth;
+	expect_cfg(fd, &c, 0, cfg_what);
+	snprintf(desc, sizeof(desc), "%s: START", what);
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, desc);
+	n = p >= 0 ? write(p, cmd, strlen(cmd)) : -1;
 	if (n < 0 && errno == EOPNOTSUPP) {
-		printf("# forkregs: not a frame-pointer kernel: rbp is no frame pointer here\n");
+		printf("# %s: %s\n", what, why);
 		goto out;
 	}
-	tap(n == 7, "forkregs: 10 samples in a kernel thread before its first frame");
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "forkregs: STOP");
+	tap(n == (ssize_t)strlen(cmd), "%s: %s", what, done);
+	snprintf(desc, sizeof(desc), "%s: STOP", what);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, desc);
 	text = read_all(fd);
-	tap(!strcmp(text, "hs_nmi_fork_fn [hs_nmi] 10\n"),
-	    "forkregs: read() gives 'hs_nmi_fork_fn [hs_nmi] 10': the IP alone, uncut");
-	if (strcmp(text, "hs_nmi_fork_fn [hs_nmi] 10\n"))
+	tap(!strcmp(text, want), "%s: read() gives '%.*s'", what, (int)strcspn(want, "\n"), want);
+	if (strcmp(text, want))
 		printf("#   %.300s\n", text);
 	free(text);
 out:
 	if (p >= 0)
 		close(p);
 	close(fd);
+}
+
+/*
+ * An address no kernel symbol covers (hs_nmi feeds samples at the vsyscall
+ * page): read() prints [unknown], never the address.
+ */
+static void test_unknown(void)
+{
+	nmi_made_samples("unknown", "unknown: IP only, a quiet event", 1, "unknown 10",
+			 "10 samples at the vsyscall page", "[truncated];[unknown] 10\n", NULL);
+}
+
+/*
+ * Samples of a kernel thread before its first frame (hs_nmi "fork": rbp
+ * is copy_thread()'s encoded pointer to its zeroed pt_regs): the IP alone,
+ * a whole stack, uncut; the frame-pointer unwinder, if hotstack started it
+ * there, would warn on the console (the harness fails the run on it).
+ */
+static void test_forkregs(void)
+{
+	nmi_made_samples("forkregs", "forkregs: kernel stacks, a quiet event", 64, "fork 10",
+			 "10 samples in a kernel thread before its first frame",
+			 "hs_nmi_fork_fn [hs_nmi] 10\n",
+			 "not a frame-pointer kernel: rbp is no frame pointer here");
 }
 
 /* hs_nmi rounds, over and over, until hardirq_stop (x86: the NMI sampler). */
