@@ -570,6 +570,18 @@ static int hs_agent_open(struct hs_agent *ag)
 			ag->waiting_said = 1;
 			return -EAGAIN;
 		}
+		/*
+		 * A systemd service (INVOCATION_ID) whose device came after
+		 * it started: its device policy is of the devices there then.
+		 */
+		if (err == EPERM && ag->waiting_said && getenv("INVOCATION_ID")) {
+			hs_agent_log("cannot open %s: %s: the module came after this service "
+				     "started, and the service's device policy (DeviceAllow=) "
+				     "has only the devices there then: exiting, for systemd to "
+				     "start it again (Restart=on-failure)", hs_device_path(),
+				     strerror(err));
+			return -1;
+		}
 		hs_agent_log("cannot open %s: %s%s%s", hs_device_path(), strerror(err),
 			     hs_open_error_hint(err) ? ": " : "",
 			     hs_open_error_hint(err) ? hs_open_error_hint(err) : "");
