@@ -7,7 +7,8 @@
 # PREEMPT_RT kernels, on the x86_64 debug kernel and on arm64 (plain and
 # debug, with the PMU's NMIs), the DKMS build loaded in the VM, and the
 # Debian packages (tests/deb.sh: make install, make deb, their contents,
-# lintian, DKMS of the packaged source). Every step prints TAP lines; the last line of
+# lintian, DKMS of the packaged source) and the agent's unit from them under
+# systemd (tests/vm/systemd.sh). Every step prints TAP lines; the last line of
 # output is "N passed, N failed" and the exit status is non-zero on any
 # failure.
 #
@@ -87,6 +88,11 @@ if step deps tests/deps.sh; then
 	step overhead tests/bench/check.sh
 	step dkms tests/dkms.sh
 	step deb tests/deb.sh
+	# The packages make deb built, installed in a Debian root that boots
+	# systemd, and the agent's unit run there.
+	case " $kernels " in *" generic "*)
+		step "vm generic, systemd" tests/vm/systemd.sh ;;
+	esac
 	wait "$ahead_pid"
 fi
 

@@ -41,6 +41,9 @@ packages=(
 	# make deb and its checks (tests/deb.sh): Debian's packaging tools, lintian,
 	# systemd-analyze (the unit's sandbox)
 	debhelper dh-dkms lintian dpkg-dev systemd
+	# the agent's unit under a real systemd: a Debian root for the VM
+	# (tests/vm/systemd.sh)
+	debootstrap
 	# lint
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest

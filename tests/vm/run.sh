@@ -24,6 +24,9 @@
 #           their shared libraries.
 # HOTSTACK_VM_EXTRA: "SRC:NAME ..." more files for the guest's /tests.
 # HOTSTACK_VM_QEMU: more options for QEMU.
+# HOTSTACK_VM_SYSROOT: a root to boot systemd from (tests/vm/systemd.sh):
+#           the initramfs is that root plus the above; systemd is PID 1 and
+#           its unit hotstack-test.service runs the script.
 set -euo pipefail
 # Parsed whole before it runs: editing this file mid-run cannot derail it.
 {
@@ -113,6 +116,14 @@ fi
 
 # --- initramfs ------------------------------------------------------------
 root=$out/initramfs
+sysroot=${HOTSTACK_VM_SYSROOT:-}
+if [ -n "$sysroot" ]; then
+	mkdir -p "$root"
+	cp -a "$sysroot/." "$root/"
+	cp "$repo/tests/vm/guest/hotstack-test.service" "$root/etc/systemd/system/"
+	mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
+	ln -s ../hotstack-test.service "$root/etc/systemd/system/multi-user.target.wants/"
+fi
 mkdir -p "$root"/{bin,sbin,lib,lib64,proc,sys,dev,tmp,root,tests,etc}
 cp "${BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
 cp "$repo/tests/vm/guest/init" "$root/init"
@@ -152,6 +163,10 @@ done
 		echo "HOTSTACK_SKIP='t_20_params.sh t_35_memory.sh t_50_netlink.sh t_60_record.sh t_65_symbols.sh t_70_top.sh t_75_agent.sh'" ;;
 	esac
 } >"$root/tests/env"
+# The rest is the busybox guest's: a Debian root has its users, terminfo
+# and libraries (of the same release as the host's), and is not written
+# through (its absolute symlinks point into the host).
+if [ -z "$sysroot" ]; then
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 # vt100's terminfo entry (ncurses-base), for the full-screen top test's
@@ -199,14 +214,21 @@ done
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"
 done
+fi
 
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.gz"
+# A whole Debian root unpacks faster in the guest without compression.
+if [ -n "$sysroot" ]; then
+	initrd=$out/initramfs.cpio compress=cat
+else
+	initrd=$out/initramfs.gz compress="gzip -1"
+fi
+(cd "$root" && find . | cpio -o -H newc --quiet | $compress) >"$initrd"
 
 # --- boot -------------------------------------------------------------------
 # Kernel messages on the first serial port, the tests' output apart on a
 # second one (x86) or a virtio console (arm64 virt has one PL011).
-append="panic=-1 oops=panic loglevel=7"
-common=(-nodefaults -m 2048 -kernel "$KIMAGE" -initrd "$out/initramfs.gz"
+append="panic=-1 oops=panic loglevel=7${sysroot:+ rdinit=/lib/systemd/systemd}"
+common=(-nodefaults -m 2048 -kernel "$KIMAGE" -initrd "$initrd"
 	-display none -no-reboot -monitor none -serial "file:$out/console.log")
 if [ "$KARCH" = arm64 ]; then
 	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -cpu max,pauth-impdef=on
