@@ -153,15 +153,6 @@ done
 	echo "HOTSTACK_MODE=$([ -n "$script" ] && echo script || echo test)"
 	echo "HOTSTACK_SCRIPT=${script##*/}"
 	echo "HOTSTACK_HOLD_KEYS=$((!icount))"
-	# arm64-debug is there for lockdep, KASAN and kmemleak on the PMU's
-	# NMIs: the tool's scripts, which the x86 debug kernel, generic, rt
-	# and arm64 run whole, are several times slower under its emulation
-	# (time, not coverage of the module), and it leaves out the scripts
-	# the x86 debug kernel runs for the module's common code.
-	case $kind in
-	arm64-debug)
-		echo "HOTSTACK_SKIP='t_20_params.sh t_35_memory.sh t_50_netlink.sh t_60_record.sh t_65_symbols.sh t_70_top.sh t_75_agent.sh'" ;;
-	esac
 } >"$root/tests/env"
 # The rest is the busybox guest's: a Debian root has its users, terminfo
 # and libraries (of the same release as the host's), and is not written
