@@ -38,12 +38,17 @@ exec {lockfd}>"$cache/.lock-sysroot"
 flock "$lockfd"
 if [ ! -e "$sysroot/.done" ]; then
 	echo "# systemd.sh: debootstrap $suite from $mirror (minbase, $pkgs)" >&2
-	rm -rf "$sysroot"
-	debootstrap --variant=minbase --include="$pkgs" "$suite" "$sysroot" "$mirror" \
-		>"$cache/sysroot.log" 2>&1 ||
-		{ tail -n 20 "$cache/sysroot.log" | sed 's/^/# /'
-		  echo "not ok - [systemd] VM setup: debootstrap failed (see $cache/sysroot.log)"
-		  exit 1; }
+	# Twice: a mirror's hiccup is not a failure of hotstack's.
+	for try in 1 2; do
+		rm -rf "$sysroot"
+		debootstrap --variant=minbase --include="$pkgs" "$suite" "$sysroot" "$mirror" \
+			>"$cache/sysroot.log" 2>&1 && break
+		if [ $try = 2 ]; then
+			tail -n 20 "$cache/sysroot.log" | sed 's/^/# /'
+			echo "not ok - [systemd] VM setup: debootstrap failed (see $cache/sysroot.log)"
+			exit 1
+		fi
+	done
 	# What the guest never reads: downloaded packages, documentation.
 	rm -rf "$sysroot"/var/cache/apt/archives/*.deb "$sysroot"/usr/share/{doc,man,info,locale}
 	# A machine ID made at first boot; no getty on the consoles.
