@@ -138,7 +138,8 @@ restarted() {
 	[ "$(systemctl show -p NRestarts --value hotstack-agent)" = 1 ] &&
 		systemctl -q is-active hotstack-agent
 }
-wait_until restarted
+# RestartSec=10, then its start: up to 40 s.
+wait_until restarted || wait_until restarted
 n=$(requests $L)
 wait_until have_requests $L $((n + 2))
 check "systemd started it again once (Restart=on-failure), and it pushes" sh -c "
