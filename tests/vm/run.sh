@@ -158,53 +158,53 @@ done
 # and libraries (of the same release as the host's), and is not written
 # through (its absolute symlinks point into the host).
 if [ -z "$sysroot" ]; then
-echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
-echo "root:x:0:" >"$root/etc/group"
-# vt100's terminfo entry (ncurses-base), for the full-screen top test's
-# pseudo-terminal, at the same path: one the guest's ncurses searches.
-for ti in /lib/terminfo/v/vt100 /usr/share/terminfo/v/vt100; do
-	[ -e "$ti" ] || continue
-	mkdir -p "$root${ti%/*}"
-	cp -L "$ti" "$root$ti"
-	break
-done
+	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+	echo "root:x:0:" >"$root/etc/group"
+	# vt100's terminfo entry (ncurses-base), for the full-screen top test's
+	# pseudo-terminal, at the same path: one the guest's ncurses searches.
+	for ti in /lib/terminfo/v/vt100 /usr/share/terminfo/v/vt100; do
+		[ -e "$ti" ] || continue
+		mkdir -p "$root${ti%/*}"
+		cp -L "$ti" "$root$ti"
+		break
+	done
 
-# Shared libraries of every dynamic executable, at the same paths: ldd's
-# list, or for a foreign binary (which ldd cannot read) its interpreter and
-# what it needs, recursively, from the guest architecture's library
-# directories.
-needed() {
-	local lib dir
-	if [ -z "$CROSS_COMPILE" ]; then
-		ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true
-		return
-	fi
-	readelf -l "$1" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p'
-	for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-		for dir in /lib/$triplet /usr/lib/$triplet; do
-			if [ -e "$dir/$lib" ]; then
-				echo "$dir/$lib"
-				needed "$dir/$lib"
-				break
-			fi
+	# Shared libraries of every dynamic executable, at the same paths: ldd's
+	# list, or for a foreign binary (which ldd cannot read) its interpreter and
+	# what it needs, recursively, from the guest architecture's library
+	# directories.
+	needed() {
+		local lib dir
+		if [ -z "$CROSS_COMPILE" ]; then
+			ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true
+			return
+		fi
+		readelf -l "$1" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p'
+		for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			for dir in /lib/$triplet /usr/lib/$triplet; do
+				if [ -e "$dir/$lib" ]; then
+					echo "$dir/$lib"
+					needed "$dir/$lib"
+					break
+				fi
+			done
 		done
+	}
+	# And the library the tool loads itself when the agent pushes (libcurl).
+	dlopened=
+	for dir in /lib/$triplet /usr/lib/$triplet; do
+		[ -e "$dir/libcurl.so.4" ] && dlopened=$dir/libcurl.so.4 && break
 	done
-}
-# And the library the tool loads itself when the agent pushes (libcurl).
-dlopened=
-for dir in /lib/$triplet /usr/lib/$triplet; do
-	[ -e "$dir/libcurl.so.4" ] && dlopened=$dir/libcurl.so.4 && break
-done
-{
-	[ -n "$dlopened" ] && echo "$dlopened" && needed "$dlopened"
-	for bin in "$root"/bin/*; do
-		[ "$bin" = "$root/bin/busybox" ] && continue
-		needed "$bin"
+	{
+		[ -n "$dlopened" ] && echo "$dlopened" && needed "$dlopened"
+		for bin in "$root"/bin/*; do
+			[ "$bin" = "$root/bin/busybox" ] && continue
+			needed "$bin"
+		done
+	} | sort -u | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
 	done
-} | sort -u | while read -r lib; do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done
 fi
 
 # A whole Debian root unpacks faster in the guest without compression.
