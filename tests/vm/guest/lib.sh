@@ -142,3 +142,29 @@ workload_stop() {
 	kill $work
 	wait $work 2>/dev/null
 }
+
+# hs_listen, the agent tests' listener on the loopback (t_75_agent.sh,
+# systemd.sh).
+# listen_start DIR STATUS: hs_listen on :4040 in the background ($listener).
+listen_start() {
+	rm -f "$1/port"
+	hs_listen -d "$1" -p 4040 -s "$2" 2>/dev/null &
+	listener=$!
+	wait_until [ -s "$1/port" ] || notok "hs_listen listens within 20 s"
+}
+listen_stop() {
+	kill $listener
+	wait $listener 2>/dev/null
+}
+# requests DIR [STATUS]: how many requests DIR's listener answered (with STATUS).
+requests() {
+	awk -v s="${2:-}" 's == "" || $5 == s { n++ } END { print n + 0 }' "$1/log" 2>/dev/null ||
+		echo 0
+}
+# wait_requests DIR N [STATUS]: until N requests (answered STATUS) came, at most 20 s.
+have_requests() {
+	[ $(requests "$1" "${3:-}") -ge $2 ]
+}
+wait_requests() {
+	wait_until have_requests "$@"
+}

@@ -11,16 +11,12 @@
 L=/tmp/l
 rel=$(uname -r)
 
-# As in t_75_agent.sh: requests DIR: how many requests hs_listen answered.
-requests() {
-	awk '{ n++ } END { print n + 0 }' "$1/log" 2>/dev/null || echo 0
-}
-have_requests() {
-	[ $(requests "$1") -ge $2 ]
-}
-# journal: the agent's lines in the journal.
+# journal: the agent's lines in the journal; journal_has TEXT: one has it.
 journal() {
 	journalctl -q -o cat -u hotstack-agent
+}
+journal_has() {
+	journal | grep -q -e "$1"
 }
 agent_pid() {
 	systemctl show -p MainPID --value hotstack-agent
@@ -49,12 +45,10 @@ check "systemd-modules-load loads hotstack from the package's modules-load.d" sh
 # config's own (http://localhost:4040).
 sed -i -e 's/^interval .*/interval 1/' -e 's/^#label env=production/label env=vm/' \
 	/etc/hotstack/agent.conf
-hs_listen -d $L -p 4040 -s 200 2>/dev/null &
-listener=$!
-wait_until [ -s $L/port ] || notok "hs_listen listens within 20 s"
+listen_start $L 200
 check "systemctl enable --now hotstack-agent" systemctl enable --now hotstack-agent
 check "the agent is active (it told systemd READY=1)" systemctl -q is-active hotstack-agent
-wait_until have_requests $L 3
+wait_requests $L 3
 check "it pushes to the config's URL: 3 profiles or more, each POST /ingest answered 200" \
 	sh -c "awk '\$3 != \"POST\" || \$4 !~ /^\/ingest\?/ || \$5 != 200 { bad = 1 }
 		END { exit !(NR >= 3 && !bad) }' $L/log"
@@ -70,8 +64,10 @@ check "every pushed profile is a pprof go tool pprof reads" pushed_profiles
 # The kernel's addresses (/proc/kallsyms, and CAP_SYSLOG to see them),
 # which the sandbox must leave it: else it falls back to read()'s text,
 # which leaves out the samples between a read and its SNAPSHOT.
-check_output "it reads the kernel's addresses, with no fallback to read()'s text" '^0$' \
-	sh -c 'journalctl -q -o cat -u hotstack-agent | grep -c -e "no kernel text symbol" -e "no mmap"'
+fallbacks() {
+	journal | grep -c -e "no kernel text symbol" -e "no mmap"
+}
+check_output "it reads the kernel's addresses, with no fallback to read()'s text" '^0$' fallbacks
 check_output "systemctl status shows the agent's own status line" \
 	'^StatusText=[0-9]+ intervals, [0-9]+ samples' systemctl show -p StatusText hotstack-agent
 check_output "its log is in the journal" 'interval [0-9]+ \[[0-9]+, [0-9]+\) .*push: ' journal
@@ -86,14 +82,13 @@ check_output "NoNewPrivileges and a seccomp filter are on" '^NoNewPrivs:[[:space
 check_output "/ is read-only to it (ProtectSystem=strict)" 'Read-only file system' \
 	nsenter -t $pid -m touch /usr/hotstack-test
 
-check "systemctl reload: SIGHUP, and it goes on" sh -c '
+reloaded() {
 	systemctl reload hotstack-agent &&
-	for i in $(seq 200); do
-		journalctl -q -o cat -u hotstack-agent | grep -q "SIGHUP: log and kernel symbols opened again" && break
-		sleep 0.1
-	done && systemctl -q is-active hotstack-agent'
+		wait_until journal_has "SIGHUP: log and kernel symbols opened again" &&
+		systemctl -q is-active hotstack-agent
+}
+check "systemctl reload: SIGHUP, and it goes on" reloaded
 
-n=$(requests $L)
 t_stop=$(date +%s)
 check "systemctl stop: it ends within the unit's timeout" systemctl stop hotstack-agent
 check_output "and exits 0 (Result=success, status 0)" '^Result=success ExecMainStatus=0$' \
@@ -107,13 +102,13 @@ check "stopping pushed the last interval, up to the stop" last_at_stop
 check_output "its last line says what it pushed" 'stopped: [0-9]+ intervals \(0 lost\), .* pushed [0-9]+, rejected 0, dropped 0' \
 	journal
 
-# The module unloaded: starting the unit loads it (ExecStartPre).
+# The module unloaded: starting the unit loads it (modprobe@hotstack).
 rmmod hotstack
 n=$(requests $L)
 check "with the module unloaded, systemctl start loads it and the agent starts" sh -c '
 	systemctl start hotstack-agent && systemctl -q is-active hotstack-agent &&
 	grep -q "^hotstack " /proc/modules'
-wait_until have_requests $L $((n + 2))
+wait_requests $L $((n + 2))
 check "and its session pushes" [ $(requests $L) -ge $((n + 2)) ]
 check_output "with no failure or restart" '^0 success$' \
 	sh -c 'echo $(systemctl show -p NRestarts --value hotstack-agent) $(systemctl show -p Result --value hotstack-agent)'
@@ -127,10 +122,10 @@ rmmod hotstack
 mv /lib/modules/$rel/updates/dkms/hotstack.ko /tmp/
 check "with no module to load, the unit starts and the agent waits for it" sh -c '
 	systemctl start hotstack-agent && systemctl -q is-active hotstack-agent'
-wait_until sh -c 'journalctl -q -o cat -u hotstack-agent | grep -q "waiting for the module"'
+wait_until journal_has "waiting for the module"
 mv /tmp/hotstack.ko /lib/modules/$rel/updates/dkms/
 modprobe hotstack
-wait_until sh -c 'journalctl -q -o cat -u hotstack-agent | grep -q "came after this service started"'
+wait_until journal_has "came after this service started"
 check_output "once the module is loaded, the agent says why it exits" \
 	'/dev/hotstack: Operation not permitted: the module came after this service started, .*: exiting, for systemd to start it again' \
 	journal
@@ -141,9 +136,9 @@ restarted() {
 # RestartSec=10, then its start: up to 40 s.
 wait_until restarted || wait_until restarted
 n=$(requests $L)
-wait_until have_requests $L $((n + 2))
+wait_requests $L $((n + 2))
 check "systemd started it again once (Restart=on-failure), and it pushes" sh -c "
-	[ \$(systemctl show -p NRestarts --value hotstack-agent) = 1 ] && [ \$(awk 'END { print NR }' $L/log) -ge $((n + 2)) ]"
+	[ \$(systemctl show -p NRestarts --value hotstack-agent) = 1 ] && [ $(requests $L) -ge $((n + 2)) ]"
 systemctl stop hotstack-agent
 journal | tail -n 12 | sed 's/^/# /'
-kill $listener
+listen_stop

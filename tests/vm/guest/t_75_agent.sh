@@ -17,29 +17,6 @@ URL=http://127.0.0.1:4040
 # cpu-clock on every architecture: sampleRate is then the frequency.
 RATE="-e cpu-clock -F 1000"
 
-# listen_start DIR STATUS: hs_listen on :4040 in the background ($listener).
-listen_start() {
-	rm -f "$1/port"
-	hs_listen -d "$1" -p 4040 -s "$2" 2>/dev/null &
-	listener=$!
-	wait_until [ -s "$1/port" ] || notok "hs_listen listens within 20 s"
-}
-listen_stop() {
-	kill $listener
-	wait $listener 2>/dev/null
-}
-# requests DIR [STATUS]: how many requests DIR's listener answered (with STATUS).
-requests() {
-	awk -v s="${2:-}" 's == "" || $5 == s { n++ } END { print n + 0 }' "$1/log" 2>/dev/null ||
-		echo 0
-}
-# wait_requests DIR N [STATUS]: until N requests (answered STATUS) came, at most 20 s.
-have_requests() {
-	[ $(requests "$1" "${3:-}") -ge $2 ]
-}
-wait_requests() {
-	wait_until have_requests "$@"
-}
 # agent_stop: SIGTERM, at most 60 s for it to end; $agent_rc.
 agent_stop() {
 	kill -TERM $agent
