@@ -218,12 +218,16 @@ extern struct hotstack_session *hotstack_persistent;
 
 /* sample.c */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs);
-void hotstack_overflow(struct perf_event *event, struct perf_sample_data *data,
-		       struct pt_regs *regs);
+perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s);
 
-/* unwind_<arch>.c: walks of the interrupted stacks, NMI-safe. */
+/*
+ * A walk of the interrupted stacks (unwind_<arch>.h, inline in sample.c:
+ * hs_walk_kernel(), hs_walk_user(); and hs_irq_levels(), the hardirq
+ * levels the delivery of an overflow interrupting @regs added).
+ */
 struct hs_walk {
 	u64 *frames;		/* where frames go */
+	u64 hash;		/* of the key's early words and the frames (stacktab.h) */
 	unsigned int nr;	/* frames stored */
 	unsigned int max;	/* room at frames */
 	unsigned int collapsed;	/* repeated frames skipped */
@@ -232,10 +236,14 @@ struct hs_walk {
 	bool fault;		/* the walk stopped on an unreadable frame */
 };
 
-/* Store one frame; false when the walk should stop (no room left). */
-static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr)
+/*
+ * Store one frame and hash it; false when the walk should stop (no room
+ * left). Each walk is built twice: with collapse and without (a constant
+ * @collapse: its checks compiled out).
+ */
+static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr, const bool collapse)
 {
-	if (w->collapse && w->nr && w->frames[w->nr - 1] == addr) {
+	if (collapse && w->nr && w->frames[w->nr - 1] == addr) {
 		w->collapsed++;
 		return true;
 	}
@@ -244,6 +252,7 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr)
 		return false;
 	}
 	w->frames[w->nr++] = addr;
+	w->hash = hs_mix(w->hash, addr);
 	return true;
 }
 
@@ -252,16 +261,12 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr)
  * frame it may keep, so that the work of one sample is bounded by the
  * session's max_depth (a stack of repeated frames, which collapse would
  * keep walking, costs at most twice a full one). README: Worst case.
+ * Without collapse every step keeps a frame or ends the walk: no count.
  */
 static __always_inline unsigned int hs_walk_steps(const struct hs_walk *w)
 {
 	return 2 * w->max;
 }
-
-void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs);
-void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs);
-/* Hardirq levels the delivery of an overflow interrupting @regs added. */
-unsigned int hotstack_irq_levels(struct pt_regs *regs);
 
 /* folded.c: read() text */
 ssize_t hotstack_read(void **reader, struct hotstack_session *s,

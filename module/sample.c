@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotstack: the sample path. Everything the overflow handler runs is here,
- * except the table (stacktab.c) and the stack walks (unwind_<arch>.c).
+ * except the table's rare parts (stacktab.c); the stack walks are inline
+ * (unwind_<arch>.h), so that one function does a whole sample.
  *
  * It runs in NMI context (hardware events, test NMIs) or hardirq context
  * (hrtimer-based software events): no locks, no allocation, no printk, no
@@ -22,6 +23,13 @@
 #include <asm/local64.h>
 
 #include "hotstack.h"
+#if defined(CONFIG_X86_64)
+#include "unwind_x86.h"
+#elif defined(CONFIG_ARM64)
+#include "unwind_arm64.h"
+#else
+#error "hotstack: x86_64 and arm64 only"
+#endif
 
 /*
  * Counters that a nested sample may update while the interrupted one is
@@ -63,7 +71,7 @@ static void hs_fill(struct hotstack_session *s, unsigned int gen, struct hs_tabl
  */
 static u8 hs_context(const struct hotstack_session *s, struct pt_regs *regs)
 {
-	unsigned int own = s->sync_event ? 0 : hotstack_irq_levels(regs) * HARDIRQ_OFFSET;
+	unsigned int own = s->sync_event ? 0 : hs_irq_levels(regs) * HARDIRQ_OFFSET;
 
 	if (hardirq_count() > own)
 		return HOTSTACK_CTX_HARDIRQ;
@@ -106,12 +114,16 @@ static bool hs_user_visible(const struct hotstack_session *s)
 	       get_dumpable(current->mm) == SUID_DUMP_USER;
 }
 
-/* Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED. */
-static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
-		   struct hs_stack *st)
+/*
+ * Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED,
+ * and in *@hash the stack's hash (hs_stack_hash() with @seed).
+ */
+static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
+				   struct hs_stack *st, u64 seed, u64 *hash)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
+		.hash = hs_hash_start(&st->key, seed),
 		.max = s->cfg.max_depth,
 		.collapse = s->cfg.flags & HOTSTACK_CFG_COLLAPSE,
 	};
@@ -123,20 +135,24 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 	} else if (s->cfg.stacks & HOTSTACK_STACK_KERNEL) {
 		/* IP only (max_depth 1): no walk at all, the stack is cut. */
 		if (w.max == 1) {
-			w.frames[w.nr++] = instruction_pointer(regs);
+			hs_walk_push(&w, instruction_pointer(regs), false);
 			w.truncated = true;
+		} else if (w.collapse) {
+			hs_walk_kernel(&w, regs, true);
 		} else {
-			hotstack_walk_kernel(&w, regs);
+			hs_walk_kernel(&w, regs, false);
 		}
 		if (s->caller_regs)
 			flags |= HOTSTACK_ENTRY_CALLER;
 	}
 	nr_kernel = w.nr;
 	if ((s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated) {
-		if (hs_user_visible(s))
-			hotstack_walk_user(&w, regs);
-		else
+		if (!hs_user_visible(s))
 			flags |= HOTSTACK_ENTRY_USER_HIDDEN;
+		else if (w.collapse)
+			hs_walk_user(&w, regs, true);
+		else
+			hs_walk_user(&w, regs, false);
 	}
 
 	st->key.nr_kernel = nr_kernel;
@@ -150,6 +166,7 @@ static int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 		st->key.depth = min_t(unsigned int, w.collapsed, U16_MAX);
 	}
 	st->key.flags = flags;
+	*hash = hs_hash_end(w.hash, &st->key);
 	/* A user-mode sample with no user walk still counts, as "[user]". */
 	if (!w.nr && !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
 		return HOTSTACK_DROP_NO_STACK;
@@ -187,7 +204,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	struct hs_stack *st;
 	struct hs_slot *slot;
 	unsigned int gen;
-	u64 start = 0, ns;
+	u64 start = 0, ns, hash;
 	bool timed;
 	int drop;
 	u32 w;
@@ -239,9 +256,9 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 		memset(&st->key, 0, sizeof(st->key));
 		if (s->cfg.keys)
 			hs_fill_key(s, regs, &st->key);
-		drop = hs_walk(s, regs, st);
+		drop = hs_walk(s, regs, st, tab->seed, &hash);
 		if (drop < 0)
-			drop = hs_table_add(tab, st, hs_stack_hash(st, tab->seed));
+			drop = hs_table_add(tab, st, hash);
 		flags = st->key.flags;
 	}
 	if (drop >= 0) {
@@ -269,29 +286,20 @@ out_busy:
 	local_dec(&slot->busy);
 }
 
-static noinline void hs_sample_ip_only(struct hotstack_session *s, struct pt_regs *regs)
-{
-	hs_sample(s, regs, true);
-}
-
-static noinline void hs_sample_stacks(struct hotstack_session *s, struct pt_regs *regs)
-{
-	hs_sample(s, regs, false);
-}
-
 /**
  * hotstack_sample - take one sample for session @s on this CPU
  * @s: a RUNNING session
  * @regs: the interrupted registers
  *
- * Called from NMI or hardirq context.
+ * For test NMIs (hotstack_test_sample()); events call their overflow
+ * handler. Called from NMI or hardirq context.
  */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 {
 	if (s->ip_only)
-		hs_sample_ip_only(s, regs);
+		hs_sample(s, regs, true);
 	else
-		hs_sample_stacks(s, regs);
+		hs_sample(s, regs, false);
 }
 
 /*
@@ -301,13 +309,34 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
  */
 #define HS_PERF_THROTTLED	(~0ULL)
 
-/* perf overflow handler of a session's events. Called from NMI or hardirq. */
-void hotstack_overflow(struct perf_event *event, struct perf_sample_data *data,
-		       struct pt_regs *regs)
+/*
+ * perf overflow handler of a session's events, one for each path, each
+ * with the sample inline: no call in between. Called from NMI or hardirq.
+ */
+static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs *regs,
+					const bool ip_only)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
 
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
 		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
-	hotstack_sample(s, regs);
+	hs_sample(s, regs, ip_only);
+}
+
+static void hs_overflow_ip(struct perf_event *event, struct perf_sample_data *data,
+			   struct pt_regs *regs)
+{
+	hs_overflow(event, regs, true);
+}
+
+static void hs_overflow_stacks(struct perf_event *event, struct perf_sample_data *data,
+			       struct pt_regs *regs)
+{
+	hs_overflow(event, regs, false);
+}
+
+/* The overflow handler of @s's events (its path is set by CONFIGURE). */
+perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s)
+{
+	return s->ip_only ? hs_overflow_ip : hs_overflow_stacks;
 }

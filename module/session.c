@@ -589,7 +589,7 @@ static void hs_sync_events(struct hotstack_session *s)
 		attr.freq = hs_freq_event(&s->cfg);
 		attr.sample_period = hs_weighted_period(&s->cfg, sl->tab[0].weight);
 		event = perf_event_create_kernel_counter(&attr, t->hdr->slot_cpu[i], NULL,
-							 hotstack_overflow, s);
+							 hotstack_overflow_handler(s), s);
 		if (IS_ERR(event)) {
 			/* -ENODEV: it went offline meanwhile; its callback queued us again. */
 			if (PTR_ERR(event) != -ENODEV && sl->err != PTR_ERR(event))
@@ -753,7 +753,7 @@ static void hs_task_events_work(struct work_struct *work)
 
 		if (!ret) {
 			event = perf_event_create_kernel_counter(&attr, -1, tasks[i],
-								 hotstack_overflow, s);
+								 hotstack_overflow_handler(s), s);
 			if (!IS_ERR(event))
 				s->task_events[s->nr_task_events++] = event;
 			/* A thread that exited meanwhile has no events to follow. */

@@ -96,20 +96,40 @@ static inline u64 hs_mix(u64 h, u64 word)
  * A collision costs a probe, never a merge: entries are compared in full.
  * The seed is secret and random per configuration, so that nobody can
  * build stacks (user frame pointers are the caller's to choose) that all
- * land on one probe sequence. Never 0: 0 marks a free entry.
+ * land on one probe sequence.
+ *
+ * The order is the sampler's, which hashes each frame as the walk keeps
+ * it: first the key's words known before the walk (tgid and pad; the
+ * comm, when not empty: no HOTSTACK_KEY_COMM), hs_hash_start(); then the
+ * frames, one hs_mix() each; last the key's first word (frame counts,
+ * flags, depth: known after the walk), hs_hash_end().
  */
+static inline u64 hs_hash_start(const struct hs_key *k, u64 seed)
+{
+	const u64 *key = (const u64 *)k;
+	u64 h = hs_mix(seed ^ 0x27d4eb2f165667c5ULL, key[1]);
+
+	if (k->comm[0])
+		h = hs_mix(hs_mix(h, key[2]), key[3]);
+	return h;
+}
+
+/* The hash of a stack, @h its start and frames. Never 0: 0 marks a free entry. */
+static inline u64 hs_hash_end(u64 h, const struct hs_key *k)
+{
+	h = hs_mix(h, hs_word(k));
+	return h ? h : 1;
+}
+
+/* The whole hash of @st at once (for tests: the sampler's is in steps). */
 static inline u64 hs_stack_hash(const struct hs_stack *st, u64 seed)
 {
-	const u64 *key = (const u64 *)&st->key;
 	unsigned int i, nr = st->key.nr_kernel + st->key.nr_user;
-	u64 h = hs_mix(hs_mix(seed ^ 0x27d4eb2f165667c5ULL, key[0]), key[1]);
+	u64 h = hs_hash_start(&st->key, seed);
 
-	/* Words 2-3 are the comm: left out when empty (no HOTSTACK_KEY_COMM). */
-	if (st->key.comm[0])
-		h = hs_mix(hs_mix(h, key[2]), key[3]);
 	for (i = 0; i < nr; i++)
 		h = hs_mix(h, st->frames[i]);
-	return h ? h : 1;
+	return hs_hash_end(h, &st->key);
 }
 
 /* Where the probe sequence of @hash starts in @t. */
@@ -209,14 +229,16 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 /*
  * The IP-only path (max_depth 1, no keys): a stack of at most one frame
  * whose key is its first word @key0 alone (no tgid, no comm: zero in every
- * entry of such a session). Hashed as hs_stack_hash() would hash it, in
- * two parts: hs_ip_hash_key() of the key (the same for every sample of a
- * session: computed once), then hs_ip_hash() of its frame, compared on
- * its two words, without a walk buffer.
+ * entry of such a session), counted without a walk buffer and compared on
+ * its two words. Its hash is hs_stack_hash()'s rounds in another order,
+ * the key first: hs_ip_hash_key() of the key (the same for every sample
+ * of a session: computed once), then hs_ip_hash() of its frame. Such a
+ * session counts every sample by this path, so that the hash of a stack
+ * is the same in every sample and on every CPU, as read() needs.
  */
 static inline u64 hs_ip_hash_key(u64 key0, u64 seed)
 {
-	return hs_mix(hs_mix(seed ^ 0x27d4eb2f165667c5ULL, key0), 0);
+	return hs_mix(hs_mix(seed ^ 0x27d4eb2f165667c5ULL, 0), key0);
 }
 
 static inline u64 hs_ip_hash(u64 hkey, unsigned int nr, u64 ip)

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hotstack: stack walks on arm64, by frame records (arm64 kernels always
  * keep frame pointers). Called from NMI (GICv3 pseudo-NMI for PMU
@@ -11,7 +11,13 @@
  * using; addresses strictly increase within a stack; a walk may leave the
  * interrupt-time stack for the task stack but never come back; the record
  * in the task's pt_regs ends the chain.
+ *
+ * Inline in the sample path (sample.c, its only user): the walk's state
+ * stays in registers.
  */
+#ifndef _HOTSTACK_UNWIND_ARM64_H
+#define _HOTSTACK_UNWIND_ARM64_H
+
 #include <linux/hardirq.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -33,13 +39,14 @@ struct hs_stack_range {
 	unsigned long low, high;	/* [low, high) */
 };
 
-static bool hs_on_stack(const struct hs_stack_range *st, unsigned long fp)
+static inline bool hs_on_stack(const struct hs_stack_range *st, unsigned long fp)
 {
 	return fp >= st->low && fp < st->high &&
 	       st->high - fp >= sizeof(struct hs_frame_record);
 }
 
-void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
+static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
+					   const bool collapse)
 {
 	unsigned long task_low = (unsigned long)task_stack_page(current);
 	struct hs_stack_range task = { task_low, task_low + THREAD_SIZE };
@@ -63,29 +70,29 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 		irq.high = sp + IRQ_STACK_SIZE;
 	}
 
-	if (!hs_walk_push(w, regs->pc))
+	if (!hs_walk_push(w, regs->pc, collapse))
 		return;
 	for (; fp != final; fp = rec.fp) {
-		if (++steps > hs_walk_steps(w)) {
+		if (collapse && ++steps > hs_walk_steps(w)) {
 			w->truncated = true;
-			return;
+			break;
 		}
 		if (!fp || (fp & (sizeof(long) - 1)))
-			return;
+			break;
 		if (hs_on_stack(&task, fp)) {
 			if (on_task && fp <= prev)
-				return;
+				break;
 			on_task = true;
 		} else if (on_task || !hs_on_stack(&irq, fp) || fp <= prev) {
-			return;
+			break;
 		}
 		if (copy_from_kernel_nofault(&rec, (void *)fp, sizeof(rec))) {
 			w->fault = true;
-			return;
+			break;
 		}
 		rec.lr = ptrauth_strip_insn_pac(rec.lr);
-		if (!rec.lr || !hs_walk_push(w, rec.lr))
-			return;
+		if (!rec.lr || !hs_walk_push(w, rec.lr, collapse))
+			break;
 		prev = fp;
 	}
 }
@@ -96,12 +103,13 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
  * kernel code) the exception is taken as an IRQ, irq_enter_rcu(), and the
  * GIC driver then sees the NMI priority and adds nmi_enter(): two.
  */
-unsigned int hotstack_irq_levels(struct pt_regs *regs)
+static inline unsigned int hs_irq_levels(struct pt_regs *regs)
 {
 	return in_nmi() && interrupts_enabled(regs) ? 2 : 1;
 }
 
-void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
+static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs,
+					 const bool collapse)
 {
 	struct hs_frame_record rec;
 	unsigned long fp, prev = 0;
@@ -111,7 +119,7 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 		return;
 	if (!user_mode(regs))
 		regs = task_pt_regs(current);
-	if (!hs_walk_push(w, regs->pc) || compat_user_mode(regs))
+	if (!hs_walk_push(w, regs->pc, collapse) || compat_user_mode(regs))
 		return;
 
 	/*
@@ -120,17 +128,19 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 	 * the range and never sleeps.
 	 */
 	for (fp = regs->regs[29]; fp > prev && !(fp & (sizeof(long) - 1)); fp = rec.fp) {
-		if (++steps > hs_walk_steps(w)) {
+		if (collapse && ++steps > hs_walk_steps(w)) {
 			w->truncated = true;
-			return;
+			break;
 		}
 		if (copy_from_user_nofault(&rec, (const void __user *)fp, sizeof(rec))) {
 			w->fault = true;
-			return;
+			break;
 		}
 		rec.lr = ptrauth_strip_insn_pac(rec.lr);
-		if (!rec.lr || !hs_walk_push(w, rec.lr))
-			return;
+		if (!rec.lr || !hs_walk_push(w, rec.lr, collapse))
+			break;
 		prev = fp;
 	}
 }
+
+#endif

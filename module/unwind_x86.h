@@ -1,11 +1,15 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hotstack: stack walks on x86_64. NMI-safe: the kernel's unwinder (ORC or
  * frame pointers, whichever this kernel has) for the kernel stack, frame
  * pointers read with page faults disabled for the user stack.
  *
- * Called from NMI or hardirq context.
+ * Inline in the sample path (sample.c, its only user): the walk's state
+ * stays in registers. Called from NMI or hardirq context.
  */
+#ifndef _HOTSTACK_UNWIND_X86_H
+#define _HOTSTACK_UNWIND_X86_H
+
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -18,7 +22,7 @@
  * Registers saved by an interrupt (as opposed to perf_fetch_caller_regs()
  * of a software event) have the always-one EFLAGS bit set; as perf does.
  */
-static bool hs_hw_regs(struct pt_regs *regs)
+static inline bool hs_hw_regs(struct pt_regs *regs)
 {
 	return regs->flags & X86_EFLAGS_FIXED;
 }
@@ -32,13 +36,14 @@ static bool hs_hw_regs(struct pt_regs *regs)
  * boot) of their bp of 0. Only with frame pointers: elsewhere rbp is an
  * ordinary register, and can keep that value for a thread's whole life.
  */
-static bool hs_before_first_frame(struct pt_regs *regs)
+static inline bool hs_before_first_frame(struct pt_regs *regs)
 {
 	return IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER) &&
 	       regs->bp == (unsigned long)task_pt_regs(current) + 1;
 }
 
-void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
+static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
+					   const bool collapse)
 {
 	struct unwind_state state;
 	unsigned int steps = 0;
@@ -46,25 +51,25 @@ void hotstack_walk_kernel(struct hs_walk *w, struct pt_regs *regs)
 
 	/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
 	if (hs_hw_regs(regs)) {
-		if (!hs_walk_push(w, regs->ip) || hs_before_first_frame(regs))
+		if (!hs_walk_push(w, regs->ip, collapse) || hs_before_first_frame(regs))
 			return;
 		unwind_start(&state, current, regs, NULL);
 	} else {
 		unwind_start(&state, current, NULL, (void *)regs->sp);
 	}
 	for (; !unwind_done(&state); unwind_next_frame(&state)) {
-		if (++steps > hs_walk_steps(w)) {
+		if (collapse && ++steps > hs_walk_steps(w)) {
 			w->truncated = true;
 			return;
 		}
 		addr = unwind_get_return_address(&state);
-		if (!addr || !hs_walk_push(w, addr))
+		if (!addr || !hs_walk_push(w, addr, collapse))
 			return;
 	}
 }
 
 /* An NMI or an interrupt: one level (nmi_enter() or irq_enter()). */
-unsigned int hotstack_irq_levels(struct pt_regs *regs)
+static inline unsigned int hs_irq_levels(struct pt_regs *regs)
 {
 	return 1;
 }
@@ -75,7 +80,8 @@ struct hs_user_frame {
 	unsigned long ret;
 };
 
-void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
+static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs,
+					 const bool collapse)
 {
 	const struct hs_user_frame __user *fp;
 	struct hs_user_frame frame;
@@ -87,7 +93,7 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 		return;
 	if (!user_mode(regs))
 		regs = task_pt_regs(current);
-	if (!hs_walk_push(w, regs->ip) || !user_64bit_mode(regs))
+	if (!hs_walk_push(w, regs->ip, collapse) || !user_64bit_mode(regs))
 		return;
 
 	/*
@@ -105,7 +111,7 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 	for (fp = (const void __user *)regs->bp;
 	     (unsigned long)fp > prev && !((unsigned long)fp & (sizeof(long) - 1));
 	     fp = (const void __user *)frame.next_fp) {
-		if (++steps > hs_walk_steps(w)) {
+		if (collapse && ++steps > hs_walk_steps(w)) {
 			w->truncated = true;
 			break;
 		}
@@ -119,9 +125,11 @@ void hotstack_walk_user(struct hs_walk *w, struct pt_regs *regs)
 			w->fault = true;
 			break;
 		}
-		if (!frame.ret || !hs_walk_push(w, frame.ret))
+		if (!frame.ret || !hs_walk_push(w, frame.ret, collapse))
 			break;
 		prev = (unsigned long)fp;
 	}
 	pagefault_enable();
 }
+
+#endif
