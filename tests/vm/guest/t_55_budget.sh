@@ -18,20 +18,22 @@ if [ "$HS_EVENT" = cycles ]; then
 	echo "$rate" >/proc/sys/kernel/perf_event_max_sample_rate
 fi
 
-# As users run it: record asks 10 kHz with 1% of each CPU.
+# As users run it: record asks 10 kHz with 0.1% of each CPU. Not 1%:
+# under emulation perf caps the rate itself (see above) near where 1% is,
+# so that 1% bound after up to 30 s, or (cheaper samples) not at all.
 start_watch /tmp/bw.log
-hotstack record -e cpu-clock -F 10000 --budget 1% -a -o /tmp/b.folded >/tmp/b.out 2>&1 &
+hotstack record -e cpu-clock -F 10000 --budget 0.1% -a -o /tmp/b.folded >/tmp/b.out 2>&1 &
 rec=$!
 wait_session
 check "hotstack status shows the budget at work (a rate change)" wait_until sh -c \
-	'hotstack status | grep -E -q "budget 1%: [0-9]+ samples/s .* a sample counts [0-9]+, [1-9][0-9]* rate changes"'
+	'hotstack status | grep -E -q "budget 0.1%: [0-9]+ samples/s .* a sample counts [0-9]+, [1-9][0-9]* rate changes"'
 check "hotstack watch reports the rate change" \
 	wait_output /tmp/bw.log "session [0-9]+ budget: CPU [0-9]+'s period is now [0-9]+ times"
 kill -INT $rec
 wait $rec
-check "record --budget 1% then ends cleanly on SIGINT" [ $? -eq 0 ]
+check "record --budget 0.1% then ends cleanly on SIGINT" [ $? -eq 0 ]
 check "its summary says what the budget did" grep -E -q \
-	'budget 1%: [0-9.]+% CPU with [0-9]+ ns a sample for the interrupt, a sample counts [1-9][0-9]*, [1-9][0-9]* rate changes' \
+	'budget 0.1%: [0-9.]+% CPU with [0-9]+ ns a sample for the interrupt, a sample counts [1-9][0-9]*, [1-9][0-9]* rate changes' \
 	/tmp/b.out
 # The folded counts are weighted: they add up to the summary's samples,
 # less the drops (none here).
