@@ -109,6 +109,16 @@ struct hs_tables {
 };
 
 /*
+ * The sample paths (sample.c), each a function of its own, the checks of
+ * the others compiled out: the fewer a path needs, the less a sample costs.
+ */
+enum hs_path {
+	HS_PATH_IP,		/* max_depth 1, kernel stacks, no keys: the IP alone */
+	HS_PATH_KERNEL,		/* kernel stacks, no keys, no collapse */
+	HS_PATH_ANY,		/* any configuration */
+};
+
+/*
  * struct hotstack_session - one open file of /dev/hotstack (or the
  * persistent session of the autostart parameter)
  *
@@ -132,7 +142,7 @@ struct hotstack_session {
 	struct hotstack_config cfg;
 	bool sync_event;	/* the event fires in task context, not an interrupt */
 	bool caller_regs;	/* its registers are the caller's: frame 0 a return address */
-	bool ip_only;		/* max_depth 1, kernel stacks, no keys: the short path */
+	enum hs_path path;	/* the sample path CONFIGURE chose */
 	bool privileged;	/* configured by a CAP_PERFMON holder */
 	kuid_t uid;		/* the configurer's user, for user stacks */
 	struct pid *pid;	/* with HOTSTACK_CFG_PID: the process to count */
@@ -148,7 +158,7 @@ struct hotstack_session {
 	u64 run_start_ns;	/* when RUNNING began */
 	u64 elapsed_ns[2];	/* RUNNING time counted in each generation */
 	u64 seed;		/* of the stack hash: random per configuration */
-	/* ip_only: a sample's key word, flags, its key's hash; kernel [0], user mode [1] */
+	/* HS_PATH_IP: a sample's key word, flags, its key's hash; kernel [0], user mode [1] */
 	u64 ip_key[2];
 	u64 ip_hkey[2];
 	u8 ip_flags[2];
@@ -227,9 +237,9 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
  */
 struct hs_walk {
 	u64 *frames;		/* where frames go */
+	u64 *next;		/* where the next one goes */
+	u64 *end;		/* the end of the room at frames */
 	u64 hash;		/* of the key's early words and the frames (stacktab.h) */
-	unsigned int nr;	/* frames stored */
-	unsigned int max;	/* room at frames */
 	unsigned int collapsed;	/* repeated frames skipped */
 	bool collapse;		/* skip a frame equal to the one before */
 	bool truncated;		/* frames were left out for lack of room */
@@ -243,15 +253,15 @@ struct hs_walk {
  */
 static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr, const bool collapse)
 {
-	if (collapse && w->nr && w->frames[w->nr - 1] == addr) {
+	if (collapse && w->next != w->frames && w->next[-1] == addr) {
 		w->collapsed++;
 		return true;
 	}
-	if (w->nr >= w->max) {
+	if (w->next == w->end) {
 		w->truncated = true;
 		return false;
 	}
-	w->frames[w->nr++] = addr;
+	*w->next++ = addr;
 	w->hash = hs_mix(w->hash, addr);
 	return true;
 }
@@ -265,7 +275,7 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr, const bool
  */
 static __always_inline unsigned int hs_walk_steps(const struct hs_walk *w)
 {
-	return 2 * w->max;
+	return 2 * (w->end - w->frames);
 }
 
 /* folded.c: read() text */

@@ -116,25 +116,28 @@ static bool hs_user_visible(const struct hotstack_session *s)
 
 /*
  * Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED,
- * and in *@hash the stack's hash (hs_stack_hash() with @seed).
+ * and in *@hash the stack's hash (hs_stack_hash() with @seed). @path: not
+ * HS_PATH_IP.
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
-				   struct hs_stack *st, u64 seed, u64 *hash)
+				   struct hs_stack *st, u64 seed, u64 *hash,
+				   const enum hs_path path)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
+		.next = st->frames,
+		.end = st->frames + s->cfg.max_depth,
 		.hash = hs_hash_start(&st->key, seed),
-		.max = s->cfg.max_depth,
-		.collapse = s->cfg.flags & HOTSTACK_CFG_COLLAPSE,
+		.collapse = path == HS_PATH_ANY && (s->cfg.flags & HOTSTACK_CFG_COLLAPSE),
 	};
 	unsigned int nr_kernel;
 	u8 flags = 0;
 
 	if (user_mode(regs)) {
 		flags |= HOTSTACK_ENTRY_USER_MODE;
-	} else if (s->cfg.stacks & HOTSTACK_STACK_KERNEL) {
+	} else if (path == HS_PATH_KERNEL || (s->cfg.stacks & HOTSTACK_STACK_KERNEL)) {
 		/* IP only (max_depth 1): no walk at all, the stack is cut. */
-		if (w.max == 1) {
+		if (path == HS_PATH_ANY && s->cfg.max_depth == 1) {
 			hs_walk_push(&w, instruction_pointer(regs), false);
 			w.truncated = true;
 		} else if (w.collapse) {
@@ -145,8 +148,8 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		if (s->caller_regs)
 			flags |= HOTSTACK_ENTRY_CALLER;
 	}
-	nr_kernel = w.nr;
-	if ((s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated) {
+	nr_kernel = w.next - w.frames;
+	if (path == HS_PATH_ANY && (s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated) {
 		if (!hs_user_visible(s))
 			flags |= HOTSTACK_ENTRY_USER_HIDDEN;
 		else if (w.collapse)
@@ -156,7 +159,7 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 	}
 
 	st->key.nr_kernel = nr_kernel;
-	st->key.nr_user = w.nr - nr_kernel;
+	st->key.nr_user = w.next - w.frames - nr_kernel;
 	if (w.truncated)
 		flags |= HOTSTACK_ENTRY_TRUNCATED;
 	if (w.fault)
@@ -168,35 +171,36 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 	st->key.flags = flags;
 	*hash = hs_hash_end(w.hash, &st->key);
 	/* A user-mode sample with no user walk still counts, as "[user]". */
-	if (!w.nr && !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
+	if (w.next == w.frames && !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
 		return HOTSTACK_DROP_NO_STACK;
 	return HS_COUNTED;
 }
 
 /*
- * The IP-only path (s->ip_only): the interrupted IP alone, as hs_walk()
+ * The IP-only path (HS_PATH_IP): the interrupted IP alone, as hs_walk()
  * would take it (marked truncated; a sample in user mode is "[user]"),
  * counted without a walk buffer; its key, flags and the hash of its key
  * are the session's, made at CONFIGURE. Returns what hs_table_add() does;
  * @flags: the entry's flags.
  */
 static __always_inline int hs_sample_ip(const struct hotstack_session *s,
-					struct hs_table *tab, struct pt_regs *regs, u8 *flags)
+					struct hs_table *tab, struct pt_regs *regs, u32 w,
+					u8 *flags)
 {
 	unsigned int user = !!user_mode(regs), nr = !user;
 	u64 ip = user ? 0 : instruction_pointer(regs);
 
 	*flags = s->ip_flags[user];
-	return hs_table_add_ip(tab, s->ip_key[user], nr, ip, hs_ip_hash(s->ip_hkey[user], nr, ip));
+	return hs_table_add_ip(tab, s->ip_key[user], nr, ip, hs_ip_hash(s->ip_hkey[user], nr, ip),
+			       w);
 }
 
 /*
- * One sample, by either path: @ip_only is a constant in each caller, so
- * that each path is a function of its own (the IP path's is short and
- * needs few registers).
+ * One sample, by @path: a constant in each caller, so that each path is a
+ * function of its own (enum hs_path).
  */
 static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs *regs,
-				      const bool ip_only)
+				      const enum hs_path path)
 {
 	int idx = s->tabs.slot_of_cpu[smp_processor_id()];
 	struct hotstack_cpu_stats *stats;
@@ -249,16 +253,16 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 		goto out;
 	}
 
-	if (ip_only) {
-		drop = hs_sample_ip(s, tab, regs, &flags);
+	if (path == HS_PATH_IP) {
+		drop = hs_sample_ip(s, tab, regs, w, &flags);
 	} else {
 		st = slot->buf;
 		memset(&st->key, 0, sizeof(st->key));
-		if (s->cfg.keys)
+		if (path == HS_PATH_ANY && s->cfg.keys)
 			hs_fill_key(s, regs, &st->key);
-		drop = hs_walk(s, regs, st, tab->seed, &hash);
+		drop = hs_walk(s, regs, st, tab->seed, &hash, path);
 		if (drop < 0)
-			drop = hs_table_add(tab, st, hash);
+			drop = hs_table_add(tab, st, hash, w);
 		flags = st->key.flags;
 	}
 	if (drop >= 0) {
@@ -296,10 +300,16 @@ out_busy:
  */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 {
-	if (s->ip_only)
-		hs_sample(s, regs, true);
-	else
-		hs_sample(s, regs, false);
+	switch (s->path) {
+	case HS_PATH_IP:
+		hs_sample(s, regs, HS_PATH_IP);
+		break;
+	case HS_PATH_KERNEL:
+		hs_sample(s, regs, HS_PATH_KERNEL);
+		break;
+	default:
+		hs_sample(s, regs, HS_PATH_ANY);
+	}
 }
 
 /*
@@ -314,29 +324,41 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
  * with the sample inline: no call in between. Called from NMI or hardirq.
  */
 static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs *regs,
-					const bool ip_only)
+					const enum hs_path path)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
 
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
 		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
-	hs_sample(s, regs, ip_only);
+	hs_sample(s, regs, path);
 }
 
 static void hs_overflow_ip(struct perf_event *event, struct perf_sample_data *data,
 			   struct pt_regs *regs)
 {
-	hs_overflow(event, regs, true);
+	hs_overflow(event, regs, HS_PATH_IP);
 }
 
-static void hs_overflow_stacks(struct perf_event *event, struct perf_sample_data *data,
+static void hs_overflow_kernel(struct perf_event *event, struct perf_sample_data *data,
 			       struct pt_regs *regs)
 {
-	hs_overflow(event, regs, false);
+	hs_overflow(event, regs, HS_PATH_KERNEL);
+}
+
+static void hs_overflow_any(struct perf_event *event, struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+	hs_overflow(event, regs, HS_PATH_ANY);
 }
 
 /* The overflow handler of @s's events (its path is set by CONFIGURE). */
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s)
 {
-	return s->ip_only ? hs_overflow_ip : hs_overflow_stacks;
+	static const perf_overflow_handler_t handler[] = {
+		[HS_PATH_IP] = hs_overflow_ip,
+		[HS_PATH_KERNEL] = hs_overflow_kernel,
+		[HS_PATH_ANY] = hs_overflow_any,
+	};
+
+	return handler[s->path];
 }

@@ -530,7 +530,12 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	s->seed = seed;
 	s->privileged = perfmon_capable();
 	s->task_mode = c->flags & HOTSTACK_CFG_TASK;
-	s->ip_only = c->max_depth == 1 && !c->keys && c->stacks == HOTSTACK_STACK_KERNEL;
+	if (c->keys || c->stacks != HOTSTACK_STACK_KERNEL)
+		s->path = HS_PATH_ANY;
+	else if (c->max_depth == 1)
+		s->path = HS_PATH_IP;
+	else
+		s->path = c->flags & HOTSTACK_CFG_COLLAPSE ? HS_PATH_ANY : HS_PATH_KERNEL;
 	atomic64_set(&s->lost, 0);
 	s->uid = current_uid();
 	s->sync_event = c->event_type == PERF_TYPE_SOFTWARE &&

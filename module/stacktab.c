@@ -34,7 +34,7 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 }
 
 int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
-		     u64 hash)
+		     u64 hash, u32 w)
 {
 	union {
 		struct hs_stack st;
@@ -43,7 +43,7 @@ int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64
 
 	one.w[0] = key0;
 	one.w[HS_KEY_WORDS] = ip;
-	return hs_entry_fill(t, e, &one.st, hash);
+	return hs_entry_fill(t, e, &one.st, hash, w);
 }
 
 void hs_table_clear(struct hs_table *t)

@@ -171,9 +171,9 @@ static inline u64 hs_arena_words(u64 nr)
 	return nr ? nr : 1;
 }
 
-/* Fill free entry @e with @st and publish it. */
+/* Fill free entry @e with @st, @w samples, and publish it. */
 static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
-				const struct hs_stack *st, u64 hash)
+				const struct hs_stack *st, u64 hash, u32 w)
 {
 	struct hotstack_cpu_stats *stats = t->stats;
 	u64 nr = st->key.nr_kernel + st->key.nr_user;
@@ -185,7 +185,7 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 		return HOTSTACK_DROP_ARENA_FULL;
 
 	memcpy(t->arena + used, st->frames, nr * sizeof(u64));
-	e->count = t->weight;
+	e->count = w;
 	e->frames = used;
 	e->nr_kernel = st->key.nr_kernel;
 	e->nr_user = st->key.nr_user;
@@ -202,11 +202,12 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 }
 
 /*
- * Count one sample of @st (hash @hash) in @t, t->weight times. Returns
+ * Count one sample of @st (hash @hash) in @t, @w times (the weight the
+ * caller read once, for its counters too: the budget may change it). Returns
  * HS_COUNTED or HS_COUNTED_NEW when counted, else the HOTSTACK_DROP_*
  * reason (the caller counts the drop).
  */
-static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash)
+static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash, u32 w)
 {
 	u32 i = hs_index(t, hash);
 	unsigned int probe;
@@ -217,9 +218,9 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 		u64 h = e->hash;
 
 		if (!h)
-			return hs_entry_fill(t, e, st, hash);
+			return hs_entry_fill(t, e, st, hash, w);
 		if (h == hash && hs_entry_equal(e, t->arena, st)) {
-			WRITE_ONCE(e->count, e->count + t->weight);
+			WRITE_ONCE(e->count, e->count + w);
 			return HS_COUNTED;
 		}
 	}
@@ -250,11 +251,11 @@ static inline u64 hs_ip_hash(u64 hkey, unsigned int nr, u64 ip)
 
 /* Fill free entry @e with such a stack (rare: not inline). */
 int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
-		     u64 hash);
+		     u64 hash, u32 w);
 
 /* hs_table_add() of such a stack: @nr (0 or 1) frames, @ip the one. */
 static inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr, u64 ip,
-				  u64 hash)
+				  u64 hash, u32 w)
 {
 	u32 i = hs_index(t, hash);
 	unsigned int probe;
@@ -264,10 +265,10 @@ static inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr,
 		u64 h = e->hash;
 
 		if (!h)
-			return hs_entry_fill_ip(t, e, key0, ip, hash);
+			return hs_entry_fill_ip(t, e, key0, ip, hash, w);
 		if (h == hash && hs_word(&e->nr_kernel) == key0 &&
 		    (!nr || t->arena[e->frames] == ip)) {
-			WRITE_ONCE(e->count, e->count + t->weight);
+			WRITE_ONCE(e->count, e->count + w);
 			return HS_COUNTED;
 		}
 	}

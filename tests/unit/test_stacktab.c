@@ -54,7 +54,7 @@ static struct hs_stack *stack(struct fixture *f, const u64 *frames, unsigned int
 /* Add with @hash; the drop reason, or -1 when counted (hit or new entry). */
 static int addh(struct fixture *f, struct hs_stack *st, u64 hash)
 {
-	int r = hs_table_add(&f->t, st, hash);
+	int r = hs_table_add(&f->t, st, hash, 1);
 
 	return r < 0 ? -1 : r;
 }
@@ -80,8 +80,8 @@ static void counts_hits(void **state)
 	struct fixture *f = *state;
 	u64 a[] = { 0x1000, 0x2000, 0x3000 };
 
-	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42), HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42), HS_COUNTED);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 1), HS_COUNTED_NEW);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 1), HS_COUNTED);
 	hs_table_clear(&f->t);
 
 	assert_int_equal(add(f, stack(f, a, 3, 0)), -1);
@@ -90,6 +90,13 @@ static void counts_hits(void **state)
 	assert_int_equal(f->stats.entries, 1);
 	assert_int_equal(f->stats.arena_used, 3);
 	assert_int_equal(count_of(f, stack(f, a, 3, 0)), 3);
+
+	/* A sample counts the weight its caller read (3, then 5), not the table's. */
+	hs_table_clear(&f->t);
+	f->t.weight = 7;
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 3), HS_COUNTED_NEW);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 5), HS_COUNTED);
+	assert_int_equal(count_of(f, stack(f, a, 3, 0)), 8);
 }
 
 static void never_merges_different_stacks(void **state)
@@ -251,9 +258,9 @@ static void ip_path_is_the_general_path(void **state)
 	memcpy(&key0, &st->key, sizeof(key0));
 	hk = hs_ip_hash_key(key0, SEED);
 	assert_int_not_equal(hs_ip_hash(hk, 1, ip[0]), 0);
-	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0])),
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
 			 HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0])),
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
 			 HS_COUNTED);
 	assert_int_equal(f->stats.entries, 1);
 	/* Found by the general path's comparison: every field the same. */
@@ -261,17 +268,24 @@ static void ip_path_is_the_general_path(void **state)
 	/* Another IP, and a frameless [user] sample: entries of their own. */
 	assert_int_not_equal(hs_ip_hash(hk, 1, ip[0] + 1), hs_ip_hash(hk, 1, ip[0]));
 	assert_int_equal(hs_table_add_ip(&f->t, key0, 1, ip[0] + 1,
-					 hs_ip_hash(hk, 1, ip[0] + 1)), HS_COUNTED_NEW);
+					 hs_ip_hash(hk, 1, ip[0] + 1), 1), HS_COUNTED_NEW);
 	st = stack(f, ip, 0, 0);
 	st->key.flags = HOTSTACK_ENTRY_USER_MODE;
 	memcpy(&key0, &st->key, sizeof(key0));
 	hk = hs_ip_hash_key(key0, SEED);
-	assert_int_equal(hs_table_add_ip(&f->t, key0, 0, 0, hs_ip_hash(hk, 0, 0)),
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 0, 0, hs_ip_hash(hk, 0, 0), 1),
 			 HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add_ip(&f->t, key0, 0, 0, hs_ip_hash(hk, 0, 0)),
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 0, 0, hs_ip_hash(hk, 0, 0), 1),
 			 HS_COUNTED);
 	assert_int_equal(count_of(f, st), 2);
 	assert_int_equal(f->stats.entries, 3);
+	/* Weighted as the general path: the caller's weight, 4 then 6. */
+	hs_table_clear(&f->t);
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 0, 0, hs_ip_hash(hk, 0, 0), 4),
+			 HS_COUNTED_NEW);
+	assert_int_equal(hs_table_add_ip(&f->t, key0, 0, 0, hs_ip_hash(hk, 0, 0), 6),
+			 HS_COUNTED);
+	assert_int_equal(count_of(f, st), 10);
 }
 
 /* A stack with no frames still takes an arena word: its place orders it. */
@@ -363,7 +377,7 @@ static void index_spreads_near_frames(void **state)
 			fr[3] += 8 * (k / 2);
 		b.st.key.nr_kernel = DEPTH;
 		memcpy(b.st.frames, fr, sizeof(fr));
-		assert_true(hs_table_add(&t, &b.st, hs_stack_hash(&b.st, SEED)) < 0);
+		assert_true(hs_table_add(&t, &b.st, hs_stack_hash(&b.st, SEED), 1) < 0);
 	}
 	for (i = 0; i < N; i++) {
 		if (!entries[i].hash)
