@@ -171,7 +171,8 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 	st->key.flags = flags;
 	*hash = hs_hash_end(w.hash, &st->key);
 	/* A user-mode sample with no user walk still counts, as "[user]". */
-	if (w.next == w.frames && !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
+	if (w.next == w.frames &&
+	    !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
 		return HOTSTACK_DROP_NO_STACK;
 	return HS_COUNTED;
 }

@@ -45,6 +45,21 @@ static inline bool hs_on_stack(const struct hs_stack_range *st, unsigned long fp
 	       st->high - fp >= sizeof(struct hs_frame_record);
 }
 
+/*
+ * Keep the return address of record @rec, just read (@err: the read
+ * failed); false when the walk ends there.
+ */
+static __always_inline bool hs_walk_record(struct hs_walk *w, long err,
+					   struct hs_frame_record *rec, const bool collapse)
+{
+	if (err) {
+		w->fault = true;
+		return false;
+	}
+	rec->lr = ptrauth_strip_insn_pac(rec->lr);
+	return rec->lr && hs_walk_push(w, rec->lr, collapse);
+}
+
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
 					   const bool collapse)
 {
@@ -86,12 +101,8 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		} else if (on_task || !hs_on_stack(&irq, fp) || fp <= prev) {
 			break;
 		}
-		if (copy_from_kernel_nofault(&rec, (void *)fp, sizeof(rec))) {
-			w->fault = true;
-			break;
-		}
-		rec.lr = ptrauth_strip_insn_pac(rec.lr);
-		if (!rec.lr || !hs_walk_push(w, rec.lr, collapse))
+		if (!hs_walk_record(w, copy_from_kernel_nofault(&rec, (void *)fp, sizeof(rec)),
+				    &rec, collapse))
 			break;
 		prev = fp;
 	}
@@ -132,12 +143,9 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 			w->truncated = true;
 			break;
 		}
-		if (copy_from_user_nofault(&rec, (const void __user *)fp, sizeof(rec))) {
-			w->fault = true;
-			break;
-		}
-		rec.lr = ptrauth_strip_insn_pac(rec.lr);
-		if (!rec.lr || !hs_walk_push(w, rec.lr, collapse))
+		if (!hs_walk_record(w, copy_from_user_nofault(&rec, (const void __user *)fp,
+							      sizeof(rec)),
+				    &rec, collapse))
 			break;
 		prev = fp;
 	}

@@ -28,7 +28,8 @@ done
 
 # Sparse and W=1 on a copy, so the tree's own build is left alone; for
 # x86_64 against the host's headers and for arm64 against the arm64 guest
-# kernel (cross-built; tests/vm/kernel.sh), so both unwind_<arch>.c are seen.
+# kernel (cross-built; tests/vm/kernel.sh), so both unwind_<arch>.h are seen
+# (sample.c includes the one of its architecture).
 # sparse ARCH KDIR CROSS_COMPILE
 sparse() {
 	local arch=$1 kdir=$2 cross=$3 dir=$out/$1 m mdir name log extra
