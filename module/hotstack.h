@@ -19,6 +19,9 @@
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <linux/hotstack.h>
+#ifdef CONFIG_X86_64
+#include <asm/unwind.h>
+#endif
 
 #include "stacktab.h"
 
@@ -73,6 +76,11 @@ extern enum cpuhp_state hotstack_cpuhp_state;
  * @timed_ns:	their handler time
  * @b_taken, @b_timed, @b_ns: the budget worker's last look at them
  * @b_cost:	the budget worker's handler time per sample (ns)
+ * @unwind:	the x86 kernel walk's unwinder state: here, not on the stack,
+ *		where the kernel's CONFIG_INIT_STACK_ALL_ZERO would clear it
+ *		on every sample before __unwind_start() clears it again
+ *
+ * Cache-line aligned: the sampler of each CPU writes its own slot.
  */
 struct hs_slot {
 	struct hs_table tab[2];
@@ -87,7 +95,10 @@ struct hs_slot {
 	u64 timed;
 	u64 timed_ns;
 	u64 b_taken, b_timed, b_ns, b_cost;
-};
+#ifdef CONFIG_X86_64
+	struct unwind_state unwind;
+#endif
+} ____cacheline_aligned;
 
 /* The largest weight a budget gives a sample: its period times this. */
 #define HS_MAX_WEIGHT	BIT(20)
@@ -232,8 +243,9 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
 
 /*
  * A walk of the interrupted stacks (unwind_<arch>.h, inline in sample.c:
- * hs_walk_kernel(), hs_walk_user(); and hs_irq_levels(), the hardirq
- * levels the delivery of an overflow interrupting @regs added).
+ * hs_walk_kernel() with its slot's scratch, hs_walk_user(); and
+ * hs_irq_levels(), the hardirq levels the delivery of an overflow
+ * interrupting @regs added).
  */
 struct hs_walk {
 	u64 *frames;		/* where frames go */

@@ -35,25 +35,34 @@
  * Counters that a nested sample may update while the interrupted one is
  * between its load and its store: single-instruction additions.
  */
-static __always_inline void hs_add(u64 *counter, u32 n)
+static __always_inline void hs_add(u64 *counter, u64 n)
 {
 	local64_add(n, (local64_t *)counter);
 }
 
-/*
- * Count a drop (@w samples: the weight) in generation @gen, and raise the
- * event of its reason's first one.
- */
-static __always_inline void hs_drop(struct hotstack_session *s, unsigned int gen,
-				    struct hotstack_cpu_stats *stats, int reason, u32 w)
+/* The generation of @slot's table @tab. */
+static __always_inline unsigned int hs_gen(const struct hs_slot *slot,
+					   const struct hs_table *tab)
 {
-	hs_add(&stats->drops[reason], w);
-	hotstack_raise(s, gen, HS_EV_DROP + reason, smp_processor_id());
+	return tab != &slot->tab[0];
 }
 
-/* A new entry took @tab past its next fill level: raise those events. */
-static void hs_fill(struct hotstack_session *s, unsigned int gen, struct hs_table *tab)
+/*
+ * Count a drop (@w samples: the weight) in @slot's table @tab, and raise
+ * the event of its reason's first one.
+ */
+static __always_inline void hs_drop(struct hotstack_session *s, struct hs_slot *slot,
+				    struct hs_table *tab, int reason, u64 w)
 {
+	hs_add(&tab->stats->drops[reason], w);
+	hotstack_raise(s, hs_gen(slot, tab), HS_EV_DROP + reason, smp_processor_id());
+}
+
+/* A new entry took @slot's table @tab past its next fill level: raise those events. */
+static void hs_fill(struct hotstack_session *s, struct hs_slot *slot, struct hs_table *tab)
+{
+	unsigned int gen = hs_gen(slot, tab);
+
 	while (tab->fill_step < HS_FILL_STEPS && tab->stats->entries >= tab->fill_mark) {
 		hotstack_raise(s, gen, HS_EV_FILL + tab->fill_step, smp_processor_id());
 		if (++tab->fill_step < HS_FILL_STEPS)
@@ -116,23 +125,29 @@ static bool hs_user_visible(const struct hotstack_session *s)
 
 /*
  * Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED,
- * and in *@hash the stack's hash (hs_stack_hash() with @seed). @path: not
- * HS_PATH_IP.
+ * and in *@hash the stack's hash (hs_stack_hash() with @seed, whose
+ * hs_hash_start() of a key without tgid and comm is @hash0); @slot: this
+ * CPU's. @path: not HS_PATH_IP.
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
-				   struct hs_stack *st, u64 seed, u64 *hash,
-				   const enum hs_path path)
+				   struct hs_slot *slot, struct hs_stack *st, u64 seed, u64 hash0,
+				   u64 *hash, const enum hs_path path)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
 		.next = st->frames,
 		.end = st->frames + s->cfg.max_depth,
-		.hash = hs_hash_start(&st->key, seed),
+		.hash = path == HS_PATH_KERNEL ? hash0 : hs_hash_start(&st->key, seed),
 		.collapse = path == HS_PATH_ANY && (s->cfg.flags & HOTSTACK_CFG_COLLAPSE),
 	};
 	unsigned int nr_kernel;
 	u8 flags = 0;
 
+	/*
+	 * @st and its frames are read again from @slot after the walk: the
+	 * fewer values kept across the unwinder's calls, the fewer go to the
+	 * stack and back.
+	 */
 	if (user_mode(regs)) {
 		flags |= HOTSTACK_ENTRY_USER_MODE;
 	} else if (path == HS_PATH_KERNEL || (s->cfg.stacks & HOTSTACK_STACK_KERNEL)) {
@@ -141,14 +156,15 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 			hs_walk_push(&w, instruction_pointer(regs), false);
 			w.truncated = true;
 		} else if (w.collapse) {
-			hs_walk_kernel(&w, regs, true);
+			hs_walk_kernel(&w, regs, slot, true);
 		} else {
-			hs_walk_kernel(&w, regs, false);
+			hs_walk_kernel(&w, regs, slot, false);
 		}
 		if (s->caller_regs)
 			flags |= HOTSTACK_ENTRY_CALLER;
 	}
-	nr_kernel = w.next - w.frames;
+	st = slot->buf;
+	nr_kernel = w.next - st->frames;
 	if (path == HS_PATH_ANY && (s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated) {
 		if (!hs_user_visible(s))
 			flags |= HOTSTACK_ENTRY_USER_HIDDEN;
@@ -158,8 +174,9 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 			hs_walk_user(&w, regs, false);
 	}
 
+	st = slot->buf;
 	st->key.nr_kernel = nr_kernel;
-	st->key.nr_user = w.next - w.frames - nr_kernel;
+	st->key.nr_user = w.next - st->frames - nr_kernel;
 	if (w.truncated)
 		flags |= HOTSTACK_ENTRY_TRUNCATED;
 	if (w.fault)
@@ -171,7 +188,7 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 	st->key.flags = flags;
 	*hash = hs_hash_end(w.hash, &st->key);
 	/* A user-mode sample with no user walk still counts, as "[user]". */
-	if (w.next == w.frames &&
+	if (w.next == st->frames &&
 	    !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
 		return HOTSTACK_DROP_NO_STACK;
 	return HS_COUNTED;
@@ -185,7 +202,7 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
  * @flags: the entry's flags.
  */
 static __always_inline int hs_sample_ip(const struct hotstack_session *s,
-					struct hs_table *tab, struct pt_regs *regs, u32 w,
+					struct hs_table *tab, struct pt_regs *regs, u64 w,
 					u8 *flags)
 {
 	unsigned int user = !!user_mode(regs), nr = !user;
@@ -208,11 +225,10 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	struct hs_table *tab;
 	struct hs_stack *st;
 	struct hs_slot *slot;
-	unsigned int gen;
 	u64 start = 0, ns, hash;
 	bool timed;
 	int drop;
-	u32 w;
+	u64 w;
 	u8 flags;
 
 	if (idx < 0) {
@@ -223,8 +239,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	}
 	slot = &s->tabs.slots[idx];
 	/* RCU reader: SNAPSHOT waits for us before reading the other table. */
-	gen = READ_ONCE(s->active);
-	tab = &slot->tab[gen];
+	tab = &slot->tab[READ_ONCE(s->active)];
 	stats = tab->stats;
 	/* A sample stands for @w at the rate asked for (a budget's W, else 1). */
 	w = READ_ONCE(tab->weight);
@@ -237,7 +252,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	if (in_nmi())
 		hs_add(&stats->nmi_samples, w);
 	if (local_inc_return(&slot->busy) != 1) {
-		hs_drop(s, gen, stats, HOTSTACK_DROP_NESTED, w);
+		hs_drop(s, slot, tab, HOTSTACK_DROP_NESTED, w);
 		goto out_busy;
 	}
 
@@ -246,11 +261,11 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	    (((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode &&
 	      task_tgid(current) != s->pid) ||
 	     ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current)))) {
-		hs_drop(s, gen, stats, HOTSTACK_DROP_FILTERED, w);
+		hs_drop(s, slot, tab, HOTSTACK_DROP_FILTERED, w);
 		goto out;
 	}
 	if (!regs) {
-		hs_drop(s, gen, stats, HOTSTACK_DROP_NO_STACK, w);
+		hs_drop(s, slot, tab, HOTSTACK_DROP_NO_STACK, w);
 		goto out;
 	}
 
@@ -261,20 +276,22 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 		memset(&st->key, 0, sizeof(st->key));
 		if (path == HS_PATH_ANY && s->cfg.keys)
 			hs_fill_key(s, regs, &st->key);
-		drop = hs_walk(s, regs, st, tab->seed, &hash, path);
+		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path);
+		st = slot->buf;	/* again, as hs_walk() does */
 		if (drop < 0)
-			drop = hs_table_add(tab, st, hash, w);
+			drop = hs_table_add(tab, st, hash, w, path == HS_PATH_ANY);
 		flags = st->key.flags;
 	}
+	stats = tab->stats;	/* again: not kept across the walk */
 	if (drop >= 0) {
-		hs_drop(s, gen, stats, drop, w);
+		hs_drop(s, slot, tab, drop, w);
 	} else {
 		stats->counted += w;
 		if (flags & HOTSTACK_ENTRY_TRUNCATED)
 			stats->truncated += w;
 		/* Only a new entry can take the table to its next fill level. */
 		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
-			hs_fill(s, gen, tab);
+			hs_fill(s, slot, tab);
 	}
 
 out:

@@ -29,12 +29,13 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 	t->max_used = nr_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
 	t->arena_frames = arena_frames;
 	t->seed = seed;
+	t->hash0 = hs_hash_start(&(struct hs_key){ }, seed);
 	t->weight = 1;
 	hs_table_rearm(t);
 }
 
 int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
-		     u64 hash, u32 w)
+		     u64 hash, u64 w)
 {
 	union {
 		struct hs_stack st;

@@ -71,6 +71,7 @@ struct hs_table {
 	u32 fill_mark;		/* entries at which the next fill event is due */
 	u32 fill_step;		/* fill events raised so far */
 	u64 seed;		/* of the hash: random per configuration */
+	u64 hash0;		/* hs_hash_start() of a key without tgid and comm */
 	u32 weight;		/* what a sample counts: the budget's W, else 1 */
 	u64 interrupts;		/* handler runs (each sample once): local64 */
 };
@@ -138,21 +139,23 @@ static inline u32 hs_index(const struct hs_table *t, u64 hash)
 	return hash >> t->shift;
 }
 
-static inline bool hs_key_equal(const struct hotstack_entry *e, const struct hs_key *k)
+/* @keys false: no entry of the table has a tgid or comm, nor has @k. */
+static inline bool hs_key_equal(const struct hotstack_entry *e, const struct hs_key *k,
+				const bool keys)
 {
-	return hs_word(&e->nr_kernel) == hs_word(&k->nr_kernel) && e->tgid == k->tgid &&
-	       hs_word(e->comm) == hs_word(k->comm) &&
-	       hs_word(e->comm + 8) == hs_word(k->comm + 8);
+	return hs_word(&e->nr_kernel) == hs_word(&k->nr_kernel) &&
+	       (!keys || (e->tgid == k->tgid && hs_word(e->comm) == hs_word(k->comm) &&
+			  hs_word(e->comm + 8) == hs_word(k->comm + 8)));
 }
 
-/* Whether entry @e (published) holds exactly @st. */
+/* Whether entry @e (published) holds exactly @st (@keys: hs_key_equal()'s). */
 static inline bool hs_entry_equal(const struct hotstack_entry *e, const u64 *arena,
-				  const struct hs_stack *st)
+				  const struct hs_stack *st, const bool keys)
 {
 	const u64 *a = arena + e->frames;
 	size_t i, nr = st->key.nr_kernel + st->key.nr_user;
 
-	if (!hs_key_equal(e, &st->key))
+	if (!hs_key_equal(e, &st->key, keys))
 		return false;
 	/* Word by word: the kernel's memcmp() goes byte by byte. */
 	for (i = 0; i < nr; i++)
@@ -173,7 +176,7 @@ static inline u64 hs_arena_words(u64 nr)
 
 /* Fill free entry @e with @st, @w samples, and publish it. */
 static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
-				const struct hs_stack *st, u64 hash, u32 w)
+				const struct hs_stack *st, u64 hash, u64 w)
 {
 	struct hotstack_cpu_stats *stats = t->stats;
 	u64 nr = st->key.nr_kernel + st->key.nr_user;
@@ -205,9 +208,11 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
  * Count one sample of @st (hash @hash) in @t, @w times (the weight the
  * caller read once, for its counters too: the budget may change it). Returns
  * HS_COUNTED or HS_COUNTED_NEW when counted, else the HOTSTACK_DROP_*
- * reason (the caller counts the drop).
+ * reason (the caller counts the drop). @keys false: a session without keys
+ * (no tgid, no comm in any of its stacks), whose keys need no compare.
  */
-static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash, u32 w)
+static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u64 hash, u64 w,
+			       const bool keys)
 {
 	u32 i = hs_index(t, hash);
 	unsigned int probe;
@@ -219,7 +224,7 @@ static inline int hs_table_add(struct hs_table *t, const struct hs_stack *st, u6
 
 		if (!h)
 			return hs_entry_fill(t, e, st, hash, w);
-		if (h == hash && hs_entry_equal(e, t->arena, st)) {
+		if (h == hash && hs_entry_equal(e, t->arena, st, keys)) {
 			WRITE_ONCE(e->count, e->count + w);
 			return HS_COUNTED;
 		}
@@ -251,11 +256,11 @@ static inline u64 hs_ip_hash(u64 hkey, unsigned int nr, u64 ip)
 
 /* Fill free entry @e with such a stack (rare: not inline). */
 int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
-		     u64 hash, u32 w);
+		     u64 hash, u64 w);
 
 /* hs_table_add() of such a stack: @nr (0 or 1) frames, @ip the one. */
 static inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr, u64 ip,
-				  u64 hash, u32 w)
+				  u64 hash, u64 w)
 {
 	u32 i = hs_index(t, hash);
 	unsigned int probe;

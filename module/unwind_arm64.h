@@ -61,7 +61,7 @@ static __always_inline bool hs_walk_record(struct hs_walk *w, long err,
 }
 
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
-					   const bool collapse)
+					   struct hs_slot *slot, const bool collapse)
 {
 	unsigned long task_low = (unsigned long)task_stack_page(current);
 	struct hs_stack_range task = { task_low, task_low + THREAD_SIZE };

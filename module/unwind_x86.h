@@ -43,9 +43,9 @@ static inline bool hs_before_first_frame(struct pt_regs *regs)
 }
 
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
-					   const bool collapse)
+					   struct hs_slot *slot, const bool collapse)
 {
-	struct unwind_state state;
+	struct unwind_state *state = &slot->unwind;
 	unsigned int steps = 0;
 	unsigned long addr;
 
@@ -53,16 +53,16 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	if (hs_hw_regs(regs)) {
 		if (!hs_walk_push(w, regs->ip, collapse) || hs_before_first_frame(regs))
 			return;
-		unwind_start(&state, current, regs, NULL);
+		unwind_start(state, current, regs, NULL);
 	} else {
-		unwind_start(&state, current, NULL, (void *)regs->sp);
+		unwind_start(state, current, NULL, (void *)regs->sp);
 	}
-	for (; !unwind_done(&state); unwind_next_frame(&state)) {
+	for (; !unwind_done(state); unwind_next_frame(state)) {
 		if (collapse && ++steps > hs_walk_steps(w)) {
 			w->truncated = true;
 			return;
 		}
-		addr = unwind_get_return_address(&state);
+		addr = unwind_get_return_address(state);
 		if (!addr || !hs_walk_push(w, addr, collapse))
 			return;
 	}

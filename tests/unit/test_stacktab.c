@@ -54,7 +54,7 @@ static struct hs_stack *stack(struct fixture *f, const u64 *frames, unsigned int
 /* Add with @hash; the drop reason, or -1 when counted (hit or new entry). */
 static int addh(struct fixture *f, struct hs_stack *st, u64 hash)
 {
-	int r = hs_table_add(&f->t, st, hash, 1);
+	int r = hs_table_add(&f->t, st, hash, 1, true);
 
 	return r < 0 ? -1 : r;
 }
@@ -70,7 +70,7 @@ static u64 count_of(struct fixture *f, struct hs_stack *st)
 	unsigned int i;
 
 	for (i = 0; i < ENTRIES; i++)
-		if (f->entries[i].hash && hs_entry_equal(&f->entries[i], f->arena, st))
+		if (f->entries[i].hash && hs_entry_equal(&f->entries[i], f->arena, st, true))
 			return f->entries[i].count;
 	return 0;
 }
@@ -80,8 +80,8 @@ static void counts_hits(void **state)
 	struct fixture *f = *state;
 	u64 a[] = { 0x1000, 0x2000, 0x3000 };
 
-	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 1), HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 1), HS_COUNTED);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 1, true), HS_COUNTED_NEW);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 1, true), HS_COUNTED);
 	hs_table_clear(&f->t);
 
 	assert_int_equal(add(f, stack(f, a, 3, 0)), -1);
@@ -94,8 +94,8 @@ static void counts_hits(void **state)
 	/* A sample counts the weight its caller read (3, then 5), not the table's. */
 	hs_table_clear(&f->t);
 	f->t.weight = 7;
-	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 3), HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 5), HS_COUNTED);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 3, true), HS_COUNTED_NEW);
+	assert_int_equal(hs_table_add(&f->t, stack(f, a, 3, 0), 42, 5, true), HS_COUNTED);
 	assert_int_equal(count_of(f, stack(f, a, 3, 0)), 8);
 }
 
@@ -242,6 +242,31 @@ static void hash_in_steps(void **state)
 		st->key.nr_user = 2;
 		assert_int_not_equal(hs_hash_end(h, &st->key), whole);
 	}
+	/* Without tgid and comm the start is the table's hash0 (made once). */
+	st = stack(f, a, 3, 0);
+	h = f->t.hash0;
+	for (i = 0; i < 3; i++)
+		h = hs_mix(h, a[i]);
+	assert_int_equal(hs_hash_end(h, &st->key), hs_stack_hash(st, SEED));
+}
+
+/* A session without keys compares a key's first word and the frames alone. */
+static void keyless_table(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[] = { 0x1000, 0x2000, 0x3000 };
+	struct hs_stack *st = stack(f, a, 3, 0);
+	u64 h = hs_stack_hash(st, SEED);
+
+	assert_int_equal(hs_table_add(&f->t, st, h, 1, false), HS_COUNTED_NEW);
+	assert_int_equal(hs_table_add(&f->t, st, h, 1, false), HS_COUNTED);
+	/* The same frames cut (another flag), on the same hash: another entry. */
+	st->key.flags = HOTSTACK_ENTRY_TRUNCATED;
+	assert_int_equal(hs_table_add(&f->t, st, h, 1, false), HS_COUNTED_NEW);
+	st = stack(f, a, 2, 0);
+	assert_int_equal(hs_table_add(&f->t, st, h, 1, false), HS_COUNTED_NEW);
+	assert_int_equal(f->stats.entries, 3);
+	assert_int_equal(count_of(f, stack(f, a, 3, 0)), 2);
 }
 
 /*
@@ -377,7 +402,7 @@ static void index_spreads_near_frames(void **state)
 			fr[3] += 8 * (k / 2);
 		b.st.key.nr_kernel = DEPTH;
 		memcpy(b.st.frames, fr, sizeof(fr));
-		assert_true(hs_table_add(&t, &b.st, hs_stack_hash(&b.st, SEED), 1) < 0);
+		assert_true(hs_table_add(&t, &b.st, hs_stack_hash(&b.st, SEED), 1, true) < 0);
 	}
 	for (i = 0; i < N; i++) {
 		if (!entries[i].hash)
@@ -405,6 +430,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(hash_properties, setup, teardown),
 		cmocka_unit_test_setup_teardown(empty_stack_takes_a_word, setup, teardown),
 		cmocka_unit_test_setup_teardown(hash_in_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(keyless_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(ip_path_is_the_general_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(random_against_model, setup, teardown),
 		cmocka_unit_test(index_spreads_near_frames),
