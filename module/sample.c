@@ -111,7 +111,7 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
  * group), only a task of theirs that ptrace's basic rules would let them
  * look into (same real, effective and saved user; not setuid: dumpable).
  */
-static bool hs_user_visible(const struct hotstack_session *s)
+static __always_inline bool hs_user_visible(const struct hotstack_session *s)
 {
 	const struct cred *cred;
 

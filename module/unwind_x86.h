@@ -87,7 +87,6 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	struct hs_user_frame frame;
 	unsigned long prev = 0;
 	unsigned int steps = 0;
-	bool fault;
 
 	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
@@ -98,14 +97,15 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 
 	/*
 	 * Strictly increasing, aligned frame pointers: the walk ends, and
-	 * cannot loop, on anything else. The first frame is read with
-	 * copy_from_user_nofault(), which also checks nmi_uaccess_okay()
-	 * (not exported: an NMI that interrupted a switch of mm must not
-	 * read user memory); what it says holds until this interrupt
-	 * returns. The others as perf_callchain_user() reads them: two
-	 * __get_user() of a checked range, page faults disabled (a fault
-	 * fails the read and never sleeps), without a call and a string
-	 * copy for each frame.
+	 * cannot loop, on anything else. In an NMI the first frame is read
+	 * with copy_from_user_nofault(), which also checks
+	 * nmi_uaccess_okay() (not exported: an NMI that interrupted a
+	 * switch of mm, or code on a temporary mm, must not read user
+	 * memory); what it says holds until the NMI returns. Those
+	 * switches are made with interrupts off: an interrupt never sees
+	 * one half done. Every other frame is read in a user access window
+	 * of its own, a range check and two loads, page faults disabled (a
+	 * fault fails the read and never sleeps): no call, no string copy.
 	 */
 	pagefault_disable();
 	for (fp = (const void __user *)regs->bp;
@@ -115,20 +115,27 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 			w->truncated = true;
 			break;
 		}
-		if (!prev)
-			fault = copy_from_user_nofault(&frame, fp, sizeof(frame));
-		else
-			fault = !__access_ok(fp, sizeof(frame)) ||
-				__get_user(frame.next_fp, &fp->next_fp) ||
-				__get_user(frame.ret, &fp->ret);
-		if (fault) {
-			w->fault = true;
-			break;
+		if (!prev && in_nmi()) {
+			if (copy_from_user_nofault(&frame, fp, sizeof(frame)))
+				goto fault;
+		} else {
+			if (!user_access_begin(fp, sizeof(frame)))
+				goto fault;
+			unsafe_get_user(frame.next_fp, &fp->next_fp, fault_open);
+			unsafe_get_user(frame.ret, &fp->ret, fault_open);
+			user_access_end();
 		}
 		if (!frame.ret || !hs_walk_push(w, frame.ret, collapse))
 			break;
 		prev = (unsigned long)fp;
 	}
+	pagefault_enable();
+	return;
+
+fault_open:
+	user_access_end();
+fault:
+	w->fault = true;
 	pagefault_enable();
 }
 
