@@ -274,7 +274,7 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr, const bool
 		return false;
 	}
 	*w->next++ = addr;
-	w->hash = hs_mix(w->hash, addr);
+	w->hash = hs_mix_frame(w->hash, addr);
 	return true;
 }
 

@@ -225,11 +225,9 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	struct hs_table *tab;
 	struct hs_stack *st;
 	struct hs_slot *slot;
-	u64 start = 0, ns, hash;
-	bool timed;
+	u64 start = 0, ns, hash, w;
 	int drop;
-	u64 w;
-	u8 flags;
+	u8 flags = 0;
 
 	if (idx < 0) {
 		/* A per-task event on a CPU that came online after CONFIGURE. */
@@ -240,49 +238,61 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	slot = &s->tabs.slots[idx];
 	/* RCU reader: SNAPSHOT waits for us before reading the other table. */
 	tab = &slot->tab[READ_ONCE(s->active)];
-	stats = tab->stats;
-	/* A sample stands for @w at the rate asked for (a budget's W, else 1). */
-	w = READ_ONCE(tab->weight);
+	/* One value: never made again from @slot and the generation. */
+	OPTIMIZER_HIDE_VAR(tab);
 	local64_inc(&slot->taken);
-	/* Clock reads cost as much as the rest of an IP sample: time 1 in N. */
-	timed = !(local64_inc_return((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1));
-	if (timed)
-		start = local_clock();
-	hs_add(&stats->samples, w);
-	if (in_nmi())
-		hs_add(&stats->nmi_samples, w);
-	if (local_inc_return(&slot->busy) != 1) {
-		hs_drop(s, slot, tab, HOTSTACK_DROP_NESTED, w);
-		goto out_busy;
+	local64_inc((local64_t *)&tab->interrupts);
+	if (unlikely(local_inc_return(&slot->busy) != 1)) {
+		drop = HOTSTACK_DROP_NESTED;
+		goto out_count;
 	}
+	/* Clock reads cost as much as the rest of an IP sample: time 1 in N. */
+	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
+		start = local_clock();
 
 	/* Per-task events sample only their tasks (and their children): no filter. */
 	if (unlikely(s->cfg.flags & (HOTSTACK_CFG_PID | HOTSTACK_CFG_EXCLUDE_IDLE)) &&
 	    (((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode &&
 	      task_tgid(current) != s->pid) ||
 	     ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current)))) {
-		hs_drop(s, slot, tab, HOTSTACK_DROP_FILTERED, w);
-		goto out;
-	}
-	if (!regs) {
-		hs_drop(s, slot, tab, HOTSTACK_DROP_NO_STACK, w);
-		goto out;
-	}
-
-	if (path == HS_PATH_IP) {
+		drop = HOTSTACK_DROP_FILTERED;
+	} else if (unlikely(!regs)) {
+		drop = HOTSTACK_DROP_NO_STACK;
+	} else if (path == HS_PATH_IP) {
+		w = READ_ONCE(tab->weight);
 		drop = hs_sample_ip(s, tab, regs, w, &flags);
+		goto out_count_w;
 	} else {
 		st = slot->buf;
-		memset(&st->key, 0, sizeof(st->key));
-		if (path == HS_PATH_ANY && s->cfg.keys)
-			hs_fill_key(s, regs, &st->key);
+		/*
+		 * Kernel stacks: the key's words past the first are zero
+		 * (kzalloc) and stay so, the first is made by the walk.
+		 */
+		if (path == HS_PATH_ANY) {
+			memset(&st->key, 0, sizeof(st->key));
+			if (s->cfg.keys)
+				hs_fill_key(s, regs, &st->key);
+		}
 		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path);
+		/*
+		 * The weight, read once after the walk (the fewer values kept
+		 * across it the better): what this sample counts everywhere.
+		 */
+		w = READ_ONCE(tab->weight);
 		st = slot->buf;	/* again, as hs_walk() does */
 		if (drop < 0)
 			drop = hs_table_add(tab, st, hash, w, path == HS_PATH_ANY);
 		flags = st->key.flags;
+		goto out_count_w;
 	}
-	stats = tab->stats;	/* again: not kept across the walk */
+out_count:
+	/* A sample stands for @w at the rate asked for (a budget's W, else 1). */
+	w = READ_ONCE(tab->weight);
+out_count_w:
+	stats = tab->stats;
+	hs_add(&stats->samples, w);
+	if (in_nmi())
+		hs_add(&stats->nmi_samples, w);
 	if (drop >= 0) {
 		hs_drop(s, slot, tab, drop, w);
 	} else {
@@ -293,9 +303,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
 			hs_fill(s, slot, tab);
 	}
-
-out:
-	if (timed) {
+	if (start) {		/* never in a nested sample */
 		ns = local_clock() - start;
 		stats->timed++;
 		stats->handler_ns += ns;
@@ -304,7 +312,6 @@ out:
 		slot->timed++;
 		slot->timed_ns += ns;
 	}
-out_busy:
 	local_dec(&slot->busy);
 }
 

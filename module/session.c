@@ -423,7 +423,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 			hs_table_init(&sl->tab[g], base, entries, c->table_entries,
 				      (u64 *)(entries + c->table_entries), c->arena_frames, seed);
 		}
-		sl->buf = kmalloc_node(struct_size(sl->buf, frames, c->max_depth),
+		sl->buf = kzalloc_node(struct_size(sl->buf, frames, c->max_depth),
 				       GFP_KERNEL_ACCOUNT, cpu_to_node(slot_cpu[i]));
 		if (!sl->buf)
 			goto out_nomem;

@@ -49,6 +49,8 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	unsigned int steps = 0;
 	unsigned long addr;
 
+	/* One value across the walk, never made again from @slot. */
+	OPTIMIZER_HIDE_VAR(state);
 	/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
 	if (hs_hw_regs(regs)) {
 		if (!hs_walk_push(w, regs->ip, collapse) || hs_before_first_frame(regs))

@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;

@@ -115,6 +115,35 @@ static void never_merges_different_stacks(void **state)
 	assert_int_equal(count_of(f, stack(f, a, 3, 7)), 1);
 }
 
+/*
+ * The compare looks at every frame, whatever the count (odd, even) and
+ * wherever the one that differs is.
+ */
+static void compare_every_frame(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[9], b[9];
+	unsigned int n, j, i;
+
+	for (n = 1; n <= 9; n++) {
+		for (i = 0; i < n; i++)
+			a[i] = 0xffffffff81000000ULL + 0x40 * i;
+		hs_table_clear(&f->t);
+		assert_int_equal(add(f, stack(f, a, n, 0)), -1);
+		assert_true(hs_entry_equal(&f->entries[hs_index(&f->t, hs_stack_hash(&f->buf.st,
+									   SEED))],
+					   f->arena, stack(f, a, n, 0), true));
+		for (j = 0; j < n; j++) {
+			memcpy(b, a, sizeof(a));
+			b[j] ^= 1ULL << (j * 7 % 64);
+			for (i = 0; i < ENTRIES; i++)
+				if (f->entries[i].hash)
+					assert_false(hs_entry_equal(&f->entries[i], f->arena,
+								    stack(f, b, n, 0), true));
+		}
+	}
+}
+
 static void hash_collision_is_not_a_merge(void **state)
 {
 	struct fixture *f = *state;
@@ -234,7 +263,7 @@ static void hash_in_steps(void **state)
 		st->key.flags = HOTSTACK_ENTRY_TRUNCATED;
 		h = hs_hash_start(&st->key, SEED);
 		for (i = 0; i < 3; i++)
-			h = hs_mix(h, a[i]);
+			h = hs_mix_frame(h, a[i]);
 		whole = hs_stack_hash(st, SEED);
 		assert_int_equal(hs_hash_end(h, &st->key), whole);
 		/* The key's first word counts: another split, another hash. */
@@ -246,7 +275,7 @@ static void hash_in_steps(void **state)
 	st = stack(f, a, 3, 0);
 	h = f->t.hash0;
 	for (i = 0; i < 3; i++)
-		h = hs_mix(h, a[i]);
+		h = hs_mix_frame(h, a[i]);
 	assert_int_equal(hs_hash_end(h, &st->key), hs_stack_hash(st, SEED));
 }
 
@@ -422,6 +451,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(counts_hits, setup, teardown),
 		cmocka_unit_test_setup_teardown(never_merges_different_stacks, setup, teardown),
+		cmocka_unit_test_setup_teardown(compare_every_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(hash_collision_is_not_a_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(probe_limit, setup, teardown),
