@@ -29,6 +29,12 @@
 #define HS_TABLE_LOAD_DEN	4
 /* Longest probe sequence before a new stack counts as table full. */
 #define HS_MAX_PROBES		64
+/*
+ * Entries of a stack's hash but not its frames compared at most: past
+ * them the sample is a collision (never seen by chance: 64 bits alike;
+ * built by a process that writes its own frame records: see hs_mix()).
+ */
+#define HS_MAX_COLLISIONS	4
 
 /* hs_table_add() results besides a drop reason (>= 0). */
 #define HS_COUNTED	(-1)	/* a hit: an existing entry counted it */
@@ -106,9 +112,13 @@ static __always_inline u64 hs_mix_frame(u64 h, u64 frame)
  * round ends in a multiplication, whose top bits depend on every bit
  * before: they are the table index (hs_index()), with no final avalanche.
  * A collision costs a probe, never a merge: entries are compared in full.
- * The seed is secret and random per configuration, so that nobody can
- * build stacks (user frame pointers are the caller's to choose) that all
- * land on one probe sequence.
+ * The seed is random per configuration, but the hash is not a keyed one:
+ * a process that writes its own frame records can build stacks that hash
+ * alike whatever the seed (a difference in bit 63 of a frame comes out of
+ * the round's multiplication alone, and a difference in bit 30 of the
+ * next frame cancels it). What that costs a sample is bounded: past
+ * HS_MAX_COLLISIONS entries of its hash compared in vain it is dropped
+ * as a collision (README: Worst case, measured by make bench).
  *
  * The order is the sampler's, which hashes each frame as the walk keeps
  * it: first the key's words known before the walk (tgid and pad; the
@@ -235,7 +245,7 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 					u64 hash, u64 w, const bool keys)
 {
 	u32 i = hs_index(t, hash);
-	unsigned int probe;
+	unsigned int probe, collisions = 0;
 
 	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
 		struct hotstack_entry *e = &t->entries[i];
@@ -244,10 +254,14 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 
 		if (!h)
 			return hs_entry_fill(t, e, st, hash, w);
-		if (h == hash && hs_entry_equal(e, t->arena, st, keys)) {
+		if (h != hash)
+			continue;
+		if (hs_entry_equal(e, t->arena, st, keys)) {
 			WRITE_ONCE(e->count, e->count + w);
 			return HS_COUNTED;
 		}
+		if (++collisions == HS_MAX_COLLISIONS)
+			return HOTSTACK_DROP_COLLISION;
 	}
 	return HOTSTACK_DROP_TABLE_FULL;
 }

@@ -62,6 +62,7 @@ const char *hs_drop_name(unsigned int reason)
 		[HOTSTACK_DROP_FILTERED] = "filtered",
 		[HOTSTACK_DROP_NESTED] = "nested",
 		[HOTSTACK_DROP_NO_STACK] = "no stack",
+		[HOTSTACK_DROP_COLLISION] = "collision",
 	};
 
 	return reason < HOTSTACK_DROP_MAX && names[reason] ? names[reason] : "unknown";

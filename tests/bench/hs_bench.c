@@ -14,6 +14,12 @@
  *                   kernel and user stacks, collapse, every key; the
  *                   spin's frame pointer heads a chain of 8192 user frames
  *                   with one return address (collapse walks them all)
+ *   collide         hotstack (kernel and user stacks, every key, no
+ *                   collapse, max_depth 127) on a spin whose user stack
+ *                   is one of 256 of 127 frames that hash alike
+ *                   whatever the seed: the table's worst case (the
+ *                   line ends with the samples dropped as collisions;
+ *                   spin-collide: that spin alone)
  *
  * For worst, HANDLER_NS is followed by the highest handler-time bucket
  * (ns, from hotstack's histogram): no timed sample took that long.
@@ -182,6 +188,47 @@ static void hostile(unsigned long iters)
 	hostile_spin(iters, chain);
 }
 
+/*
+ * Stacks that collide in the table's hash whatever its seed: a frame
+ * round (stacktab.h, hs_mix_frame()) maps a difference in bit 63 of its
+ * frame to bit 63 of the state alone (a multiplication by an odd number),
+ * which the next round rotates to bit 30, where a difference in the next
+ * frame's bit 30 cancels it. Eight such pairs near the end of a chain of
+ * 126 frames give 256 stacks of 127 (with the IP) that compare equal up
+ * to frame 110: another one each 1000 spins.
+ */
+#define COLLIDE_FRAMES	126
+#define COLLIDE_PAIRS	8
+
+static void hostile_collide(unsigned long iters)
+{
+	static struct frame chain[COLLIDE_FRAMES];
+	unsigned long v;
+	unsigned int i, p, j;
+
+	unsigned long base = (unsigned long)hostile_spin, b;
+	unsigned long long x = 1;
+
+	for (i = 0; i < COLLIDE_FRAMES; i++) {
+		chain[i].next = i + 1 < COLLIDE_FRAMES ? &chain[i + 1] : NULL;
+		chain[i].ret = base + 16 * (i + 1);
+	}
+	for (v = 0; v < iters; v++) {
+		/*
+		 * One of the 256 at random (an exact period would see a few):
+		 * pair p's bits set where bit p of the top byte of x is.
+		 */
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		for (p = 0; p < COLLIDE_PAIRS; p++) {
+			j = COLLIDE_FRAMES - 2 * (p + 1);
+			b = x >> (56 + p) & 1;
+			chain[j].ret = (base + 16 * (j + 1)) ^ b << 63;
+			chain[j + 1].ret = (base + 16 * (j + 2)) ^ b << 30;
+		}
+		hostile_spin(1000, chain);
+	}
+}
+
 static int proc_write(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY), ok;
@@ -234,7 +281,8 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd), "%s %u %u", mode, hz, depth);
 		if (proc_write("/proc/hs_bench", cmd))
 			return 1;
-	} else if (!strncmp(mode, "hotstack", 8) || !strncmp(mode, "worst", 5)) {
+	} else if (!strncmp(mode, "hotstack", 8) || !strncmp(mode, "worst", 5) ||
+		   !strcmp(mode, "collide")) {
 		c.flags = HOTSTACK_CFG_FREQ;
 		c.event_type = PERF_TYPE_SOFTWARE;
 		c.event_config = PERF_COUNT_SW_CPU_CLOCK;
@@ -254,13 +302,18 @@ int main(int argc, char **argv)
 			c.keys = HOTSTACK_KEY_ALL;
 			c.arena_frames = 1 << 20;
 		}
+		if (!strcmp(mode, "collide")) {
+			c.stacks |= HOTSTACK_STACK_USER;
+			c.max_depth = 127;
+			c.keys = HOTSTACK_KEY_ALL;
+		}
 		fd = open("/dev/hotstack", O_RDWR);
 		if (fd < 0 || ioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) ||
 		    ioctl(fd, HOTSTACK_IOC_START, 0)) {
 			perror("hotstack");
 			return 1;
 		}
-	} else if (strcmp(mode, "none") && strcmp(mode, "spin")) {
+	} else if (strcmp(mode, "none") && strcmp(mode, "spin") && strcmp(mode, "spin-collide")) {
 		fprintf(stderr, "hs_bench: unknown mode %s\n", mode);
 		return 2;
 	}
@@ -287,6 +340,8 @@ int main(int argc, char **argv)
 	start = now_ns();
 	if (!strcmp(mode, "spin") || !strncmp(mode, "worst", 5)) {
 		hostile(iters * 1000);
+	} else if (!strcmp(mode, "collide") || !strcmp(mode, "spin-collide")) {
+		hostile_collide(iters);
 	} else {
 		for (i = 0; i < windows; i++) {
 			workload(iters / windows);
@@ -306,12 +361,16 @@ int main(int argc, char **argv)
 		samples = proc_read_u64("/proc/hs_bench");
 	}
 	printf("%s %u %llu %llu %llu", mode, hz, elapsed, samples, handler_ns);
-	if (!strncmp(mode, "worst", 5)) {
+	if (!strncmp(mode, "worst", 5) || !strcmp(mode, "collide")) {
 		int b = HOTSTACK_HIST_BUCKETS - 1;
 
 		while (b > 0 && !st.total.hist[b])
 			b--;
 		printf(" %llu", 2ULL << b);
+		/* collide: the samples dropped as collisions */
+		if (!strcmp(mode, "collide"))
+			printf(" %llu",
+			       (unsigned long long)st.total.drops[HOTSTACK_DROP_COLLISION]);
 	}
 	if (windows > 1) {
 		printf(" windows %d", windows);

@@ -28,7 +28,10 @@ svg=$out/bench-curves.svg
 sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
 	# RUN lines: WORK MODE HZ ELAPSED SAMPLES HANDLER [MAXBUCKET]
 	$1 == "worst" {
-		if ($2 == "spin") spin = $4; else { wt[$2] = $4; ws[$2] = $5; wm[$2] = $7 }
+		if ($2 == "spin") spin = $4
+		else if ($2 == "spin-collide") cspin = $4
+		else if ($2 == "collide") { ct = $4; cs = $5; cm = $7; cfull = $8 }
+		else { wt[$2] = $4; ws[$2] = $5; wm[$2] = $7 }
 		next
 	}
 	$2 == "none" { if (!((1, $1) in base)) base[1, $1] = $4; else base[2, $1] = $4; next }
@@ -106,6 +109,10 @@ sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
 				printf "worst case (%s: max_depth %d, collapse, 8192 hostile user " \
 					"frames): %.0f ns/sample, no timed sample over %d ns\n", w,
 					w == "worst" ? 1024 : 127, (wt[w] - spin) / ws[w], wm[w]
+		if (cs)
+			printf "worst case (collide: max_depth 127, 256 user stacks that hash alike): " \
+				"%.0f ns/sample, no timed sample over %d ns, %d of %d samples " \
+				"dropped as collisions\n", (ct - cspin) / cs, cm, cfull, cs
 		if (nd)
 			chart()
 		if (missed)

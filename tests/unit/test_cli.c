@@ -187,6 +187,7 @@ static void event_names(void **state)
 	assert_string_equal(hs_rate_str(HOTSTACK_CFG_FREQ, 999, buf, sizeof(buf)), "999 Hz");
 	assert_string_equal(hs_rate_str(0, 100000, buf, sizeof(buf)), "period 100000");
 	assert_string_equal(hs_drop_name(HOTSTACK_DROP_TABLE_FULL), "table full");
+	assert_string_equal(hs_drop_name(HOTSTACK_DROP_COLLISION), "collision");
 	assert_string_equal(hs_drop_name(HOTSTACK_DROP_MAX), "unknown");
 }
 

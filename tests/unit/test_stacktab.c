@@ -182,13 +182,37 @@ static void probe_limit(void **state)
 	u64 fr[1];
 	unsigned int i;
 
-	/* All at one slot: past HS_MAX_PROBES they cannot be placed. */
+	/* All at one slot (hashes of one index): past HS_MAX_PROBES they cannot be placed. */
 	f->t.max_used = ENTRIES;
 	for (i = 0; i < ENTRIES; i++) {
 		fr[0] = i;
-		assert_int_equal(addh(f, stack(f, fr, 1, 0), 7),
+		assert_int_equal(addh(f, stack(f, fr, 1, 0), (7ULL << f->t.shift) | (i + 1)),
 				 i < HS_MAX_PROBES ? -1 : HOTSTACK_DROP_TABLE_FULL);
 	}
+}
+
+/*
+ * Stacks of one hash: HS_MAX_COLLISIONS of them have entries (and are
+ * counted again), the next is a collision, whatever room is left.
+ */
+static void collisions_bounded(void **state)
+{
+	struct fixture *f = *state;
+	u64 fr[1];
+	unsigned int i;
+
+	for (i = 0; i <= HS_MAX_COLLISIONS; i++) {
+		fr[0] = 100 + i;
+		assert_int_equal(addh(f, stack(f, fr, 1, 0), 0x4242),
+				 i < HS_MAX_COLLISIONS ? -1 : HOTSTACK_DROP_COLLISION);
+	}
+	assert_int_equal(f->stats.entries, HS_MAX_COLLISIONS);
+	fr[0] = 100 + HS_MAX_COLLISIONS - 1;
+	assert_int_equal(addh(f, stack(f, fr, 1, 0), 0x4242), -1);
+	assert_int_equal(count_of(f, stack(f, fr, 1, 0)), 2);
+	/* Another hash on the same probe sequence still finds room. */
+	fr[0] = 999;
+	assert_int_equal(addh(f, stack(f, fr, 1, 0), 0x4243), -1);
 }
 
 static void arena_full(void **state)
@@ -242,6 +266,24 @@ static void hash_properties(void **state)
 	h1 = hs_stack_hash(stack(f, a, 3, 1), SEED);
 	memcpy(f->buf.st.key.comm, "bash", 5);
 	assert_int_not_equal(hs_stack_hash(&f->buf.st, SEED), h1);
+}
+
+/*
+ * What make bench's worst case (tests/bench/hs_bench.c: collide) builds
+ * on: bit 63 of a frame and bit 30 of the next flipped together give the
+ * same hash, whatever the seed. Change that bench with the hash.
+ */
+static void hash_alike_whatever_the_seed(void **state)
+{
+	struct fixture *f = *state;
+	u64 a[4] = { 0x401000, 0x401010, 0x401020, 0x401030 }, b[4], seed;
+
+	memcpy(b, a, sizeof(a));
+	b[1] ^= 1ULL << 63;
+	b[2] ^= 1ULL << 30;
+	for (seed = 1; seed < 1000; seed += 37)
+		assert_int_equal(hs_stack_hash(stack(f, a, 4, 0), seed),
+				 hs_stack_hash(stack(f, b, 4, 0), seed));
 }
 
 /*
@@ -455,11 +497,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(hash_collision_is_not_a_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(probe_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(collisions_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(arena_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(clear_empties, setup, teardown),
 		cmocka_unit_test_setup_teardown(hash_properties, setup, teardown),
 		cmocka_unit_test_setup_teardown(empty_stack_takes_a_word, setup, teardown),
 		cmocka_unit_test_setup_teardown(hash_in_steps, setup, teardown),
+		cmocka_unit_test_setup_teardown(hash_alike_whatever_the_seed, setup, teardown),
 		cmocka_unit_test_setup_teardown(keyless_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(ip_path_is_the_general_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(random_against_model, setup, teardown),

@@ -257,6 +257,7 @@ enum hotstack_drop {
 	HOTSTACK_DROP_FILTERED = 2,	/* not the configured pid */
 	HOTSTACK_DROP_NESTED = 3,	/* a sample arrived inside a sample */
 	HOTSTACK_DROP_NO_STACK = 4,	/* nothing could be walked */
+	HOTSTACK_DROP_COLLISION = 5,	/* as many stacks of its hash compared */
 	HOTSTACK_DROP_MAX = 8		/* room in the ABI */
 };
 
