@@ -9,6 +9,11 @@ insmod /tests/hs_bench.ko || exit 1
 for mode in none empty unwind hotstack-ip hotstack none; do
 	echo "BENCH $(HS_BENCH_WORK=large hs_bench $mode 10000 6000)"
 done
+# The table's worst case: user stacks that hash alike whatever the seed
+# (hs_bench.c: collide), against the same spin unprofiled.
+for mode in spin-collide collide; do
+	echo "COLLIDE $(hs_bench $mode 1000 100000)"
+done
 # A budget of 1% at 10 kHz asked for: the loop for about 3 s after the
 # budget's first window (hs_bench runs it once untimed first), timed in
 # three parts of about a second.
