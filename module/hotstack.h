@@ -115,7 +115,7 @@ struct hs_tables {
 	struct page **pages;	/* [size / PAGE_SIZE] */
 	struct hotstack_mmap_header *hdr;
 	unsigned int nr_slots;
-	int *slot_of_cpu;	/* [nr_cpu_ids]: slot index or -1 */
+	struct hs_slot **slot_of_cpu;	/* [nr_cpu_ids]: the CPU's slot or NULL */
 	struct hs_slot *slots;	/* [nr_slots] */
 };
 

@@ -220,22 +220,20 @@ static __always_inline int hs_sample_ip(const struct hotstack_session *s,
 static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs *regs,
 				      const enum hs_path path)
 {
-	int idx = s->tabs.slot_of_cpu[smp_processor_id()];
+	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
 	struct hotstack_cpu_stats *stats;
 	struct hs_table *tab;
 	struct hs_stack *st;
-	struct hs_slot *slot;
 	u64 start = 0, ns, hash, w;
 	int drop;
 	u8 flags = 0;
 
-	if (idx < 0) {
+	if (unlikely(!slot)) {
 		/* A per-task event on a CPU that came online after CONFIGURE. */
 		if (s->task_mode)
 			atomic64_inc(&s->lost);
 		return;		/* else: not a CPU of this session */
 	}
-	slot = &s->tabs.slots[idx];
 	/* RCU reader: SNAPSHOT waits for us before reading the other table. */
 	tab = &slot->tab[READ_ONCE(s->active)];
 	/* One value: never made again from @slot and the generation. */

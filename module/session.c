@@ -368,7 +368,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 
 	nr_pages = size >> PAGE_SHIFT;
 	t->pages = kvcalloc(nr_pages, sizeof(*t->pages), GFP_KERNEL_ACCOUNT);
-	t->slot_of_cpu = kmalloc_array(nr_cpu_ids, sizeof(int), GFP_KERNEL_ACCOUNT);
+	t->slot_of_cpu = kcalloc(nr_cpu_ids, sizeof(*t->slot_of_cpu), GFP_KERNEL_ACCOUNT);
 	t->slots = kcalloc(nr_slots, sizeof(*t->slots), GFP_KERNEL_ACCOUNT);
 	slot_cpu = kmalloc_array(nr_slots, sizeof(*slot_cpu), GFP_KERNEL);
 	if (!t->pages || !t->slot_of_cpu || !t->slots || !slot_cpu)
@@ -409,12 +409,10 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	h->max_depth = c->max_depth;
 	h->budget_ppm = c->budget_ppm;
 
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		t->slot_of_cpu[cpu] = -1;
 	for (i = 0; i < nr_slots; i++) {
 		struct hs_slot *sl = &t->slots[i];
 
-		t->slot_of_cpu[slot_cpu[i]] = i;
+		t->slot_of_cpu[slot_cpu[i]] = sl;
 		h->slot_cpu[i] = slot_cpu[i];
 		for (g = 0; g < 2; g++) {
 			void *base = t->buf + h->gen_offset[g] + (size_t)i * slot_size;
@@ -639,12 +637,12 @@ static void hs_sync_events_now(struct hotstack_session *s)
  */
 static void hs_cpu_note(struct hotstack_session *s, unsigned int cpu, bool want)
 {
-	int idx = s->tabs.slot_of_cpu[cpu];
+	struct hs_slot *sl = s->tabs.slot_of_cpu[cpu];
 
 	spin_lock(&s->hp_lock);
-	if (idx >= 0) {
-		s->tabs.slots[idx].want = want;
-		s->tabs.slots[idx].hp_seq++;
+	if (sl) {
+		sl->want = want;
+		sl->hp_seq++;
 	} else if (want && cpumask_test_cpu(cpu, s->cpus)) {
 		atomic_inc(&s->cpus_missed);
 		cpumask_set_cpu(cpu, s->missed);
