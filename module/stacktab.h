@@ -32,7 +32,8 @@
 /*
  * Entries of a stack's hash but not its frames compared at most: past
  * them the sample is a collision (never seen by chance: 64 bits alike;
- * built by a process that writes its own frame records: see hs_mix()).
+ * built by a process that writes its own frame records: see the hash,
+ * above hs_hash_start()).
  */
 #define HS_MAX_COLLISIONS	4
 
