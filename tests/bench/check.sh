@@ -7,7 +7,7 @@
 # cost per sample passes the limits the README states (Overhead: they
 # guard against regressions; the targets are lower):
 #   kernel stacks at most 1.08x the unwind-only floor (1.05x now),
-#   IP only at most 1.16x the empty-handler floor (1.13x now);
+#   IP only at most 1.16x the empty-handler floor (1.11x now);
 # and a budget of 1% (10 kHz asked for) slows the loop by at most 1.1%
 # after its first window, and each second of it as well (the loop timed
 # in three parts, each against the same part unprofiled), its weighted
