@@ -221,12 +221,11 @@ static void hostile(unsigned long iters)
 static void hostile_collide(unsigned long iters)
 {
 	static struct frame chain[COLLIDE_FRAMES];
-	unsigned long v;
+	unsigned long base = (unsigned long)hostile_spin, v, b;
+	unsigned long long x = 1;
 	unsigned int i, p, j;
 
-	unsigned long base = (unsigned long)hostile_spin, b;
-	unsigned long long x = 1;
-
+	/* Frame i returns to base + 16 (i + 1), flipped where a pair says. */
 	for (i = 0; i < COLLIDE_FRAMES; i++) {
 		chain[i].next = i + 1 < COLLIDE_FRAMES ? &chain[i + 1] : NULL;
 		chain[i].ret = base + 16 * (i + 1);
@@ -312,18 +311,16 @@ int main(int argc, char **argv)
 		/* 1% of the CPU: 10^4 parts per million. */
 		if (!strcmp(mode, "hotstack-budget"))
 			c.budget_ppm = 10000;
+		/* The hostile spins: kernel and user stacks, every key. */
+		if (!strncmp(mode, "worst", 5) || !strcmp(mode, "collide")) {
+			c.stacks |= HOTSTACK_STACK_USER;
+			c.keys = HOTSTACK_KEY_ALL;
+			/* worst: the deepest allowed; the others the tool's default depth */
+			c.max_depth = strcmp(mode, "worst") ? 127 : HOTSTACK_MAX_DEPTH;
+		}
 		if (!strncmp(mode, "worst", 5)) {
 			c.flags |= HOTSTACK_CFG_COLLAPSE;
-			c.stacks |= HOTSTACK_STACK_USER;
-			/* worst: the deepest allowed; worst127: the tool's default depth */
-			c.max_depth = strcmp(mode, "worst127") ? HOTSTACK_MAX_DEPTH : 127;
-			c.keys = HOTSTACK_KEY_ALL;
 			c.arena_frames = 1 << 20;
-		}
-		if (!strcmp(mode, "collide")) {
-			c.stacks |= HOTSTACK_STACK_USER;
-			c.max_depth = 127;
-			c.keys = HOTSTACK_KEY_ALL;
 		}
 		fd = open("/dev/hotstack", O_RDWR);
 		if (fd < 0 || ioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) ||

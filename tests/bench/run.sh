@@ -30,7 +30,7 @@ sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
 	$1 == "worst" {
 		if ($2 == "spin") spin = $4
 		else if ($2 == "spin-collide") cspin = $4
-		else if ($2 == "collide") { ct = $4; cs = $5; cm = $7; cfull = $8 }
+		else if ($2 == "collide") { ct = $4; cs = $5; cm = $7; ccoll = $8 }
 		else { wt[$2] = $4; ws[$2] = $5; wm[$2] = $7 }
 		next
 	}
@@ -112,7 +112,7 @@ sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
 		if (cs)
 			printf "worst case (collide: max_depth 127, 256 user stacks that hash alike): " \
 				"%.0f ns/sample, no timed sample over %d ns, %d of %d samples " \
-				"dropped as collisions\n", (ct - cspin) / cs, cm, cfull, cs
+				"dropped as collisions\n", (ct - cspin) / cs, cm, ccoll, cs
 		if (nd)
 			chart()
 		if (missed)
