@@ -322,8 +322,7 @@ static int hotstack_mmap(struct file *file, struct vm_area_struct *vma)
 	else
 		ret = remap_vmalloc_range(vma, s->tabs.buf, 0);
 	if (!ret) {
-		vma->vm_flags &= ~VM_MAYWRITE;
-		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+		hs_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
 		vma->vm_ops = &hotstack_vm_ops;
 		vma->vm_private_data = s;
 		atomic_inc(&s->mmaps);
@@ -340,5 +339,4 @@ const struct file_operations hotstack_fops = {
 	.mmap = hotstack_mmap,
 	.unlocked_ioctl = hotstack_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };

@@ -16,7 +16,6 @@
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
@@ -119,8 +118,7 @@ static __always_inline bool hs_user_visible(const struct hotstack_session *s)
 		return true;
 	cred = current_cred();
 	return uid_eq(cred->uid, s->uid) && uid_eq(cred->euid, s->uid) &&
-	       uid_eq(cred->suid, s->uid) && current->mm &&
-	       get_dumpable(current->mm) == SUID_DUMP_USER;
+	       uid_eq(cred->suid, s->uid) && current->mm && hs_current_dumpable();
 }
 
 /*

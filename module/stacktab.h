@@ -18,7 +18,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #else
 #include "kshim.h"
 #endif

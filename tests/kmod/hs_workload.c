@@ -25,6 +25,8 @@
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
+
 /* Stores after each call keep the calls out of tail position. */
 static unsigned long hs_sink;
 static atomic_t hs_writers = ATOMIC_INIT(0);
@@ -61,11 +63,17 @@ static noinline void hs_leaf(u64 until)
 
 static noinline void hs_rec_b(unsigned int level, unsigned int depth, u32 pattern, u64 until);
 
+/* Level @bit's choice: bit @bit of the pattern, hs_rec_a past the 32nd. */
+static bool hs_pattern_bit(u32 pattern, unsigned int bit)
+{
+	return bit < 32 && (pattern & BIT(bit));
+}
+
 static noinline void hs_rec_a(unsigned int level, unsigned int depth, u32 pattern, u64 until)
 {
 	if (level + 1 == depth)
 		hs_leaf(until);
-	else if (pattern & (1U << (level + 1)))
+	else if (hs_pattern_bit(pattern, level + 1))
 		hs_rec_b(level + 1, depth, pattern, until);
 	else
 		hs_rec_a(level + 1, depth, pattern, until);
@@ -76,7 +84,7 @@ static noinline void hs_rec_b(unsigned int level, unsigned int depth, u32 patter
 {
 	if (level + 1 == depth)
 		hs_leaf(until);
-	else if (pattern & (1U << (level + 1)))
+	else if (hs_pattern_bit(pattern, level + 1))
 		hs_rec_b(level + 1, depth, pattern, until);
 	else
 		hs_rec_a(level + 1, depth, pattern, until);
@@ -186,8 +194,7 @@ static struct proc_dir_entry *hs_workload_entry;
 
 static int __init hs_workload_init(void)
 {
-	hrtimer_init(&hs_hard_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	hs_hard_timer.function = hs_hard_fn;
+	hs_hrtimer_setup(&hs_hard_timer, hs_hard_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hs_workload_entry = proc_create("hs_workload", 0600, NULL, &hs_workload_ops);
 	return hs_workload_entry ? 0 : -ENOMEM;
 }

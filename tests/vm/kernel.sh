@@ -46,6 +46,40 @@ headers_abi() {
 		sed -n "s/^linux-headers-\(6\.1\.0-[0-9]*\)-$flavour\$/\1/p" | sort -V | tail -n 1
 }
 
+# Debian's kernel of another release (trixie, sid): the one whose headers
+# that release's chroot (tests/release.sh) has, the image fetched there
+# (sid ships it in linux-binary-KVER, under usr/lib/modules/KVER/).
+# KROOT: the chroot modules for it are built in; KDIR is inside it.
+release_kernel() {
+	local release=$1 flavour=$2 ROOT KVER KREL CC_VERSION kver dir pkg image
+	eval "$("$here/../release.sh" "$release")"
+	kver=${KVER%-amd64}-$flavour
+	dir="$cache/linux-image-$kver-$KREL"
+	if [ ! -e "$dir/.done" ]; then
+		log "fetching Debian $release's kernel $kver ($KREL)"
+		rm -rf "$dir" && mkdir -p "$dir/deb" "$ROOT/tmp/kernel-deb"
+		for pkg in "linux-binary-$kver" "linux-image-$kver"; do
+			"$here/../release.sh" "$release" run sh -c \
+				"cd /tmp/kernel-deb && apt-get download -q $pkg" >"$dir/fetch.log" 2>&1 &&
+				break
+		done
+		mv "$ROOT"/tmp/kernel-deb/*.deb "$dir/deb/" ||
+			{ cat "$dir/fetch.log" >&2; log "no package of $kver in $release"; exit 1; }
+		dpkg-deb -x "$dir"/deb/*.deb "$dir/root"
+		image=$(find "$dir/root" -name "vmlinuz*" | head -n 1)
+		[ -n "$image" ] || { log "no vmlinuz in $pkg"; exit 1; }
+		mv "$image" "$dir/vmlinuz"
+		rm -rf "$dir/deb" "$dir/root"
+		touch "$dir/.done"
+	fi
+	echo "KIMAGE=$dir/vmlinuz"
+	echo "KDIR=/usr/src/linux-headers-$kver"
+	echo "KROOT=$ROOT"
+	echo "KRELEASE=$release"
+	echo "KARCH=x86_64"
+	echo "CROSS_COMPILE="
+}
+
 debian_kernel() {
 	local flavour=$1 abi pkgver dir
 	abi=$(headers_abi "$flavour")
@@ -159,9 +193,11 @@ userland_arm64() {
 case $kind in
 generic) debian_kernel amd64 ;;
 rt) debian_kernel rt-amd64 ;;
+trixie-generic | sid-generic) release_kernel "${kind%%-*}" amd64 ;;
+trixie-rt | sid-rt) release_kernel "${kind%%-*}" rt-amd64 ;;
 debug) built_kernel debug x86_64 "$here"/{base,x86_64,debug}.config ;;
 arm64) built_kernel arm64 arm64 "$here"/{base,arm64}.config && userland_arm64 ;;
 arm64-debug) built_kernel arm64-debug arm64 "$here"/{base,arm64,debug}.config && userland_arm64 ;;
 source) kernel_source ;;
-*) log "unknown kernel '$kind' (generic, rt, debug, arm64, arm64-debug, source)"; exit 2 ;;
+*) log "unknown kernel '$kind' (generic, rt, debug, arm64, arm64-debug, trixie-generic, trixie-rt, sid-generic, sid-rt, source)"; exit 2 ;;
 esac

@@ -37,7 +37,7 @@ icount=0
 script=
 while [ $# -gt 0 ]; do
 	case $1 in
-	generic | rt | debug | arm64 | arm64-debug) kind=$1 ;;
+	generic | rt | debug | arm64 | arm64-debug | trixie-* | sid-*) kind=$1 ;;
 	--icount) icount=1 ;;
 	--script) script=$2; shift ;;
 	*) echo "usage: $0 [generic|rt|debug|arm64|arm64-debug] [--icount] [--script FILE]" >&2; exit 2 ;;
@@ -69,19 +69,34 @@ eval "$("$repo/tests/vm/kernel.sh" "$kind")"
 
 # --- build the module and the test modules against this kernel ---------
 # Everything is built from a copy of the sources in $src, for the guest's
-# architecture, apart from the host's own build.
+# architecture, apart from the host's own build; for another release's
+# kernel in that release's chroot (KROOT: its compiler and headers), where
+# the copy is $ksrc.
 src=$out/src
 mkdir -p "$src/tests"
 cp -r "$repo/Kbuild" "$repo/module" "$repo/uapi" "$repo/userspace" "$src/"
 cp -r "$repo/tests/vm" "$repo/tests/bench" "$src/tests/"
+[ -e "$repo/tests/kmod/Kbuild" ] && cp -r "$repo/tests/kmod" "$src/kmod"
 kmake=(make -s -C "$KDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" W=1 KCFLAGS=-Werror)
-"${kmake[@]}" M="$src" modules >"$out/build.log" 2>&1 ||
+ksrc=$src
+if [ -n "${KROOT:-}" ]; then
+	ksrc=/tmp/hotstack-vm-$kind
+	rm -rf "${KROOT:?}$ksrc" && mkdir -p "$KROOT$ksrc"
+	cp -r "$src/Kbuild" "$src/module" "$src/uapi" "$KROOT$ksrc/"
+	[ -d "$src/kmod" ] && cp -r "$src/kmod" "$KROOT$ksrc/"
+	kmake=("$repo/tests/release.sh" "$KRELEASE" run "${kmake[@]}")
+fi
+"${kmake[@]}" M="$ksrc" modules >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; fail_setup "hotstack.ko does not build against $KDIR"; }
-if [ -e "$repo/tests/kmod/Kbuild" ]; then
-	cp -r "$repo/tests/kmod" "$src/kmod"
-	"${kmake[@]}" M="$src/kmod" KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" \
+if [ -d "$src/kmod" ]; then
+	"${kmake[@]}" M="$ksrc/kmod" KBUILD_EXTRA_SYMBOLS="$ksrc/Module.symvers" \
 		modules >>"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log"; fail_setup "test modules do not build against $KDIR"; }
+fi
+if [ "$ksrc" != "$src" ]; then
+	cp "$KROOT$ksrc/hotstack.ko" "$src/"
+	[ -d "$src/kmod" ] && cp "$KROOT$ksrc"/kmod/*.ko "$src/kmod/"
+	rm -rf "${KROOT:?}$ksrc"
 fi
 
 # --- userspace: the tool and the in-guest test programs -----------------

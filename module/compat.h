@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hotstack: every difference between the kernels it builds on, in one
+ * place, so that the other files read as if there were one kernel (the
+ * newest). Nothing else tests LINUX_VERSION_CODE.
+ *
+ * Supported: Linux 6.1.70 or later (Debian 12), 6.12 (Debian 13) and the
+ * newest Debian kernel (sid, 7.x). Where a feature can be seen in the
+ * headers (a macro, a header file) it is probed, which also finds
+ * distribution backports; a version is compared only for a change that
+ * leaves nothing to probe.
+ */
+#ifndef _HOTSTACK_COMPAT_H
+#define _HOTSTACK_COMPAT_H
+
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "hotstack needs Linux 6.1.70 or later (Debian 12's kernel is the oldest supported)"
+#endif
+
+/* 6.12 moved the unaligned accessors to linux/ (stacktab.h). */
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <net/genetlink.h>
+
+/*
+ * The events group is joined with CAP_SYS_ADMIN only (genl.c). 6.1 has the
+ * flag from 6.1.70 on (a backport of 6.7's), 6.6 from 6.6.9: without it
+ * anybody could watch every session's events.
+ */
+#ifndef GENL_MCAST_CAP_SYS_ADMIN
+#error "hotstack needs GENL_MCAST_CAP_SYS_ADMIN: Linux 6.1.70, 6.6.9, 6.7 or later"
+#endif
+
+/*
+ * Set and clear flags of a VMA being mapped (dev.c). 6.3 made vm_flags
+ * read-only behind vm_flags_mod() and friends (for per-VMA locking).
+ */
+static inline void hs_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+				   vm_flags_t clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/*
+ * Whether the current task is dumpable as its owner would see it (not
+ * setuid, no PR_SET_DUMPABLE 0): ptrace's rule for a same-uid tracer.
+ * 7.x moved dumpability from the mm (get_dumpable(), SUID_DUMP_USER) to
+ * task->exec_state (an RCU pointer replaced at execve); neither of its
+ * accessors is exported, the structure is in the header.
+ * Called from NMI or hardirq context.
+ */
+#if __has_include(<linux/sched/exec_state.h>)
+#include <linux/sched/exec_state.h>
+
+static __always_inline bool hs_current_dumpable(void)
+{
+	const struct task_exec_state *es;
+	bool ret;
+
+	rcu_read_lock();
+	es = rcu_dereference(current->exec_state);
+	ret = es && es->dumpable == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	return ret;
+}
+#else
+static __always_inline bool hs_current_dumpable(void)
+{
+	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+}
+#endif
+
+/*
+ * A timer set up with its function (the test module hs_workload). 6.13
+ * added hrtimer_setup(); later kernels (7.x) have no hrtimer_init().
+ */
+static inline void hs_hrtimer_setup(struct hrtimer *timer,
+				    enum hrtimer_restart (*fn)(struct hrtimer *),
+				    clockid_t clock, enum hrtimer_mode mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+#endif /* _HOTSTACK_COMPAT_H */
