@@ -85,6 +85,35 @@ static __always_inline bool hs_current_dumpable(void)
 }
 #endif
 
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+
+/*
+ * A return address without its pointer authentication code (unwind_arm64.h):
+ * 6.4 split the one strip into a kernel and a user form.
+ */
+#ifdef ptrauth_strip_kernel_insn_pac
+#define hs_strip_pac(lr, user) \
+	((user) ? ptrauth_strip_user_insn_pac(lr) : ptrauth_strip_kernel_insn_pac(lr))
+#else
+#define hs_strip_pac(lr, user) ptrauth_strip_insn_pac(lr)
+#endif
+
+/*
+ * Up to 6.12 an exception taken in the kernel leaves a frame record
+ * { x29, elr } in its pt_regs, which a walk goes through like any other;
+ * from 6.13 it leaves a metadata record { 0, 0, FRAME_META_TYPE_PT_REGS },
+ * which a walk must step over through the saved registers
+ * (unwind_arm64.h: hs_regs_record()).
+ */
+#if __has_include(<asm/stacktrace/frame.h>)
+#include <asm/stacktrace/frame.h>
+#define HS_ARM64_FRAME_META 1
+#else
+#define HS_ARM64_FRAME_META 0
+#endif
+#endif /* CONFIG_ARM64 */
+
 /*
  * A timer set up with its function (the test module hs_workload). 6.13
  * added hrtimer_setup(); later kernels (7.x) have no hrtimer_init().

@@ -24,7 +24,6 @@
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/memory.h>
-#include <asm/pointer_auth.h>
 #include <asm/stack_pointer.h>
 
 #include "hotstack.h"
@@ -47,17 +46,45 @@ static inline bool hs_on_stack(const struct hs_stack_range *st, unsigned long fp
 
 /*
  * Keep the return address of record @rec, just read (@err: the read
- * failed); false when the walk ends there.
+ * failed); false when the walk ends there. @user: a user stack's.
  */
 static __always_inline bool hs_walk_record(struct hs_walk *w, long err,
-					   struct hs_frame_record *rec, const bool collapse)
+					   struct hs_frame_record *rec, const bool user,
+					   const bool collapse)
 {
 	if (err) {
 		w->fault = true;
 		return false;
 	}
-	rec->lr = ptrauth_strip_insn_pac(rec->lr);
+	rec->lr = hs_strip_pac(rec->lr, user);
 	return rec->lr && hs_walk_push(w, rec->lr, collapse);
+}
+
+/*
+ * @rec, read at @fp on stack @st, is the metadata record of an exception
+ * taken in the kernel (kernels since 6.13: see compat.h): make it the
+ * record the older kernels leave there, { interrupted x29, interrupted
+ * pc }, from the pt_regs around it, as the kernel's unwinder does. False
+ * (the walk ends) for a record of zeros that is anything else.
+ */
+static __always_inline bool hs_regs_record(const struct hs_stack_range *st, unsigned long fp,
+					   struct hs_frame_record *rec)
+{
+#if HS_ARM64_FRAME_META
+	struct pt_regs *regs = container_of((u64 *)fp, struct pt_regs, stackframe.record.fp);
+	const struct frame_record_meta *meta = (void *)fp;
+	u64 type;
+
+	if ((unsigned long)regs < st->low || (unsigned long)(regs + 1) > st->high)
+		return false;
+	if (copy_from_kernel_nofault(&type, &meta->type, sizeof(type)) ||
+	    type != FRAME_META_TYPE_PT_REGS)
+		return false;
+	return !copy_from_kernel_nofault(&rec->fp, &regs->regs[29], sizeof(rec->fp)) &&
+	       !copy_from_kernel_nofault(&rec->lr, &regs->pc, sizeof(rec->lr));
+#else
+	return false;
+#endif
 }
 
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
@@ -65,13 +92,14 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 {
 	unsigned long task_low = (unsigned long)task_stack_page(current);
 	struct hs_stack_range task = { task_low, task_low + THREAD_SIZE };
-	unsigned long final = (unsigned long)task_pt_regs(current)->stackframe;
+	unsigned long final = (unsigned long)&task_pt_regs(current)->stackframe;
 	unsigned long sp = current_stack_pointer;
 	unsigned long fp = regs->regs[29], prev = 0;
 	struct hs_stack_range irq = { 0, 0 };
 	struct hs_frame_record rec;
 	unsigned int steps = 0;
 	bool on_task = false;
+	long err;
 
 	/*
 	 * Off the task stack, this handler runs on the stack the interrupt
@@ -101,8 +129,11 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		} else if (on_task || !hs_on_stack(&irq, fp) || fp <= prev) {
 			break;
 		}
-		if (!hs_walk_record(w, copy_from_kernel_nofault(&rec, (void *)fp, sizeof(rec)),
-				    &rec, collapse))
+		err = copy_from_kernel_nofault(&rec, (void *)fp, sizeof(rec));
+		if (!err && !rec.fp && !rec.lr &&
+		    !hs_regs_record(on_task ? &task : &irq, fp, &rec))
+			break;
+		if (!hs_walk_record(w, err, &rec, false, collapse))
 			break;
 		prev = fp;
 	}
@@ -145,7 +176,7 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 		}
 		if (!hs_walk_record(w, copy_from_user_nofault(&rec, (const void __user *)fp,
 							      sizeof(rec)),
-				    &rec, collapse))
+				    &rec, true, collapse))
 			break;
 		prev = fp;
 	}

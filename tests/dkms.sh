@@ -8,7 +8,10 @@
 #   - dkms.conf's own make line (W=1, warnings as errors),
 #   - `dkms build` of this tree into a scratch DKMS tree,
 # and the module DKMS built loaded and used in the VM on that release's
-# kernel. Prints TAP lines.
+# kernel. In the chroots also sparse (C=2) and W=1 on the module and the
+# test modules, for x86_64 and for arm64 (Debian's linux-headers-arm64,
+# cross-built; tests/lint.sh does both on the host's release). Prints TAP
+# lines.
 #
 #   tests/dkms.sh [RELEASE...]     (default: the host's, trixie, sid)
 set -uo pipefail
@@ -73,6 +76,27 @@ for release in $releases; do
 	fi
 	ko=$(find "${ROOT}$dir/tree" -name 'hotstack.ko*' -path '*/module/*' | head -n 1)
 	cp "$ko" "$out/dkms-hotstack.ko"
+
+	# sparse and W=1 for both architectures, with the test modules.
+	for arch in x86_64 arm64; do
+		[ -n "$ROOT" ] || break
+		kdir=/usr/src/linux-headers-$KVER cross=
+		[ $arch = arm64 ] && kdir=/usr/src/linux-headers-$KVER_ARM64 cross=aarch64-linux-gnu-
+		rm -rf "${ROOT}$dir/sparse" && cp -r "${ROOT}$dir/src/hotstack-$version" "${ROOT}$dir/sparse"
+		cp -r "$repo/tests/kmod" "${ROOT}$dir/sparse/kmod"
+		kmake=(make -s -C "$kdir" ARCH=$arch CROSS_COMPILE=$cross W=1 C=2 KCFLAGS=-Werror)
+		if "${run[@]}" "${kmake[@]}" M="$dir/sparse" modules >"$out/sparse-$arch.log" 2>&1 &&
+			"${run[@]}" "${kmake[@]}" M="$dir/sparse/kmod" \
+				KBUILD_EXTRA_SYMBOLS="$dir/sparse/Module.symvers" modules \
+				>>"$out/sparse-$arch.log" 2>&1 &&
+			! grep -E -q 'warning|error' "$out/sparse-$arch.log"; then
+			echo "ok - $tag sparse (C=2) and W=1 on module/ and tests/kmod/ ($arch, ${kdir##*/})"
+		else
+			echo "not ok - $tag sparse (C=2) and W=1 on module/ and tests/kmod/ ($arch, ${kdir##*/})"
+			sed 's/^/# /' "$out/sparse-$arch.log"
+			rc=1
+		fi
+	done
 	rm -rf "${ROOT}$dir"
 	kind=generic
 	[ "$release" = "$host" ] || kind=$release-generic

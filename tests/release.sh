@@ -16,7 +16,8 @@
 # the host itself (tests/deps.sh installs its headers), no chroot.
 # Prints:
 #   ROOT=<the chroot, empty for the host>  KVER=<its linux-headers-amd64's
-#   kernel release>  KREL=<the package version>  CC_VERSION=<gcc -dumpversion>
+#   kernel release>  KVER_ARM64=<the same of linux-headers-arm64:arm64, in a
+#   chroot>  KREL=<the package version>  CC_VERSION=<gcc -dumpversion>
 #
 # The newest kernel of the release is picked up by itself: at most once a
 # day (HOTSTACK_RELEASE_REFRESH=0 skips it, =1 forces it) the chroot's
@@ -40,8 +41,12 @@ trixie | sid) root=$cache/release-$release ;;
 esac
 
 # What a user of the release installs to build an out-of-tree module with
-# DKMS (the README's steps), plus the PREEMPT_RT headers of the release.
-pkgs=gcc,make,libc6-dev,libelf-dev,bc,kmod,dkms,linux-headers-amd64,linux-headers-rt-amd64
+# DKMS (the README's steps), plus the PREEMPT_RT headers of the release
+# and sparse (the module is sparse clean on every release's kernel);
+# then Debian's arm64 headers, which cross-build with the release's
+# gcc-N-for-host:arm64 (gcc-N-aarch64-linux-gnu) and its linux-kbuild.
+pkgs=gcc,make,libc6-dev,libelf-dev,bc,kmod,dkms,linux-headers-amd64,linux-headers-rt-amd64,sparse
+pkgs_arm64=linux-headers-arm64:arm64
 
 mkdir -p "$cache"
 exec {lockfd}>"$cache/.lock-release-$release"
@@ -77,25 +82,34 @@ if [ -n "$root" ] && [ ! -e "$root/.done" ]; then
 	done
 	rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/usr/share/{doc,man,info,locale}
 	cp /etc/resolv.conf "$root/etc/" 2>/dev/null || true
-	date +%s >"$root/.refreshed"
 	touch "$root/.done"
 fi
 
 # The newest kernel of the release, at most once a day.
 if [ -n "$root" ]; then
+	# The host's apt settings (a proxy, a mirror's date checks) reach the
+	# registry from here; the release's own files are kept.
+	for conf in /etc/apt/apt.conf.d/*; do
+		[ -e "$root$conf" ] || cp "$conf" "$root$conf"
+	done
 	last=$(cat "$root/.refreshed" 2>/dev/null || echo 0)
 	refresh=${HOTSTACK_RELEASE_REFRESH:-}
 	[ -z "$refresh" ] && [ $(($(date +%s) - last)) -gt 86400 ] && refresh=1
 	if [ "$refresh" = 1 ]; then
-		log "$release: newest linux-headers-amd64"
-		if inroot apt-get update -q >"$cache/release-$release-update.log" 2>&1 &&
-			inroot apt-get install -y -q --no-install-recommends \
-				${pkgs//,/ } >>"$cache/release-$release-update.log" 2>&1; then
+		log "$release: newest linux-headers-amd64 and -arm64"
+		if inroot dpkg --add-architecture arm64 &&
+			inroot apt-get update -q >"$cache/release-$release-update.log" 2>&1 &&
+			inroot apt-get install -y -q --no-install-recommends ${pkgs//,/ } \
+				$pkgs_arm64 >>"$cache/release-$release-update.log" 2>&1; then
 			inroot apt-get clean
 			date +%s >"$root/.refreshed"
-		else
+		elif [ -e "$root/.refreshed" ]; then
 			# The cached kernel still builds: say so, and go on with it.
 			log "$release: refreshing failed (see $cache/release-$release-update.log); using the cached headers"
+		else
+			tail -n 20 "$cache/release-$release-update.log" >&2
+			log "$release: installing $pkgs_arm64 failed (see $cache/release-$release-update.log)"
+			exit 1
 		fi
 	fi
 fi
@@ -113,6 +127,7 @@ kver=$(inroot dpkg-query -W -f='${Depends}' linux-headers-amd64 |
 	tr ',' '\n' | sed -n 's/^ *linux-headers-\([^ ]*\)-amd64 .*/\1/p' | head -n 1)
 echo "ROOT=$root"
 echo "KVER=$kver-amd64"
+[ -z "$root" ] || echo "KVER_ARM64=$kver-arm64"
 echo "KREL=$krel"
 echo "CC_VERSION=$(inroot gcc -dumpversion)"
 exit

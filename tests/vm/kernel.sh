@@ -21,6 +21,8 @@
 # arm64-debug: arm64 plus debug.config.
 # Built kernels are cached by the hash of their fragments and the source.
 set -euo pipefail
+# Parsed whole before it runs: editing this file mid-run cannot derail it.
+{
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${HOTSTACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hotstack}
@@ -201,3 +203,5 @@ arm64-debug) built_kernel arm64-debug arm64 "$here"/{base,arm64,debug}.config &&
 source) kernel_source ;;
 *) log "unknown kernel '$kind' (generic, rt, debug, arm64, arm64-debug, trixie-generic, trixie-rt, sid-generic, sid-rt, source)"; exit 2 ;;
 esac
+exit
+}

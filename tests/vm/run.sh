@@ -46,6 +46,11 @@ while [ $# -gt 0 ]; do
 done
 
 out=${HOTSTACK_OUT:-$repo/out}/vm-$kind
+# The kind without its release (trixie-generic: generic).
+case $kind in
+trixie-* | sid-*) flavour=${kind#*-} ;;
+*) flavour=$kind ;;
+esac
 # A hang detector, not a speed test: the debug kernels (KASAN, lockdep,
 # kmemleak) run the suite in about 8 minutes here, and CI machines can be
 # slower.
@@ -161,7 +166,10 @@ for pair in ${HOTSTACK_VM_EXTRA:-}; do
 	cp "${pair%%:*}" "$root/tests/${pair#*:}"
 done
 {
-	echo "HOTSTACK_KERNEL=$kind"
+	# The kind of kernel (generic, rt, debug, arm64...), whatever its
+	# release: the guest's scripts do the same on every release's.
+	echo "HOTSTACK_KERNEL=$flavour"
+	echo "HOTSTACK_RELEASE=${KRELEASE:-$(. /etc/os-release && echo "$VERSION_CODENAME")}"
 	echo "HOTSTACK_ARCH=$KARCH"
 	# Where the tests write (see the QEMU command line below).
 	echo "HOTSTACK_TAP=$([ "$KARCH" = arm64 ] && echo /dev/hvc0 || echo /dev/ttyS1)"
