@@ -6,21 +6,21 @@
  *
  * Supported: Linux 6.1.70 or later (Debian 12), 6.12 (Debian 13) and the
  * newest Debian kernel (sid, 7.x). Where a feature can be seen in the
- * headers (a macro, a header file) it is probed, which also finds
- * distribution backports; a version is compared only for a change that
- * leaves nothing to probe.
+ * headers it is probed, which also finds distribution backports: a macro
+ * here, a header file in compat.mk (HS_HAVE_*); a version is compared only
+ * for a change that leaves nothing to probe.
  */
 #ifndef _HOTSTACK_COMPAT_H
 #define _HOTSTACK_COMPAT_H
 
 #include <linux/version.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#if KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE
 #error "hotstack needs Linux 6.1.70 or later (Debian 12's kernel is the oldest supported)"
 #endif
 
 /* 6.12 moved the unaligned accessors to linux/ (stacktab.h). */
-#if __has_include(<linux/unaligned.h>)
+#ifdef HS_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
@@ -49,7 +49,7 @@
 static inline void hs_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
 				   vm_flags_t clear)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 	vm_flags_mod(vma, set, clear);
 #else
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
@@ -64,7 +64,7 @@ static inline void hs_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
  * accessors is exported, the structure is in the header.
  * Called from NMI or hardirq context.
  */
-#if __has_include(<linux/sched/exec_state.h>)
+#ifdef HS_HAVE_EXEC_STATE
 #include <linux/sched/exec_state.h>
 
 static __always_inline bool hs_current_dumpable(void)
@@ -92,12 +92,14 @@ static __always_inline bool hs_current_dumpable(void)
  * A return address without its pointer authentication code (unwind_arm64.h):
  * 6.4 split the one strip into a kernel and a user form.
  */
+static __always_inline unsigned long hs_strip_pac(unsigned long lr, const bool user)
+{
 #ifdef ptrauth_strip_kernel_insn_pac
-#define hs_strip_pac(lr, user) \
-	((user) ? ptrauth_strip_user_insn_pac(lr) : ptrauth_strip_kernel_insn_pac(lr))
+	return user ? ptrauth_strip_user_insn_pac(lr) : ptrauth_strip_kernel_insn_pac(lr);
 #else
-#define hs_strip_pac(lr, user) ptrauth_strip_insn_pac(lr)
+	return ptrauth_strip_insn_pac(lr);
 #endif
+}
 
 /*
  * Up to 6.12 an exception taken in the kernel leaves a frame record
@@ -106,7 +108,7 @@ static __always_inline bool hs_current_dumpable(void)
  * which a walk must step over through the saved registers
  * (unwind_arm64.h: hs_regs_record()).
  */
-#if __has_include(<asm/stacktrace/frame.h>)
+#ifdef HS_HAVE_FRAME_META
 #include <asm/stacktrace/frame.h>
 #define HS_ARM64_FRAME_META 1
 #else
@@ -122,7 +124,7 @@ static inline void hs_hrtimer_setup(struct hrtimer *timer,
 				    enum hrtimer_restart (*fn)(struct hrtimer *),
 				    clockid_t clock, enum hrtimer_mode mode)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
 	hrtimer_setup(timer, fn, clock, mode);
 #else
 	hrtimer_init(timer, clock, mode);

@@ -42,11 +42,11 @@ esac
 
 # What a user of the release installs to build an out-of-tree module with
 # DKMS (the README's steps), plus the PREEMPT_RT headers of the release
-# and sparse (the module is sparse clean on every release's kernel);
-# then Debian's arm64 headers, which cross-build with the release's
-# gcc-N-for-host:arm64 (gcc-N-aarch64-linux-gnu) and its linux-kbuild.
+# and sparse (the module is sparse clean on every release's kernel).
 pkgs=gcc,make,libc6-dev,libelf-dev,bc,kmod,dkms,linux-headers-amd64,linux-headers-rt-amd64,sparse
-pkgs_arm64=linux-headers-arm64:arm64
+# The release's kernel source and what building it takes (the debug and
+# arm64 guest kernels: tests/vm/kernel.sh).
+pkgs=$pkgs,linux-source,bison,flex,libssl-dev,xz-utils,gcc-aarch64-linux-gnu
 
 mkdir -p "$cache"
 exec {lockfd}>"$cache/.lock-release-$release"
@@ -85,6 +85,28 @@ if [ -n "$root" ] && [ ! -e "$root/.done" ]; then
 	touch "$root/.done"
 fi
 
+# kver: the kernel release of the installed linux-headers-amd64
+# (6.12.117+deb13), from its dependency on linux-headers-KVER-amd64.
+kver() {
+	inroot dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+		tr ',' '\n' | sed -n 's/^ *linux-headers-\([^ ]*\)-amd64 .*/\1/p' | head -n 1
+}
+
+# Debian's arm64 headers of the same kernel, unpacked beside the amd64
+# ones: they share its linux-headers-KVER-common and linux-kbuild-KVER
+# (installed), and cross-build with the release's gcc-aarch64-linux-gnu.
+# Installing them as packages would replace the native gcc with the arm64
+# one on some releases (trixie's depend on gcc-14:arm64).
+arm64_headers() {
+	local pkg
+	pkg=linux-headers-$(kver)-arm64
+	[ -e "$root/usr/src/$pkg/.config" ] && return 0
+	rm -rf "$root/tmp/arm64-headers" && mkdir -p "$root/tmp/arm64-headers"
+	inroot sh -c "cd /tmp/arm64-headers && apt-get download $pkg:arm64" &&
+		dpkg-deb -x "$root"/tmp/arm64-headers/*.deb "$root/" &&
+		rm -rf "$root/tmp/arm64-headers"
+}
+
 # The newest kernel of the release, at most once a day.
 if [ -n "$root" ]; then
 	# The host's apt settings (a proxy, a mirror's date checks) reach the
@@ -100,7 +122,8 @@ if [ -n "$root" ]; then
 		if inroot dpkg --add-architecture arm64 &&
 			inroot apt-get update -q >"$cache/release-$release-update.log" 2>&1 &&
 			inroot apt-get install -y -q --no-install-recommends ${pkgs//,/ } \
-				$pkgs_arm64 >>"$cache/release-$release-update.log" 2>&1; then
+				>>"$cache/release-$release-update.log" 2>&1 &&
+			arm64_headers >>"$cache/release-$release-update.log" 2>&1; then
 			inroot apt-get clean
 			date +%s >"$root/.refreshed"
 		elif [ -e "$root/.refreshed" ]; then
@@ -108,7 +131,7 @@ if [ -n "$root" ]; then
 			log "$release: refreshing failed (see $cache/release-$release-update.log); using the cached headers"
 		else
 			tail -n 20 "$cache/release-$release-update.log" >&2
-			log "$release: installing $pkgs_arm64 failed (see $cache/release-$release-update.log)"
+			log "$release: installing its packages failed (see $cache/release-$release-update.log)"
 			exit 1
 		fi
 	fi
@@ -122,9 +145,7 @@ if [ "${1:-}" = run ]; then
 fi
 
 krel=$(inroot dpkg-query -W -f='${Version}' linux-headers-amd64)
-# linux-headers-amd64 depends on linux-headers-KVER-amd64.
-kver=$(inroot dpkg-query -W -f='${Depends}' linux-headers-amd64 |
-	tr ',' '\n' | sed -n 's/^ *linux-headers-\([^ ]*\)-amd64 .*/\1/p' | head -n 1)
+kver=$(kver)
 echo "ROOT=$root"
 echo "KVER=$kver-amd64"
 [ -z "$root" ] || echo "KVER_ARM64=$kver-arm64"

@@ -122,34 +122,68 @@ kernel_source() {
 	echo "$dir"
 }
 
-# Build a kernel from linux-source-6.1: tinyconfig plus the fragments,
-# cached by their hash and the source version. Incremental: a build cut
-# short resumes where it stopped.
-#   built_kernel NAME ARCH FRAGMENT...
+# Another release's Debian linux-source, extracted in its chroot
+# (tests/release.sh) under /build; sets ROOT (the chroot), RUN (the
+# command prefix that runs there) and SRC (the tree, as seen in there).
+release_source() {
+	local release=$1 KVER KVER_ARM64 KREL CC_VERSION tarball ver
+	eval "$("$here/../release.sh" "$release")"
+	RUN=("$here/../release.sh" "$release" run)
+	tarball=$(cd "$ROOT" && ls usr/src/linux-source-*.tar.xz | sort -V | tail -n 1)
+	ver=$("${RUN[@]}" dpkg-query -S "/$tarball" | cut -d: -f1)
+	ver=$("${RUN[@]}" dpkg-query -W -f='${Version}' "$ver")
+	SRC=/build/linux-source-$ver
+	[ -e "$ROOT$SRC/.done" ] || lock "source-$release"
+	if [ ! -e "$ROOT$SRC/.done" ]; then
+		log "extracting $release's ${tarball##*/} $ver"
+		rm -rf "${ROOT:?}$SRC" && mkdir -p "$ROOT$SRC"
+		tar -C "$ROOT$SRC" --strip-components=1 -xf "$ROOT/$tarball"
+		touch "$ROOT$SRC/.done"
+	fi
+}
+
+# Build a kernel from Debian's linux-source (6.1 here; another release's
+# in its chroot, with its compiler): tinyconfig plus the fragments, cached
+# by their hash and the source version. Incremental: a build cut short
+# resumes where it stopped.
+#   built_kernel NAME ARCH RELEASE|- FRAGMENT...
 built_kernel() {
-	local name=$1 arch=$2 src key dir cross= image
-	shift 2
-	src=$(kernel_source)
-	key=$(cat "$@" <(basename "$src") | sha256sum | cut -c1-16)
-	dir="$cache/linux-$name-$key"
+	local name=$1 arch=$2 release=$3 key dir cross= image ROOT= SRC RUN=()
+	shift 3
+	if [ "$release" = - ]; then
+		SRC=$(kernel_source)
+	else
+		release_source "$release"
+	fi
+	key=$(cat "$@" <(basename "$SRC") | sha256sum | cut -c1-16)
+	# As seen where it is built; the host sees it under $ROOT.
+	dir=$cache/linux-$name-$key
+	[ -z "$ROOT" ] || dir=/build/linux-$name-$key
 	case $arch in
 	x86_64) image=arch/x86/boot/bzImage ;;
 	arm64) image=arch/arm64/boot/Image cross=aarch64-linux-gnu- ;;
 	esac
-	local kmake=(make -s ARCH="$arch" CROSS_COMPILE="$cross")
-	[ -e "$dir/.done" ] || lock "$name"
-	if [ ! -e "$dir/.done" ]; then
-		log "building the $name kernel in $dir (about 4-6 minutes)"
-		mkdir -p "$dir"
-		"${kmake[@]}" -C "$src" O="$dir" tinyconfig >&2
-		ARCH=$arch "$src/scripts/kconfig/merge_config.sh" -m -O "$dir" \
-			"$dir/.config" "$@" >/dev/null 2>&1
-		"${kmake[@]}" -C "$src" O="$dir" olddefconfig >&2
+	local kmake=("${RUN[@]}" make -s ARCH="$arch" CROSS_COMPILE="$cross")
+	[ -e "$ROOT$dir/.done" ] || lock "$name"
+	if [ ! -e "$ROOT$dir/.done" ]; then
+		log "building the $name kernel in $ROOT$dir (about 4-8 minutes)"
+		# The fragments where the build sees them, in their order.
+		local f frags=() i=0
+		mkdir -p "$ROOT$dir/fragments"
+		for f; do
+			i=$((i + 1))
+			cp "$f" "$ROOT$dir/fragments/$i-${f##*/}"
+			frags+=("$dir/fragments/$i-${f##*/}")
+		done
+		"${kmake[@]}" -C "$SRC" O="$dir" tinyconfig >&2
+		"${RUN[@]}" env ARCH="$arch" "$SRC/scripts/kconfig/merge_config.sh" -m -O "$dir" \
+			"$dir/.config" "${frags[@]}" >/dev/null 2>&1
+		"${kmake[@]}" -C "$SRC" O="$dir" olddefconfig >&2
 		# Every option the fragments ask for must have survived.
 		local opt want got
 		while IFS='=' read -r opt want; do
 			case $opt in CONFIG_*) ;; *) continue ;; esac
-			got=$(sed -n "s/^$opt=//p" "$dir/.config")
+			got=$(sed -n "s/^$opt=//p" "$ROOT$dir/.config")
 			[ "$want" = n ] && [ -z "$got" ] && continue
 			if [ "$want" != "$got" ]; then
 				log "$name config: $opt=$want did not stick (got '$got')"
@@ -157,15 +191,19 @@ built_kernel() {
 			fi
 		done < <(cat "$@")
 		"${kmake[@]}" -C "$dir" -j"$(nproc)" "$(basename "$image")" modules >&2
-		touch "$dir/.done"
+		touch "$ROOT$dir/.done"
 		# Builds of older fragments only take disk space now.
-		find "$cache" -maxdepth 1 -name "linux-$name-*" ! -name "linux-$name-$key" \
+		find "$ROOT${dir%/*}" -maxdepth 1 -name "linux-$name-*" ! -name "linux-$name-$key" \
 			-exec rm -rf {} +
 	fi
-	echo "KIMAGE=$dir/$image"
+	echo "KIMAGE=$ROOT$dir/$image"
 	echo "KDIR=$dir"
 	echo "KARCH=$arch"
 	echo "CROSS_COMPILE=$cross"
+	if [ -n "$ROOT" ]; then
+		echo "KROOT=$ROOT"
+		echo "KRELEASE=$release"
+	fi
 }
 
 # The guest's programs for arm64 (the host's are x86_64): busybox from
@@ -197,9 +235,13 @@ generic) debian_kernel amd64 ;;
 rt) debian_kernel rt-amd64 ;;
 trixie-generic | sid-generic) release_kernel "${kind%%-*}" amd64 ;;
 trixie-rt | sid-rt) release_kernel "${kind%%-*}" rt-amd64 ;;
-debug) built_kernel debug x86_64 "$here"/{base,x86_64,debug}.config ;;
-arm64) built_kernel arm64 arm64 "$here"/{base,arm64}.config && userland_arm64 ;;
-arm64-debug) built_kernel arm64-debug arm64 "$here"/{base,arm64,debug}.config && userland_arm64 ;;
+debug) built_kernel debug x86_64 - "$here"/{base,x86_64,debug}.config ;;
+arm64) built_kernel arm64 arm64 - "$here"/{base,arm64}.config && userland_arm64 ;;
+arm64-debug) built_kernel arm64-debug arm64 - "$here"/{base,arm64,debug}.config && userland_arm64 ;;
+trixie-debug | sid-debug)
+	built_kernel "$kind" x86_64 "${kind%%-*}" "$here"/{base,x86_64,debug}.config ;;
+trixie-arm64 | sid-arm64)
+	built_kernel "$kind" arm64 "${kind%%-*}" "$here"/{base,arm64}.config && userland_arm64 ;;
 source) kernel_source ;;
 *) log "unknown kernel '$kind' (generic, rt, debug, arm64, arm64-debug, trixie-generic, trixie-rt, sid-generic, sid-rt, source)"; exit 2 ;;
 esac

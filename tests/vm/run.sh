@@ -85,7 +85,7 @@ cp -r "$repo/tests/vm" "$repo/tests/bench" "$src/tests/"
 kmake=(make -s -C "$KDIR" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" W=1 KCFLAGS=-Werror)
 ksrc=$src
 if [ -n "${KROOT:-}" ]; then
-	ksrc=/tmp/hotstack-vm-$kind
+	ksrc=/tmp/hotstack-vm-$kind-$$
 	rm -rf "${KROOT:?}$ksrc" && mkdir -p "$KROOT$ksrc"
 	cp -r "$src/Kbuild" "$src/module" "$src/uapi" "$KROOT$ksrc/"
 	[ -d "$src/kmod" ] && cp -r "$src/kmod" "$KROOT$ksrc/"
