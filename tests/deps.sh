@@ -17,6 +17,8 @@ if [ "${1:-}" = --run ]; then
 		golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev
 		qemu-system-x86 busybox-static cpio kmod iproute2
 		gcc-i686-linux-gnu libc6-dev-i386-cross
+		# Debian 13's kernel and a chroot to build for it (tests/release.sh)
+		debootstrap
 		"$@"
 	)
 else

@@ -39,20 +39,49 @@ const char *hs_open_error_hint(int err)
 	}
 }
 
+const char *hs_abi_mismatch(unsigned int module_abi)
+{
+	if (module_abi > HOTSTACK_ABI_VERSION)
+		return "the hotstack module is newer than this tool: install the tool "
+		       "of the module's release";
+	if (module_abi < HOTSTACK_ABI_VERSION)
+		return "the hotstack module is older than this tool: install the module "
+		       "of the tool's release (dkms, or insmod its hotstack.ko)";
+	return NULL;
+}
+
+/*
+ * The device, once it has said which ABI it speaks: one tool works with
+ * the module of its release on every kernel, and says so when it meets
+ * another release's.
+ */
 int hs_device_open(void)
 {
 	const char *path = hs_device_path();
+	struct hotstack_info info;
 	const char *hint;
 	int fd, err;
 
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd >= 0)
+	if (fd < 0) {
+		err = errno;
+		fprintf(stderr, "hotstack: cannot open %s: %s\n", path, strerror(err));
+		hint = hs_open_error_hint(err);
+		if (hint)
+			fprintf(stderr, "hotstack: %s\n", hint);
+		return -1;
+	}
+	err = -hs_get_info(fd, &info);
+	if (err == ENOTTY || err == EINVAL) {
+		fprintf(stderr, "hotstack: %s is not a hotstack device (%s)\n", path,
+			strerror(err));
+	} else if (!err && (hint = hs_abi_mismatch(info.abi_version))) {
+		fprintf(stderr, "hotstack: %s speaks ABI %u, this tool ABI %u: %s\n", path,
+			info.abi_version, HOTSTACK_ABI_VERSION, hint);
+	} else {
 		return fd;
-	err = errno;
-	fprintf(stderr, "hotstack: cannot open %s: %s\n", path, strerror(err));
-	hint = hs_open_error_hint(err);
-	if (hint)
-		fprintf(stderr, "hotstack: %s\n", hint);
+	}
+	close(fd);
 	return -1;
 }
 

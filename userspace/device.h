@@ -13,6 +13,8 @@ const char *hs_device_path(void);
  * and returns -1.
  */
 int hs_device_open(void);
+/* What to tell a user whose module speaks @module_abi; NULL: this tool's. */
+const char *hs_abi_mismatch(unsigned int module_abi);
 
 /* One sentence saying why opening the device failed with @err, and the fix. */
 const char *hs_open_error_hint(int err);

@@ -116,6 +116,19 @@ static void info_without_module_explains(void **state)
 	assert_string_equal(hs_device_path(), "/dev/hotstack");
 }
 
+static void device_of_another_abi(void **state)
+{
+	(void)state;
+	assert_null(hs_abi_mismatch(HOTSTACK_ABI_VERSION));
+	assert_non_null(strstr(hs_abi_mismatch(HOTSTACK_ABI_VERSION + 1), "module is newer"));
+	assert_non_null(strstr(hs_abi_mismatch(HOTSTACK_ABI_VERSION - 1), "module is older"));
+	/* A file that is no hotstack device answers GET_INFO with ENOTTY. */
+	setenv("HOTSTACK_DEVICE", "/dev/null", 1);
+	assert_int_equal(run_tool("hotstack", "info", NULL), 1);
+	assert_non_null(strstr(tool_out, "/dev/null is not a hotstack device"));
+	unsetenv("HOTSTACK_DEVICE");
+}
+
 static void open_error_hints(void **state)
 {
 	(void)state;
@@ -201,6 +214,7 @@ int main(void)
 		cmocka_unit_test(find_command),
 		cmocka_unit_test(info_rejects_arguments),
 		cmocka_unit_test(info_without_module_explains),
+		cmocka_unit_test(device_of_another_abi),
 		cmocka_unit_test(open_error_hints),
 		cmocka_unit_test(status_and_watch_usage),
 		cmocka_unit_test(event_lines),
