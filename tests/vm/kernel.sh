@@ -239,9 +239,10 @@ debug) built_kernel debug x86_64 - "$here"/{base,x86_64,debug}.config ;;
 arm64) built_kernel arm64 arm64 - "$here"/{base,arm64}.config && userland_arm64 ;;
 arm64-debug) built_kernel arm64-debug arm64 - "$here"/{base,arm64,debug}.config && userland_arm64 ;;
 trixie-debug | sid-debug)
-	built_kernel "$kind" x86_64 "${kind%%-*}" "$here"/{base,x86_64,debug}.config ;;
+	built_kernel "$kind" x86_64 "${kind%%-*}" "$here"/{base,post-6.1,x86_64,debug}.config ;;
 trixie-arm64 | sid-arm64)
-	built_kernel "$kind" arm64 "${kind%%-*}" "$here"/{base,arm64}.config && userland_arm64 ;;
+	built_kernel "$kind" arm64 "${kind%%-*}" "$here"/{base,post-6.1,arm64}.config &&
+		userland_arm64 ;;
 source) kernel_source ;;
 *) log "unknown kernel '$kind' (generic, rt, debug, arm64, arm64-debug, trixie-generic, trixie-rt, sid-generic, sid-rt, source)"; exit 2 ;;
 esac
