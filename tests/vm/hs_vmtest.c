@@ -73,6 +73,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1980,13 +1981,48 @@ static void expect_delegated(int fd, struct hotstack_config *c, int want, const 
  * policy of README's Privilege section. @other is a process of another
  * user, spinning in user mode.
  */
+/*
+ * A child that spins in user mode, then reads /dev/zero (vfs_read) for a
+ * second; @undumpable: after prctl(PR_SET_DUMPABLE, 0), and returns once
+ * the child has made that call.
+ */
+static pid_t fork_user_then_read(bool undumpable)
+{
+	static char zero[1 << 16];
+	int ready[2], z;
+	pid_t child;
+	double end;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	child = fork();
+	if (child) {
+		close(ready[1]);
+		if (child > 0 && undumpable && read(ready[0], &c, 1) != 1)
+			printf("# the child %d did not become undumpable\n", child);
+		close(ready[0]);
+		return child;
+	}
+	if (undumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		_exit(1);
+	if (write(ready[1], "", 1) != 1)
+		_exit(1);
+	z = open("/dev/zero", O_RDONLY);
+	uspin(1000);
+	for (end = now_s() + 1; now_s() < end;)
+		if (read(z, zero, sizeof(zero)) < 0)
+			break;
+	_exit(0);
+}
+
 static void test_delegated(pid_t other)
 {
 	struct hotstack_info info = { .size = sizeof(info) };
 	struct hotstack_config c;
 	struct hotstack_stats st;
 	char own[32], hidden[48], shown[32], *text;
-	pid_t child;
+	pid_t child, undumpable;
 	void *p;
 	int fd = open_dev(), ret;
 	bool ok;
@@ -2022,21 +2058,12 @@ static void test_delegated(pid_t other)
 	c.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
 	c.keys = HOTSTACK_KEY_TGID;
 	expect_delegated(fd, &c, 0, "kernel and user stacks at 1000 Hz");
+	/* Its own, but not dumpable: ptrace would refuse, so does hotstack. */
+	undumpable = fork_user_then_read(true);
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "delegated: START");
-	child = fork();
-	if (!child) {
-		/* User mode, then the kernel: reads of /dev/zero (vfs_read). */
-		static char zero[1 << 16];
-		double end;
-		int z = open("/dev/zero", O_RDONLY);
-
-		uspin(1000);
-		for (end = now_s() + 1; now_s() < end;)
-			if (read(z, zero, sizeof(zero)) < 0)
-				break;
-		_exit(0);
-	}
+	child = fork_user_then_read(false);
 	waitpid(child, NULL, 0);
+	waitpid(undumpable, NULL, 0);
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "delegated: STOP");
 	get_stats(fd, &st, 0);
 	p = mmap(NULL, st.mmap_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -2050,10 +2077,16 @@ static void test_delegated(pid_t other)
 	    own);
 	tap(strstr(text, hidden) && !strstr(text, shown),
 	    "delegated: another user's process has no user frames, marked (%s)", hidden);
-	ok = strstr(text, ";vfs_read;") && !kernel_address_in(text);
-	tap(ok, "delegated: read() names kernel frames (vfs_read), never a kernel address");
+	snprintf(hidden, sizeof(hidden), "[pid %d];[user hidden]", undumpable);
+	snprintf(shown, sizeof(shown), "[pid %d];0x", undumpable);
+	ok = strstr(text, hidden) && !strstr(text, shown);
+	tap(ok, "delegated: its own process made not dumpable has no user frames, marked (%s)",
+	    hidden);
+	ok = ok && strstr(text, ";vfs_read;") && !kernel_address_in(text);
+	tap(strstr(text, ";vfs_read;") && !kernel_address_in(text),
+	    "delegated: read() names kernel frames (vfs_read), never a kernel address");
 	if (!ok)
-		printf("#   %.2000s\n", text);
+		printf("#   %.4000s\n", text);
 	free(text);
 	close(fd);
 }
