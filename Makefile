@@ -7,7 +7,8 @@
 #   make check         every test: lint, host unit tests, VM suites
 #   make lint          checkpatch --strict and sparse on module/ and uapi/
 #   make unit          host unit tests only
-#   make check-vm KERNEL=generic|rt|debug|arm64|arm64-debug   one VM suite
+#   make check-vm KERNEL=generic|rt|debug|arm64|arm64-debug   one VM suite (Debian 12)
+#   make check-vm KERNEL=trixie-generic|trixie-rt|trixie-debug|trixie-arm64|sid-generic
 #   make fuzz [SEED=N] [KERNEL=debug] [CALLS=N]   the hostile-input fuzzer alone in a VM
 #   make bench         sampling overhead against its floors (icount VM)
 #   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)

@@ -4,11 +4,14 @@
 # Provide a guest kernel for the VM tests, cached outside the repository.
 #
 #   tests/vm/kernel.sh generic|rt|debug|arm64|arm64-debug
+#   tests/vm/kernel.sh trixie-generic|trixie-rt|trixie-debug|trixie-arm64|sid-generic|sid-rt
 #
 # Prints shell assignments on stdout:
 #   KIMAGE=<kernel image to boot>   KDIR=<tree to build modules against>
 #   KARCH=x86_64|arm64              CROSS_COMPILE=<prefix, empty if native>
 #   BUSYBOX=<busybox for the guest> (arm64 kinds only)
+#   KROOT=<the release's chroot modules are built in, where KDIR is>
+#   KRELEASE=<its name>             (another release's kernels only)
 #
 # generic:     Debian's linux-image-6.1.0-N-amd64 matching the installed
 #              linux-headers-amd64 (apt-get download + dpkg-deb -x).
@@ -19,6 +22,9 @@
 # arm64:       cross-built the same way with base.config and arm64.config
 #              (GICv3 pseudo-NMIs, PMUv3); busybox from busybox-static:arm64.
 # arm64-debug: arm64 plus debug.config.
+# trixie-*, sid-*: the same kinds of Debian 13 and sid (tests/release.sh):
+#              their Debian kernel images, or built from their
+#              linux-source with their compilers in their chroot.
 # Built kernels are cached by the hash of their fragments and the source.
 set -euo pipefail
 # Parsed whole before it runs: editing this file mid-run cannot derail it.
