@@ -69,6 +69,7 @@ bg() {
 	(
 		"$@" >"$steps/$n.out" 2>&1
 		echo $? >"$steps/$n.rc.tmp"
+		echo $(($(date +%s) - start)) >"$steps/$n.end"
 		mv "$steps/$n.rc.tmp" "$steps/$n.rc"
 	) &
 }
@@ -79,7 +80,7 @@ flush() {
 	local name rc before after
 	while [ "$printed" -lt ${#queued[@]} ] && [ -e "$steps/$printed.rc" ]; do
 		name=${queued[$printed]}
-		echo "# === $name (at $(cat "$steps/$printed.start") s, finished at $(($(date +%s) - start)) s)" |
+		echo "# === $name (at $(cat "$steps/$printed.start") s, took $(($(cat "$steps/$printed.end") - $(cat "$steps/$printed.start"))) s)" |
 			tee -a "$log"
 		before=$(grep -c '^not ok' "$log")
 		tee -a "$log" <"$steps/$printed.out"
