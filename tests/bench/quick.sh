@@ -29,10 +29,11 @@ for name in full budget; do
 	[ $name = budget ] && opt="--budget 1%"
 	HS_BENCH_WORK=faults hotstack record -e cpu-clock -F 10000 -a $opt -o /tmp/$name.folded -- \
 		hs_bench none 10000 8000 >/tmp/$name.out 2>&1 || sed 's/^/# /' /tmp/$name.out
-	# Not the idle task's: how long the CPU idles around the command
-	# depends on the timers pending (icount skips idle time to the next).
+	# Not the idle task's (pv_native_safe_halt on 6.12): how long the CPU
+	# idles around the command depends on the timers pending (icount skips
+	# idle time to the next).
 	awk -v name=$name '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";") }
-		f[k] ~ /^(native_safe_halt|default_idle|arch_cpu_idle)$/ { next }
+		f[k] ~ /^(pv_native_safe_halt|native_safe_halt|default_idle|arch_cpu_idle)$/ { next }
 		{ leaf[f[k]] += n; total += n }
 		END { for (l in leaf) printf "TOP %s %s %.2f\n", name, l, 100 * leaf[l] / total }' \
 		/tmp/$name.folded | sort -k4 -n -r | head -n $([ $name = full ] && echo 5 || echo 40)
