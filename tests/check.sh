@@ -6,10 +6,11 @@
 # of a 50 MB profile in chromium, the VM suite on every kernel of the
 # support matrix (README: Debian 12's 6.1, Debian 13's 6.12 and sid's 7.x:
 # Debian's generic and PREEMPT_RT kernels, debug kernels, arm64 with the
-# PMU's NMIs), the overhead gate on 6.1, the build of every
-# release as its users build it (tests/dkms.sh: each release's chroot, its
-# compiler, dkms.conf's make line, dkms build, sparse for x86_64 and
-# arm64; loaded in the VM), and the Debian packages (tests/deb.sh: make
+# PMU's NMIs), the overhead gate on each release's generic kernel, the
+# build of every release as its users build it (tests/dkms.sh: each
+# release's chroot, its compiler, dkms.conf's make line, dkms build,
+# sparse for x86_64 and arm64; loaded in the VM), and the Debian packages
+# (tests/deb.sh: make
 # install, make deb, their contents, lintian, DKMS of the packaged source)
 # and the agent's unit from them under systemd (tests/vm/systemd.sh).
 # Every step prints TAP lines; the last line of output is "N passed, N
@@ -146,11 +147,10 @@ if step deps tests/deps.sh; then
 	has arm64 && bg "vm arm64 icount" env HOTSTACK_OUT="$out/icount" tests/vm/run.sh arm64 \
 		--icount --script tests/vm/guest/pmu_icount.sh
 	# The cost per sample against the README's goals (icount: deterministic,
-	# whatever else runs beside it), on Debian 12's kernel. Not yet on
-	# Debian 13's: there the unprofiled loop itself took 175.4 and 147.5 ms
-	# in one boot, so no ratio to it holds (tests/bench/check.sh
-	# trixie-generic shows it).
-	has generic && bg "overhead generic" tests/bench/check.sh generic
+	# whatever else runs beside it), on each release's generic kernel.
+	for k in generic trixie-generic sid-generic; do
+		has "$k" && bg "overhead $k" tests/bench/check.sh "$k"
+	done
 	# Every release's build as its users make it, each loaded in the VM.
 	bg dkms tests/dkms.sh
 	# The packages; then the packages make deb built, installed in a
