@@ -146,6 +146,13 @@ static void hs_event_attr(const struct hotstack_config *c, struct perf_event_att
 	attr->freq = !!(c->flags & HOTSTACK_CFG_FREQ);
 	attr->sample_period = c->sample;	/* union with sample_freq */
 	attr->precise_ip = c->precise;
+	/*
+	 * The host's kernel, not a guest's, as perf's own default: on 7.x
+	 * (CONFIG_PERF_GUEST_MEDIATED_PMU) a hardware event that counts in
+	 * guests is refused while a KVM guest owns the PMU, and keeps one
+	 * from starting while it runs. Software events have no guest mode.
+	 */
+	attr->exclude_guest = c->event_type != PERF_TYPE_SOFTWARE;
 }
 
 static bool hs_clock_event(const struct hotstack_config *c)
