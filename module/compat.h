@@ -78,10 +78,28 @@ static __always_inline bool hs_current_dumpable(void)
 	rcu_read_unlock();
 	return ret;
 }
+
+/* The same for @t, another task (process context, under rcu_read_lock()). */
+static inline bool hs_task_dumpable(struct task_struct *t)
+{
+	const struct task_exec_state *es = rcu_dereference(t->exec_state);
+
+	return es && es->dumpable == TASK_DUMPABLE_OWNER;
+}
 #else
 static __always_inline bool hs_current_dumpable(void)
 {
 	return current->mm && get_dumpable(current->mm) == SUID_DUMP_USER;
+}
+
+static inline bool hs_task_dumpable(struct task_struct *t)
+{
+	bool ret;
+
+	task_lock(t);
+	ret = t->mm && get_dumpable(t->mm) == SUID_DUMP_USER;
+	task_unlock(t);
+	return ret;
 }
 #endif
 

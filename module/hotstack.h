@@ -17,6 +17,7 @@
 #include <linux/pid.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/cred.h>
 #include <linux/workqueue.h>
 #include <linux/hotstack.h>
 #ifdef CONFIG_X86_64
@@ -147,6 +148,20 @@ enum hs_path {
  * not change while RUNNING except @active (SNAPSHOT, then
  * synchronize_rcu(): samplers are RCU readers, NMI included).
  */
+/*
+ * ptrace's read rule (PTRACE_MODE_READ_REALCREDS; ptrace_may_access() is
+ * not exported), dumpability aside, for a watcher with credentials @w (a
+ * delegated user) and a task with @t: the watcher's real uid and gid are
+ * the task's real, effective and saved ones, and the task's permitted
+ * capabilities are a subset of the watcher's, in the same user namespace.
+ */
+static __always_inline bool hs_creds_readable(const struct cred *w, const struct cred *t)
+{
+	return uid_eq(w->uid, t->uid) && uid_eq(w->uid, t->euid) && uid_eq(w->uid, t->suid) &&
+	       gid_eq(w->gid, t->gid) && gid_eq(w->gid, t->egid) && gid_eq(w->gid, t->sgid) &&
+	       w->user_ns == t->user_ns && cap_issubset(t->cap_permitted, w->cap_permitted);
+}
+
 struct hotstack_session {
 	struct mutex lock;	/* serialises ioctls and state changes */
 	enum hotstack_state state;
@@ -155,7 +170,7 @@ struct hotstack_session {
 	bool caller_regs;	/* its registers are the caller's: frame 0 a return address */
 	enum hs_path path;	/* the sample path CONFIGURE chose */
 	bool privileged;	/* configured by a CAP_PERFMON holder */
-	kuid_t uid;		/* the configurer's user, for user stacks */
+	const struct cred *cred;	/* the configurer's, for user stacks */
 	struct pid *pid;	/* with HOTSTACK_CFG_PID: the process to count */
 	struct pid_namespace *pid_ns;	/* the opener's: pids are numbered in it */
 	cpumask_var_t cpus;	/* CPUs asked for (tables: those online at CONFIGURE) */

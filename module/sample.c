@@ -107,18 +107,15 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
 /*
  * Whether the session may see this task's user stack: always when a
  * CAP_PERFMON holder configured it; for a delegated user (the module's
- * group), only a task of theirs that ptrace's basic rules would let them
- * look into (same real, effective and saved user; not setuid: dumpable).
+ * group), only a task that ptrace's read rule would let them look into
+ * (hs_creds_readable(), and dumpable: not setuid, no PR_SET_DUMPABLE 0).
  */
 static __always_inline bool hs_user_visible(const struct hotstack_session *s)
 {
-	const struct cred *cred;
-
 	if (s->privileged)
 		return true;
-	cred = current_cred();
-	return uid_eq(cred->uid, s->uid) && uid_eq(cred->euid, s->uid) &&
-	       uid_eq(cred->suid, s->uid) && current->mm && hs_current_dumpable();
+	return current->mm && hs_creds_readable(s->cred, current_cred()) &&
+	       hs_current_dumpable();
 }
 
 /*

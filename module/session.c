@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -97,6 +98,8 @@ void hotstack_session_free(struct hotstack_session *s)
 	hotstack_reader_free(&s->reader);
 	put_pid(s->pid);
 	put_pid(s->owner);
+	if (s->cred)
+		put_cred(s->cred);
 	put_pid_ns(s->pid_ns);
 	free_cpumask_var(s->missed);
 	free_cpumask_var(s->cpus);
@@ -268,6 +271,27 @@ static int hs_check_config(const struct hotstack_config *c)
  * per CPU (as a frequency, or as a cpu-clock / task-clock period; other
  * events count things, not time, so they are sampled by frequency).
  */
+/*
+ * Whether the caller, a delegated user, may watch @pid's process in task
+ * mode: ptrace's read rule, as perf_event_open() applies it
+ * (hs_creds_readable(), and the process dumpable).
+ */
+static int hs_may_watch(struct pid *pid)
+{
+	struct task_struct *t;
+	bool ok;
+
+	rcu_read_lock();
+	t = pid_task(pid, PIDTYPE_TGID);
+	if (!t) {
+		rcu_read_unlock();
+		return -ESRCH;
+	}
+	ok = hs_creds_readable(current_cred(), __task_cred(t)) && hs_task_dumpable(t);
+	rcu_read_unlock();
+	return ok ? 0 : -EPERM;
+}
+
 static int hs_check_delegated(const struct hotstack_config *c)
 {
 	if (c->event_type == PERF_TYPE_RAW)
@@ -508,6 +532,11 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 		rcu_read_unlock();
 		if (!pid)
 			return -ESRCH;
+		if ((c->flags & HOTSTACK_CFG_TASK) && !perfmon_capable()) {
+			ret = hs_may_watch(pid);
+			if (ret)
+				goto out_pid;
+		}
 	}
 	if (!zalloc_cpumask_var(&online, GFP_KERNEL)) {
 		ret = -ENOMEM;
@@ -542,7 +571,9 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	else
 		s->path = c->flags & HOTSTACK_CFG_COLLAPSE ? HS_PATH_ANY : HS_PATH_KERNEL;
 	atomic64_set(&s->lost, 0);
-	s->uid = current_uid();
+	if (s->cred)
+		put_cred(s->cred);
+	s->cred = get_current_cred();
 	s->sync_event = c->event_type == PERF_TYPE_SOFTWARE &&
 			(c->event_config == PERF_COUNT_SW_PAGE_FAULTS ||
 			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES);
@@ -937,6 +968,12 @@ int hotstack_start(struct hotstack_session *s)
 		return -EBUSY;
 	if (s->state != HOTSTACK_STATE_READY)
 		return -EINVAL;
+	/* Again: the process may have run a setuid program since CONFIGURE. */
+	if (s->task_mode && !perfmon_capable()) {
+		ret = hs_may_watch(s->pid);
+		if (ret)
+			return ret;
+	}
 
 	for (i = 0; i < s->tabs.nr_slots; i++) {
 		struct hs_slot *sl = &s->tabs.slots[i];

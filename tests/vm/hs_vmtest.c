@@ -16,7 +16,12 @@
  *   hs_vmtest userstack            a child's user stack, pid filter, keys
  *   hs_vmtest events               task-clock, page-faults, context-switches
  *   hs_vmtest context              context key, exclude idle
- *   hs_vmtest delegated PID        the group's policy (PID: another user's)
+ *   hs_vmtest delegated PID CPID   the group's policy (PID: another user's
+ *                                  process; CPID: the user's own, with
+ *                                  capabilities it lacks: uspin-caps)
+ *   hs_vmtest uspin-caps UID GID MS
+ *                                  as UID and GID with root's permitted
+ *                                  capabilities, spin in user mode MS ms
  *   hs_vmtest churn N              N sessions started and closed, fast
  *   hs_vmtest lifecycle            a refused CONFIGURE, read() across RESET
  *   hs_vmtest mmap-race            the mmap protocol against SNAPSHOT/RESET
@@ -2016,7 +2021,75 @@ static pid_t fork_user_then_read(bool undumpable)
 	_exit(0);
 }
 
-static void test_delegated(pid_t other)
+/*
+ * A child that waits; made not dumpable when the test writes to *@ctl,
+ * which returns once it is. Killed by the test.
+ */
+static pid_t fork_waiter(int *ctl)
+{
+	int go[2], ready[2];
+	pid_t child;
+	char c;
+
+	ctl[0] = ctl[1] = -1;
+	if (pipe(go) || pipe(ready))
+		return -1;
+	child = fork();
+	if (!child) {
+		if (read(go[0], &c, 1) != 1 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) ||
+		    write(ready[1], "", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(go[0]);
+	close(ready[1]);
+	ctl[0] = go[1];
+	ctl[1] = ready[0];
+	return child;
+}
+
+/* Make fork_waiter()'s child (@ctl) not dumpable; whether it is done. */
+static bool waiter_undumpable(const int *ctl)
+{
+	char c;
+
+	return write(ctl[0], "", 1) == 1 && read(ctl[1], &c, 1) == 1;
+}
+
+/*
+ * Task mode as a delegated user: ptrace's read rule decides, at CONFIGURE
+ * and again at START. @other: root's process; @capsp: one of the user's
+ * own, with capabilities the user does not have.
+ */
+static void test_delegated_task(int fd, pid_t other, pid_t capsp)
+{
+	struct hotstack_config c;
+	int ctl[2];
+	pid_t child;
+
+	default_config(&c);
+	c.flags = HOTSTACK_CFG_FREQ | HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK;
+	c.sample = 1000;
+	c.pid = other;
+	expect_delegated(fd, &c, EPERM, "task mode on another user's process");
+	c.pid = capsp;
+	expect_delegated(fd, &c, EPERM,
+			 "task mode on its own process with capabilities it lacks");
+	child = fork_waiter(ctl);
+	c.pid = child;
+	expect_delegated(fd, &c, 0, "task mode on its own process");
+	tap(waiter_undumpable(ctl) && xioctl(fd, HOTSTACK_IOC_START, NULL) == EPERM,
+	    "delegated: START in task mode: EPERM once the process is not dumpable");
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	close(ctl[0]);
+	close(ctl[1]);
+}
+
+static void test_delegated(pid_t other, pid_t capsp)
 {
 	struct hotstack_info info = { .size = sizeof(info) };
 	struct hotstack_config c;
@@ -2082,13 +2155,35 @@ static void test_delegated(pid_t other)
 	ok = strstr(text, hidden) && !strstr(text, shown);
 	tap(ok, "delegated: its own process made not dumpable has no user frames, marked (%s)",
 	    hidden);
+	snprintf(hidden, sizeof(hidden), "[pid %d];[user hidden]", capsp);
+	snprintf(shown, sizeof(shown), "[pid %d];0x", capsp);
+	ok = ok && strstr(text, hidden) && !strstr(text, shown);
+	tap(strstr(text, hidden) && !strstr(text, shown),
+	    "delegated: its own process with capabilities it lacks has no user frames, marked (%s)",
+	    hidden);
 	ok = ok && strstr(text, ";vfs_read;") && !kernel_address_in(text);
 	tap(strstr(text, ";vfs_read;") && !kernel_address_in(text),
 	    "delegated: read() names kernel frames (vfs_read), never a kernel address");
 	if (!ok)
 		printf("#   %.4000s\n", text);
 	free(text);
+	test_delegated_task(fd, other, capsp);
 	close(fd);
+}
+
+/*
+ * As root: become @uid and @gid keeping the permitted capabilities (not the
+ * effective ones), dumpable again, and spin in user mode for @ms.
+ */
+static int uspin_caps(uid_t uid, gid_t gid, unsigned int ms)
+{
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) || setgid(gid) ||
+	    setuid(uid) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)) {
+		perror("uspin-caps");
+		return 1;
+	}
+	uspin(ms);
+	return 0;
 }
 
 /* The software events besides cpu-clock count where they happen. */
@@ -3458,8 +3553,10 @@ int main(int argc, char **argv)
 		test_genl_cred();
 	else if (argc == 2 && !strcmp(argv[1], "context"))
 		test_context();
-	else if (argc == 3 && !strcmp(argv[1], "delegated"))
-		test_delegated(atoi(argv[2]));
+	else if (argc == 4 && !strcmp(argv[1], "delegated"))
+		test_delegated(atoi(argv[2]), atoi(argv[3]));
+	else if (argc == 5 && !strcmp(argv[1], "uspin-caps"))
+		return uspin_caps(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	else if (argc == 3 && !strcmp(argv[1], "uspin"))
 		uspin(atoi(argv[2]));
 	else if (argc == 5 && !strcmp(argv[1], "symbols"))

@@ -379,7 +379,11 @@ struct hotstack_stats {
 #define HOTSTACK_ENTRY_COLLAPSED	_BITUL(1) /* recursion was collapsed */
 #define HOTSTACK_ENTRY_USER_MODE	_BITUL(2) /* interrupted in user mode */
 #define HOTSTACK_ENTRY_USER_FAULT	_BITUL(3) /* user walk stopped on a fault */
-/* The user stack is another user's: not walked for a delegated session. */
+/*
+ * The user stack is not walked: a delegated session's user may not read
+ * this process (ptrace's read rule: another user's, not dumpable, or with
+ * capabilities the user lacks).
+ */
 #define HOTSTACK_ENTRY_USER_HIDDEN	_BITUL(4)
 /*
  * Kernel frame 0 is a return address like the others, not an interrupted

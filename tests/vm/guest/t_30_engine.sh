@@ -21,16 +21,21 @@ tap "hs_vmtest userstack" hs_vmtest userstack
 tap "hs_vmtest context" hs_vmtest context
 tap "hs_vmtest events" hs_vmtest events
 check "insmod group=1234 test_hooks=1" reload group=1234
-# Another user's process (root's), spinning in user mode meanwhile.
+# Another user's process (root's), and one of uid 1000's own with root's
+# capabilities, spinning in user mode meanwhile.
 hs_vmtest uspin 60000 &
 other=$!
-# Once it spins: its user time (stat's 14th field) has grown.
-wait_until sh -c "[ \$(cut -d' ' -f14 /proc/$other/stat) -gt 0 ]" ||
-	echo "# the spinner $other has not run within 20 s"
+hs_vmtest uspin-caps 1000 1000 60000 &
+capsp=$!
+# Once they spin: their user time (stat's 14th field) has grown.
+for p in $other $capsp; do
+	wait_until sh -c "[ \$(cut -d' ' -f14 /proc/$p/stat) -gt 0 ]" ||
+		echo "# the spinner $p has not run within 20 s"
+done
 tap "hs_vmtest delegated (uid 1000, group 1234)" \
-	hs_vmtest runas 1000 1000,1234 hs_vmtest delegated $other
-kill $other
-wait $other 2>/dev/null
+	hs_vmtest runas 1000 1000,1234 hs_vmtest delegated $other $capsp
+kill $other $capsp
+wait $other $capsp 2>/dev/null
 check "read() of an unconfigured session without autostart is empty" \
 	sh -c 'cat /dev/hotstack >/tmp/empty && [ ! -s /tmp/empty ]'
 
