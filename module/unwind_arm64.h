@@ -157,7 +157,11 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	unsigned long fp, prev = 0;
 	unsigned int steps = 0;
 
-	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
+	/*
+	 * io_uring's workers (PF_IO_WORKER) have their process's mm but no
+	 * user context: their user registers are a new thread's (ip 0).
+	 */
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
 		return;
 	if (!user_mode(regs))
 		regs = task_pt_regs(current);

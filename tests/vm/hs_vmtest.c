@@ -14,6 +14,7 @@
  *                                  sample hs_workload's known stacks and
  *                                  check exactly those were counted
  *   hs_vmtest userstack            a child's user stack, pid filter, keys
+ *   hs_vmtest io-worker            an io_uring worker has no user frames
  *   hs_vmtest events               task-clock, page-faults, context-switches
  *   hs_vmtest context              context key, exclude idle
  *   hs_vmtest delegated PID CPID   the group's policy (PID: another user's
@@ -89,6 +90,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/io_uring.h>
 #include <linux/perf_event.h>
 
 #include <libmnl/libmnl.h>
@@ -1860,6 +1862,108 @@ static bool frame_in(const char *f, void (*fn)(void))
 	return !strncmp(f, "0x", 2) && a >= base && a < base + 512;
 }
 
+/*
+ * For @seconds, 64 KiB reads of /dev/zero through io_uring, each punted to
+ * an io-wq worker (IOSQE_ASYNC); exits 2 without io_uring.
+ */
+static void io_uring_reads(double seconds)
+{
+	static char buf[1 << 16];
+	struct io_uring_params p = { 0 };
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail;
+	struct io_uring_sqe *sqe;
+	double end = now_s() + seconds;
+	int ring = syscall(__NR_io_uring_setup, 1, &p), zero = open("/dev/zero", O_RDONLY);
+	char *sq, *cq;
+
+	if (ring < 0 || zero < 0)
+		_exit(2);
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED)
+		_exit(1);
+	sq_tail = (unsigned int *)(sq + p.sq_off.tail);
+	sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
+	sq_array = (unsigned int *)(sq + p.sq_off.array);
+	cq_head = (unsigned int *)(cq + p.cq_off.head);
+	cq_tail = (unsigned int *)(cq + p.cq_off.tail);
+	while (now_s() < end) {
+		unsigned int tail = *sq_tail;
+
+		memset(sqe, 0, sizeof(*sqe));
+		sqe->opcode = IORING_OP_READ;
+		sqe->flags = IOSQE_ASYNC;
+		sqe->fd = zero;
+		sqe->addr = (unsigned long)buf;
+		sqe->len = sizeof(buf);
+		sq_array[tail & *sq_mask] = 0;
+		__atomic_store_n(sq_tail, tail + 1, __ATOMIC_RELEASE);
+		if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+			_exit(1);
+		__atomic_store_n(cq_head, __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+	}
+	_exit(0);
+}
+
+/*
+ * io_uring's workers have their process's mm but are no user task: their
+ * user registers are a new thread's (ip 0). With user stacks they show
+ * kernel frames only, never a user frame made of those. No checks where
+ * the kernel has no io_uring (the debug and arm64 kernels, built
+ * without it: their plans count two fewer).
+ */
+static void test_io_worker(void)
+{
+	struct hotstack_config c;
+	unsigned long long samples = 0;
+	unsigned int stacks = 0, bad = 0;
+	char *text, *line, *save;
+	int fd = open_dev(), status = 0;
+	pid_t child;
+
+	default_config(&c);
+	c.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+	c.keys = HOTSTACK_KEY_COMM;
+	if (xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) || xioctl(fd, HOTSTACK_IOC_START, NULL)) {
+		tap(false, "io_uring worker: CONFIGURE and START");
+		close(fd);
+		return;
+	}
+	child = fork();
+	if (!child)
+		io_uring_reads(1.5);
+	waitpid(child, &status, 0);
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+		printf("# no io_uring in this kernel: no io_uring worker to sample\n");
+		close(fd);
+		return;
+	}
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+
+		if (strncmp(line, "iou-wrk-", 8))
+			continue;
+		stacks++;
+		samples += sp ? strtoull(sp + 1, NULL, 10) : 0;
+		if (strstr(line, ";0x")) {
+			if (bad++ < 3)
+				printf("#   %.300s\n", line);
+		}
+	}
+	tap(status == 0 && samples > 0, "io_uring worker: its reads sampled (%llu samples)", samples);
+	tap(stacks > 0 && !bad, "io_uring worker: no user frames (%u of %u stacks had some)", bad,
+	    stacks);
+	free(text);
+	close(fd);
+}
+
 static void test_userstack(void)
 {
 	static char *frames[2048];
@@ -3553,6 +3657,8 @@ int main(int argc, char **argv)
 		test_genl_cred();
 	else if (argc == 2 && !strcmp(argv[1], "context"))
 		test_context();
+	else if (argc == 2 && !strcmp(argv[1], "io-worker"))
+		test_io_worker();
 	else if (argc == 4 && !strcmp(argv[1], "delegated"))
 		test_delegated(atoi(argv[2]), atoi(argv[3]));
 	else if (argc == 5 && !strcmp(argv[1], "uspin-caps"))
