@@ -19,6 +19,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "attr.h"
 #include "cost.h"
 #include "hotstack.h"
 
@@ -138,24 +139,6 @@ static void hs_hdr_update(struct hotstack_session *s)
 	hs_hdr_begin(s->tabs.hdr);
 	hs_hdr_fields(s);
 	hs_hdr_end(s->tabs.hdr);
-}
-
-static void hs_event_attr(const struct hotstack_config *c, struct perf_event_attr *attr)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->type = c->event_type;
-	attr->size = sizeof(*attr);
-	attr->config = c->event_config;
-	attr->freq = !!(c->flags & HOTSTACK_CFG_FREQ);
-	attr->sample_period = c->sample;	/* union with sample_freq */
-	attr->precise_ip = c->precise;
-	/*
-	 * The host's kernel, not a guest's, as perf's own default: on 7.x
-	 * (CONFIG_PERF_GUEST_MEDIATED_PMU) a hardware event that counts in
-	 * guests is refused while a KVM guest owns the PMU, and keeps one
-	 * from starting while it runs. Software events have no guest mode.
-	 */
-	attr->exclude_guest = c->event_type != PERF_TYPE_SOFTWARE;
 }
 
 static bool hs_clock_event(const struct hotstack_config *c)
