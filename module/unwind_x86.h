@@ -107,11 +107,16 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	 * with copy_from_user_nofault(), which also checks
 	 * nmi_uaccess_okay() (not exported: an NMI that interrupted a
 	 * switch of mm, or code on a temporary mm, must not read user
-	 * memory); what it says holds until the NMI returns. Those
-	 * switches are made with interrupts off: an interrupt never sees
-	 * one half done. Every other frame is read in a user access window
-	 * of its own, a range check and two loads, page faults disabled (a
-	 * fault fails the read and never sleeps): no call, no string copy.
+	 * memory); what it says holds until the NMI returns. A context
+	 * switch changes mm with interrupts off; exec_mmap() does not: it
+	 * sets the task's new mm, then loads it with interrupts on. An NMI
+	 * between the two is refused by nmi_uaccess_okay(); an hrtimer
+	 * interrupt reads through the mm still loaded, the old image's,
+	 * which the registers and credentials it sees still describe
+	 * (t_30: hs_vmtest exec). Every other frame is read in a user
+	 * access window of its own, a range check and two loads, page
+	 * faults disabled (a fault fails the read and never sleeps): no
+	 * call, no string copy.
 	 */
 	pagefault_disable();
 	for (fp = (const void __user *)regs->bp;

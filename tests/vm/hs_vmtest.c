@@ -15,6 +15,7 @@
  *                                  check exactly those were counted
  *   hs_vmtest userstack            a child's user stack, pid filter, keys
  *   hs_vmtest io-worker            an io_uring worker has no user frames
+ *   hs_vmtest exec                 samples while a process execs
  *   hs_vmtest events               task-clock, page-faults, context-switches
  *   hs_vmtest context              context key, exclude idle
  *   hs_vmtest delegated PID CPID   the group's policy (PID: another user's
@@ -1964,6 +1965,44 @@ static void test_io_worker(void)
 	close(fd);
 }
 
+/*
+ * Samples taken while a process execs, kernel and user stacks: on x86
+ * exec_mmap() sets the task's new mm before it loads it, with interrupts
+ * on (module/unwind_x86.h says what a sample sees then). For 2 s, busybox
+ * true run over and over; the samples in execve's kernel code are there,
+ * and the invariant holds.
+ */
+static void test_exec(void)
+{
+	struct hotstack_config c;
+	unsigned int execs = 0;
+	char *text;
+	double end;
+	int fd = open_dev();
+
+	default_config(&c);
+	c.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+	expect_cfg(fd, &c, 0, "exec: kernel and user stacks");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "exec: START");
+	for (end = now_s() + 2; now_s() < end; execs++) {
+		pid_t child = fork();
+
+		if (!child) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		if (child < 0 || waitpid(child, NULL, 0) != child)
+			break;
+	}
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "exec: STOP");
+	text = read_all(fd);
+	tap(strstr(text, ";bprm_execve;") != NULL,
+	    "exec: %u execs in 2 s, sampled in bprm_execve", execs);
+	free(text);
+	check_invariant(fd, "exec");
+	close(fd);
+}
+
 static void test_userstack(void)
 {
 	static char *frames[2048];
@@ -3659,6 +3698,8 @@ int main(int argc, char **argv)
 		test_context();
 	else if (argc == 2 && !strcmp(argv[1], "io-worker"))
 		test_io_worker();
+	else if (argc == 2 && !strcmp(argv[1], "exec"))
+		test_exec();
 	else if (argc == 4 && !strcmp(argv[1], "delegated"))
 		test_delegated(atoi(argv[2]), atoi(argv[3]));
 	else if (argc == 5 && !strcmp(argv[1], "uspin-caps"))

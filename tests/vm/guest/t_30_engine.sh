@@ -19,6 +19,7 @@ tap "hs_vmtest workload (truncated)" hs_vmtest workload 40 1 300 16
 tap "hs_vmtest workload (collapsed)" hs_vmtest workload 30 1 300 64 collapse
 tap "hs_vmtest userstack" hs_vmtest userstack
 tap "hs_vmtest io-worker" hs_vmtest io-worker
+tap "hs_vmtest exec" hs_vmtest exec
 tap "hs_vmtest context" hs_vmtest context
 tap "hs_vmtest events" hs_vmtest events
 check "insmod group=1234 test_hooks=1" reload group=1234
