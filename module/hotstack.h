@@ -131,6 +131,20 @@ enum hs_path {
 };
 
 /*
+ * ptrace's read rule (PTRACE_MODE_READ_REALCREDS; ptrace_may_access() is
+ * not exported), dumpability aside, for a watcher with credentials @w (a
+ * delegated user) and a task with @t: the watcher's real uid and gid are
+ * the task's real, effective and saved ones, and the task's permitted
+ * capabilities are a subset of the watcher's, in the same user namespace.
+ */
+static __always_inline bool hs_creds_readable(const struct cred *w, const struct cred *t)
+{
+	return uid_eq(w->uid, t->uid) && uid_eq(w->uid, t->euid) && uid_eq(w->uid, t->suid) &&
+	       gid_eq(w->gid, t->gid) && gid_eq(w->gid, t->egid) && gid_eq(w->gid, t->sgid) &&
+	       w->user_ns == t->user_ns && cap_issubset(t->cap_permitted, w->cap_permitted);
+}
+
+/*
  * struct hotstack_session - one open file of /dev/hotstack (or the
  * persistent session of the autostart parameter)
  *
@@ -148,20 +162,6 @@ enum hs_path {
  * not change while RUNNING except @active (SNAPSHOT, then
  * synchronize_rcu(): samplers are RCU readers, NMI included).
  */
-/*
- * ptrace's read rule (PTRACE_MODE_READ_REALCREDS; ptrace_may_access() is
- * not exported), dumpability aside, for a watcher with credentials @w (a
- * delegated user) and a task with @t: the watcher's real uid and gid are
- * the task's real, effective and saved ones, and the task's permitted
- * capabilities are a subset of the watcher's, in the same user namespace.
- */
-static __always_inline bool hs_creds_readable(const struct cred *w, const struct cred *t)
-{
-	return uid_eq(w->uid, t->uid) && uid_eq(w->uid, t->euid) && uid_eq(w->uid, t->suid) &&
-	       gid_eq(w->gid, t->gid) && gid_eq(w->gid, t->egid) && gid_eq(w->gid, t->sgid) &&
-	       w->user_ns == t->user_ns && cap_issubset(t->cap_permitted, w->cap_permitted);
-}
-
 struct hotstack_session {
 	struct mutex lock;	/* serialises ioctls and state changes */
 	enum hotstack_state state;

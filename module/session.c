@@ -249,12 +249,6 @@ static int hs_check_config(const struct hotstack_config *c)
 }
 
 /*
- * What a delegated user (the module's group, without CAP_PERFMON) may not
- * ask for: raw PMU events, and more than group_max_freq samples a second
- * per CPU (as a frequency, or as a cpu-clock / task-clock period; other
- * events count things, not time, so they are sampled by frequency).
- */
-/*
  * Whether the caller, a delegated user, may watch @pid's process in task
  * mode: ptrace's read rule, as perf_event_open() applies it
  * (hs_creds_readable(), and the process dumpable).
@@ -275,6 +269,12 @@ static int hs_may_watch(struct pid *pid)
 	return ok ? 0 : -EPERM;
 }
 
+/*
+ * What a delegated user (the module's group, without CAP_PERFMON) may not
+ * ask for: raw PMU events, and more than group_max_freq samples a second
+ * per CPU (as a frequency, or as a cpu-clock / task-clock period; other
+ * events count things, not time, so they are sampled by frequency).
+ */
 static int hs_check_delegated(const struct hotstack_config *c)
 {
 	if (c->event_type == PERF_TYPE_RAW)

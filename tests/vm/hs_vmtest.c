@@ -2114,7 +2114,6 @@ static void test_context(void)
 	close(fd);
 }
 
-/* As a non-root member of the module's group: read() yes, mmap no. */
 /* CONFIGURE @c as a delegated user: @want, and a TAP line saying @what. */
 static void expect_delegated(int fd, struct hotstack_config *c, int want, const char *what)
 {
@@ -2124,11 +2123,6 @@ static void expect_delegated(int fd, struct hotstack_config *c, int want, const 
 	expect_cfg(fd, c, want, line);
 }
 
-/*
- * As a member of the module's group without CAP_PERFMON (runas): the
- * policy of README's Privilege section. @other is a process of another
- * user, spinning in user mode.
- */
 /*
  * A child that spins in user mode, then reads /dev/zero (vfs_read) for a
  * second; @undumpable: after prctl(PR_SET_DUMPABLE, 0), and returns once
@@ -2232,6 +2226,12 @@ static void test_delegated_task(int fd, pid_t other, pid_t capsp)
 	close(ctl[1]);
 }
 
+/*
+ * As a member of the module's group without CAP_PERFMON (runas): the
+ * policy of README's Privilege section (read() yes, mmap no). @other is a
+ * process of another user, @capsp one of the user's own with capabilities
+ * the user lacks, both spinning in user mode.
+ */
 static void test_delegated(pid_t other, pid_t capsp)
 {
 	struct hotstack_info info = { .size = sizeof(info) };
