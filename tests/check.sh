@@ -10,9 +10,9 @@
 # build of every release as its users build it (tests/dkms.sh: each
 # release's chroot, its compiler, dkms.conf's make line, dkms build,
 # sparse for x86_64 and arm64; loaded in the VM), and the Debian packages
-# (tests/deb.sh: make
-# install, make deb, their contents, lintian, DKMS of the packaged source)
-# and the agent's unit from them under systemd (tests/vm/systemd.sh).
+# (tests/deb.sh: make install, make deb, their contents, lintian, DKMS of
+# the packaged source) and the agent's unit from them under systemd
+# (tests/vm/systemd.sh).
 # Every step prints TAP lines; the last line of output is "N passed, N
 # failed" and the exit status is non-zero on any failure.
 #
