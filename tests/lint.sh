@@ -39,6 +39,48 @@ else
 	rc=1
 fi
 
+# A kernel older than the minimum stops the build at once, with one line
+# that names what it needs: the host's Debian headers made to look like an
+# older kernel's (a copy of the arch tree, the common tree linked), version
+# CODE and without the generic netlink flag 6.1.70 brought.
+# older DIR NAME CODE WANT
+older() {
+	local t=$out/$1 name=$2 code=$3 want=$4 common log errors
+	common=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$kdir/Makefile")
+	if [ ! -d "$common" ]; then
+		echo "not ok - $name: a build tree of Debian's layout to make it from ($kdir)"
+		rc=1
+		return
+	fi
+	mkdir -p "$t/m"
+	cp -as "$common" "$t/common"
+	cp -a "$kdir" "$t/arch"
+	for l in scripts tools; do
+		ln -sfn "$(readlink -f "$kdir/$l")" "$t/arch/$l"
+	done
+	echo "include $t/common/Makefile" >"$t/arch/Makefile"
+	sed -i "s/^#define LINUX_VERSION_CODE .*/#define LINUX_VERSION_CODE $code/" \
+		"$t/arch/include/generated/uapi/linux/version.h"
+	rm "$t/common/include/net/genetlink.h"
+	grep -v GENL_MCAST_CAP_SYS_ADMIN "$common/include/net/genetlink.h" \
+		>"$t/common/include/net/genetlink.h"
+	cp -r "$repo/Kbuild" "$repo/module" "$repo/uapi" "$t/m/"
+	log=$t/build.log
+	make -s -C "$t/arch" M="$t/m" modules >"$log" 2>&1
+	errors=$(grep -c 'error:' "$log")
+	if [ "$errors" = 1 ] && grep -q "error: #error \"hotstack needs $want" "$log"; then
+		echo "ok - $name: the build stops at one line, \"hotstack needs $want...\""
+	else
+		echo "not ok - $name: the build stops at one line, \"hotstack needs $want...\" ($errors errors)"
+		sed 's/^/# /' "$log" | head -20
+		rc=1
+	fi
+	rm -rf "$t"
+}
+older 6.0 "a 6.0 kernel" $(((6 << 16) + (0 << 8))) "Linux 6.1.70 or later"
+older 6.1.69 "6.1.69 (before the generic netlink flag)" $(((6 << 16) + (1 << 8) + 69)) \
+	"GENL_MCAST_CAP_SYS_ADMIN"
+
 # Sparse and W=1 on a copy, so the tree's own build is left alone; for
 # x86_64 against the host's headers and for arm64 against the arm64 guest
 # kernel (cross-built; tests/vm/kernel.sh), so both unwind_<arch>.h are seen
