@@ -722,6 +722,8 @@ static void hs_stop_events(struct hotstack_session *s)
 struct hs_task_start {
 	struct work_struct work;
 	struct hotstack_session *s;
+	struct task_struct **tasks;	/* room for @cap threads */
+	unsigned int cap;
 	int ret;
 };
 
@@ -729,38 +731,17 @@ static void hs_task_events_work(struct work_struct *work)
 {
 	struct hs_task_start *ts = container_of(work, struct hs_task_start, work);
 	struct hotstack_session *s = ts->s;
-	struct task_struct *leader, *t, **tasks;
+	struct task_struct *leader, *t, **tasks = ts->tasks;
 	struct perf_event_attr attr;
-	unsigned int n = 0, cap, i;
+	unsigned int n = 0, i;
 	int ret = 0;
 
-	rcu_read_lock();
-	leader = pid_task(s->pid, PIDTYPE_TGID);
-	cap = leader ? get_nr_threads(leader) + 16 : 0;
-	rcu_read_unlock();
-	if (!cap) {
-		ts->ret = -ESRCH;
-		return;
-	}
-	if (cap > HOTSTACK_MAX_TASKS + 16) {
-		ts->ret = -E2BIG;
-		return;
-	}
-	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
-	s->task_events = kvcalloc(cap, sizeof(*s->task_events), GFP_KERNEL_ACCOUNT);
-	if (!tasks || !s->task_events) {
-		kvfree(tasks);
-		kvfree(s->task_events);
-		s->task_events = NULL;
-		ts->ret = -ENOMEM;
-		return;
-	}
 	rcu_read_lock();
 	leader = pid_task(s->pid, PIDTYPE_TGID);
 	if (leader) {
 		for_each_thread(leader, t) {
 			/* Threads started since the count: too many now. */
-			if (n == cap) {
+			if (n == ts->cap) {
 				ret = -E2BIG;
 				break;
 			}
@@ -786,7 +767,6 @@ static void hs_task_events_work(struct work_struct *work)
 		}
 		put_task_struct(tasks[i]);
 	}
-	kvfree(tasks);
 	ts->ret = ret ? ret : s->nr_task_events ? 0 : -ESRCH;
 }
 
@@ -805,11 +785,31 @@ static void hs_task_events_release(struct hotstack_session *s)
 static int hs_task_events_start(struct hotstack_session *s)
 {
 	struct hs_task_start ts = { .s = s };
+	struct task_struct *leader;
+
+	rcu_read_lock();
+	leader = pid_task(s->pid, PIDTYPE_TGID);
+	ts.cap = leader ? get_nr_threads(leader) + 16 : 0;
+	rcu_read_unlock();
+	if (!ts.cap)
+		return -ESRCH;
+	if (ts.cap > HOTSTACK_MAX_TASKS + 16)
+		return -E2BIG;
+	/* Here, not in the worker: charged to the caller's memory cgroup. */
+	ts.tasks = kvmalloc_array(ts.cap, sizeof(*ts.tasks), GFP_KERNEL_ACCOUNT);
+	s->task_events = kvcalloc(ts.cap, sizeof(*s->task_events), GFP_KERNEL_ACCOUNT);
+	if (!ts.tasks || !s->task_events) {
+		kvfree(ts.tasks);
+		kvfree(s->task_events);
+		s->task_events = NULL;
+		return -ENOMEM;
+	}
 
 	INIT_WORK_ONSTACK(&ts.work, hs_task_events_work);
 	queue_work(system_unbound_wq, &ts.work);
 	flush_work(&ts.work);
 	destroy_work_on_stack(&ts.work);
+	kvfree(ts.tasks);
 	if (ts.ret)
 		hs_task_events_release(s);
 	return ts.ret;
