@@ -159,12 +159,16 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 
 	/*
 	 * io_uring's workers (PF_IO_WORKER) have their process's mm but no
-	 * user context: their user registers are a new thread's (ip 0).
+	 * user context: their user registers are a new thread's, sp and pc
+	 * 0 (6.1's clear the flag on their way out, before PF_EXITING).
 	 */
 	if (!current->mm || (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
 		return;
-	if (!user_mode(regs))
+	if (!user_mode(regs)) {
 		regs = task_pt_regs(current);
+		if (!regs->sp)
+			return;
+	}
 	if (!hs_walk_push(w, regs->pc, collapse) || compat_user_mode(regs))
 		return;
 
