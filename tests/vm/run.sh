@@ -250,7 +250,13 @@ if [ "$KARCH" = arm64 ]; then
 		-device virtio-serial-device -chardev "file,id=tap,path=$out/guest.log"
 		-device virtconsole,chardev=tap)
 else
-	qemu=(qemu-system-x86_64 -machine q35 -cpu max "${common[@]}"
+	# No CMPXCHG16B (the kernels fall back to their emulation of it):
+	# QEMU 7.2's TCG can leave garbage in RFLAGS after one, and an NMI or
+	# interrupt taken right after it (6.12's SLUB fast path: cmpxchg16b
+	# %gs:, then jne ends the block) pushes that garbage, TF and VM set;
+	# its IRET then faults (seen in t_40_stress: RFLAGS e8576f42, the low
+	# half of RAX, at kmem_cache_alloc_node_noprof after cmpxchg16b).
+	qemu=(qemu-system-x86_64 -machine q35 -cpu max,-cx16 "${common[@]}"
 		-append "console=ttyS0 $append" -serial "file:$out/guest.log")
 fi
 if [ $icount = 1 ]; then
