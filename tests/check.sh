@@ -21,8 +21,10 @@
 # whole, in the order the steps are listed, as they finish.
 #
 # HOTSTACK_KERNELS overrides the list of VM kernels (default: generic rt
-# debug arm64 arm64-debug trixie-generic trixie-rt trixie-debug
-# trixie-arm64 sid-generic).
+# debug arm64 trixie-generic trixie-rt trixie-debug trixie-arm64
+# sid-generic; arm64-debug, the arm64 6.1 kernel with lockdep and KASAN,
+# is left out to keep a run with an empty cache within CI's 90 minutes:
+# its step took 20 of them in such a run).
 set -uo pipefail
 # Parsed whole before it runs: editing this file mid-run cannot derail it.
 {
@@ -33,7 +35,7 @@ out=${HOTSTACK_OUT:-$repo/out}
 mkdir -p "$out"
 log=$out/check.log
 : >"$log"
-kernels=${HOTSTACK_KERNELS:-generic rt debug arm64 arm64-debug trixie-generic trixie-rt trixie-debug trixie-arm64 sid-generic}
+kernels=${HOTSTACK_KERNELS:-generic rt debug arm64 trixie-generic trixie-rt trixie-debug trixie-arm64 sid-generic}
 jobs=${HOTSTACK_JOBS:-2}
 
 # step NAME CMD...: run CMD, show and log its output; a non-zero exit with
