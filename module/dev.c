@@ -53,6 +53,8 @@ bool hotstack_file_may_open(const struct file *file)
 static int hotstack_open(struct inode *inode, struct file *file)
 {
 	struct hotstack_session *s;
+	struct hs_user *user;
+	int ret = -ENOMEM;
 
 	if (!hotstack_may_open())
 		return -EPERM;
@@ -60,18 +62,31 @@ static int hotstack_open(struct inode *inode, struct file *file)
 		atomic_dec(&hotstack_nr_sessions);
 		return -EBUSY;
 	}
+	user = hotstack_user_get();
+	if (IS_ERR(user)) {
+		ret = PTR_ERR(user);
+		goto out;
+	}
 	s = hotstack_session_new(task_tgid(current));
 	if (!s) {
-		atomic_dec(&hotstack_nr_sessions);
-		return -ENOMEM;
+		hotstack_user_put(user);
+		goto out;
 	}
+	s->user = user;
 	file->private_data = s;
 	return nonseekable_open(inode, file);
+out:
+	atomic_dec(&hotstack_nr_sessions);
+	return ret;
 }
 
 static int hotstack_release(struct inode *inode, struct file *file)
 {
-	hotstack_session_free(file->private_data);
+	struct hotstack_session *s = file->private_data;
+	struct hs_user *user = s->user;
+
+	hotstack_session_free(s);
+	hotstack_user_put(user);
 	atomic_dec(&hotstack_nr_sessions);
 	return 0;
 }
@@ -122,6 +137,7 @@ static long hotstack_get_info(void __user *uarg)
 	info.max_freq = perfmon_capable() ? HOTSTACK_MAX_FREQ : hotstack_group_max_freq;
 	info.pad = 0;
 	info.features = 0;
+	hotstack_user_info(&info);
 	return hotstack_copy_out(uarg, &info, sizeof(info), usize);
 }
 

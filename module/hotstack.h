@@ -31,6 +31,8 @@ extern unsigned int hotstack_max_sessions;
 extern unsigned int hotstack_max_memory_mb;
 extern kgid_t hotstack_group;
 extern unsigned int hotstack_group_max_freq;
+extern unsigned int hotstack_group_max_sessions;
+extern unsigned int hotstack_group_max_memory_mb;
 extern unsigned int hotstack_sample_floor_ns;
 extern bool hotstack_test_hooks;
 
@@ -56,6 +58,15 @@ extern const u8 hotstack_fill_pct[HS_FILL_STEPS];
 
 /* Bytes of tables all sessions hold, bounded by max_memory_mb (session.c). */
 extern atomic64_t hotstack_memory;
+
+/* The quotas of delegated users (quota.c). */
+struct hs_user;
+struct hs_user *hotstack_user_get(void);
+void hotstack_user_put(struct hs_user *u);
+int hotstack_user_reserve(struct hs_user *u, u64 size);
+void hotstack_user_unreserve(struct hs_user *u, u64 size);
+int hotstack_user_rate(struct hs_user *u, u64 old, u64 new);
+void hotstack_user_info(struct hotstack_info *info);
 
 /* The multi-instance CPU hotplug state sessions attach to while running. */
 extern enum cpuhp_state hotstack_cpuhp_state;
@@ -113,6 +124,7 @@ struct hs_slot {
 struct hs_tables {
 	void *buf;
 	size_t size;		/* bytes, a whole number of pages */
+	struct hs_user *user;	/* whose quota holds @size, or NULL */
 	struct page **pages;	/* [size / PAGE_SIZE] */
 	struct hotstack_mmap_header *hdr;
 	unsigned int nr_slots;
@@ -212,6 +224,8 @@ struct hotstack_session {
 	/* generic netlink (genl.c) */
 	u32 id;			/* unique, from 1 */
 	struct pid *owner;	/* the opener's process, NULL for the persistent one */
+	struct hs_user *user;	/* the opener's quota, NULL for CAP_PERFMON */
+	u64 user_rate;		/* samples a second per CPU held of @user's quota */
 	struct list_head node;	/* in hotstack_sessions */
 	unsigned long ev_raised[2];	/* event bits seen in each generation */
 	unsigned long ev_pending;	/* event bits not yet sent */

@@ -71,6 +71,17 @@ module_param_named(group_max_freq, hotstack_group_max_freq, uint, 0444);
 MODULE_PARM_DESC(group_max_freq,
 		 "Highest frequency the group may sample at, 1-100000 (default 1000)");
 
+/* Each delegated user's quota (quota.c). */
+unsigned int hotstack_group_max_sessions = 4;
+module_param_named(group_max_sessions, hotstack_group_max_sessions, uint, 0444);
+MODULE_PARM_DESC(group_max_sessions,
+		 "Sessions each user of the group may hold open, 1-1024 (default 4)");
+
+unsigned int hotstack_group_max_memory_mb = 64;
+module_param_named(group_max_memory_mb, hotstack_group_max_memory_mb, uint, 0444);
+MODULE_PARM_DESC(group_max_memory_mb,
+		 "MiB of tables each user of the group may hold, 1-1048576 (default 64)");
+
 /* Netlink events sent a second, at most; the others are counted. */
 static unsigned int event_rate = 100;
 module_param(event_rate, uint, 0444);
@@ -221,6 +232,16 @@ static int __init hotstack_init(void)
 	if (hotstack_group_max_freq < 1 || hotstack_group_max_freq > HOTSTACK_MAX_FREQ) {
 		pr_err("group_max_freq=%u is out of range 1-%u\n", hotstack_group_max_freq,
 		       HOTSTACK_MAX_FREQ);
+		return -EINVAL;
+	}
+	if (hotstack_group_max_sessions < 1 || hotstack_group_max_sessions > 1024) {
+		pr_err("group_max_sessions=%u is out of range 1-1024\n",
+		       hotstack_group_max_sessions);
+		return -EINVAL;
+	}
+	if (hotstack_group_max_memory_mb < 1 || hotstack_group_max_memory_mb > (1U << 20)) {
+		pr_err("group_max_memory_mb=%u is out of range 1-1048576\n",
+		       hotstack_group_max_memory_mb);
 		return -EINVAL;
 	}
 	/* Members of the group pass the check in open(). */

@@ -80,6 +80,7 @@ static void hs_free_tables(struct hs_tables *t)
 		__free_page(t->pages[i]);
 	kvfree(t->pages);
 	atomic64_sub(t->size, &hotstack_memory);
+	hotstack_user_unreserve(t->user, t->size);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -90,6 +91,7 @@ void hotstack_session_free(struct hotstack_session *s)
 	if (s->state == HOTSTACK_STATE_RUNNING)
 		hotstack_stop(s);
 	hs_free_tables(&s->tabs);
+	hotstack_user_rate(s->user, s->user_rate, 0);
 	mutex_unlock(&s->lock);
 	/* STOP released the events; nothing queues it once stopped. */
 	cancel_work_sync(&s->hp_work);
@@ -156,6 +158,18 @@ static bool hs_clock_event(const struct hotstack_config *c)
 static bool hs_freq_event(const struct hotstack_config *c)
 {
 	return (c->flags & HOTSTACK_CFG_FREQ) && !hs_clock_event(c);
+}
+
+/*
+ * Samples a second per CPU @c asks for, at most (a budget only lowers the
+ * rate): what a delegated user's quota counts. An event sampled by a
+ * period of events has no rate; delegated users cannot ask for one.
+ */
+static u64 hs_config_rate(const struct hotstack_config *c)
+{
+	if (c->flags & HOTSTACK_CFG_FREQ)
+		return c->sample;
+	return hs_clock_event(c) ? div64_u64(NSEC_PER_SEC + c->sample - 1, c->sample) : 0;
 }
 
 /* @c's period as a number of events (or ns); its frequency for hs_freq_event(). */
@@ -358,13 +372,13 @@ static int hs_page_node(const struct hs_tables *t, size_t hdr_size, size_t slot_
  * node, vmap()ed for the sampler and marked for remap_vmalloc_range().
  */
 static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
-			   const struct cpumask *mask, u64 seed)
+			   const struct cpumask *mask, u64 seed, struct hs_user *user)
 {
 	unsigned int nr_slots = cpumask_weight(mask), i, g;
 	size_t hdr_size, slot_size, size, nr_pages, p;
 	struct hotstack_mmap_header *h;
 	unsigned int *slot_cpu;
-	int cpu;
+	int cpu, ret;
 
 	memset(t, 0, sizeof(*t));
 	/* Bounded fields: none of this overflows, but say so. */
@@ -375,9 +389,15 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	    check_add_overflow(size, hdr_size, &size))
 		return -E2BIG;
 	size = PAGE_ALIGN(size);
-	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20, size))
+	ret = hotstack_user_reserve(user, size);
+	if (ret)
+		return ret;
+	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20, size)) {
+		hotstack_user_unreserve(user, size);
 		return -E2BIG;
+	}
 	t->size = size;
+	t->user = user;
 	t->nr_slots = nr_slots;
 
 	nr_pages = size >> PAGE_SHIFT;
@@ -490,7 +510,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	struct hs_tables tabs;
 	cpumask_var_t online;
 	struct pid *pid = NULL;
-	u64 seed;
+	u64 seed, rate;
 	int ret;
 
 	lockdep_assert_held(&s->lock);
@@ -501,6 +521,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	ret = hs_check_config(c);
 	if (ret)
 		return ret;
+	rate = hs_config_rate(c);
 	if (cpumask_empty(mask))
 		return -EINVAL;
 	if (!perfmon_capable()) {
@@ -530,10 +551,17 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	ret = cpumask_empty(online) ? -ENODEV : hs_try_event(c, online);
 	seed = get_random_u64();
 	if (!ret)
-		ret = hs_alloc_tables(&tabs, c, online, seed);
+		ret = hs_alloc_tables(&tabs, c, online, seed, s->user);
+	/* Last: the one step here that cannot fail is giving it back. */
+	if (!ret) {
+		ret = hotstack_user_rate(s->user, s->user_rate, rate);
+		if (ret)
+			hs_free_tables(&tabs);
+	}
 	free_cpumask_var(online);
 	if (ret)
 		goto out_pid;
+	s->user_rate = rate;
 
 	/* The previous tables go only now that the new ones exist. */
 	mutex_lock(&s->ev_lock);

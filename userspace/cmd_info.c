@@ -40,5 +40,13 @@ int cmd_info(int argc, char **argv)
 	printf("max depth:    %u frames\n", info.max_depth);
 	printf("memory limit: %llu MiB\n", (unsigned long long)(info.max_memory >> 20));
 	printf("features:     0x%llx\n", (unsigned long long)info.features);
+	if (info.user_max_sessions)
+		printf("user quota:   %u of %u sessions, %llu of %llu MiB, %u of %u Hz\n",
+		       info.user_sessions, info.user_max_sessions,
+		       (unsigned long long)(info.user_memory_used >> 20),
+		       (unsigned long long)(info.user_max_memory >> 20), info.user_freq_used,
+		       info.max_freq);
+	else
+		printf("user quota:   none (CAP_PERFMON)\n");
 	return 0;
 }

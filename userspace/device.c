@@ -32,6 +32,10 @@ const char *hs_open_error_hint(int err)
 	case EBUSY:
 		return "too many hotstack sessions are open: close one, or "
 		       "reload the module with a larger max_sessions";
+	case EDQUOT:
+		return "this user holds all the hotstack sessions it may (module "
+		       "parameter group_max_sessions; the group as a whole, three "
+		       "quarters of max_sessions): close one, or run as root";
 	case ENOMEM:
 		return "the kernel is out of memory";
 	default:

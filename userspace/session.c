@@ -245,6 +245,21 @@ static unsigned int hs_config_cpus(const struct hs_config *c)
 	return n ? n : 1;
 }
 
+/* What the caller's user holds of its quota, said in a CONFIGURE's EDQUOT. */
+static const char *hs_quota_text(int fd)
+{
+	struct hotstack_info info = { .size = sizeof(info) };
+	static char text[160];
+
+	if (ioctl(fd, HOTSTACK_IOC_GET_INFO, &info) || !info.user_max_sessions)
+		return "its use unknown";
+	snprintf(text, sizeof(text), "it has %u of %u Hz and %llu of %llu MiB in %u sessions",
+		 info.user_freq_used, info.max_freq,
+		 (unsigned long long)(info.user_memory_used >> 20),
+		 (unsigned long long)(info.user_max_memory >> 20), info.user_sessions);
+	return text;
+}
+
 /*
  * What the defaults become on this machine and for this caller: tables
  * that fit the module's memory on these CPUs, and at most the frequency
@@ -254,28 +269,42 @@ static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 {
 	struct hotstack_info info = { .size = sizeof(info) };
 	unsigned int cpus = hs_config_cpus(c);
-	uint32_t entries;
+	uint64_t max_memory, used;
+	const char *where = "the module's memory";
+	uint32_t entries, freq;
 
 	if (ioctl(fd, HOTSTACK_IOC_GET_INFO, &info))
 		return;
-	if (!c->have_F && !c->have_c && info.max_freq && c->abi.sample > info.max_freq) {
+	/* A user of the group: its sessions' rates are summed in its quota. */
+	freq = info.max_freq;
+	if (info.user_max_sessions && info.user_freq_used < freq)
+		freq -= info.user_freq_used;
+	if (!c->have_F && !c->have_c && info.max_freq && c->abi.sample > freq) {
 		fprintf(stderr, "hotstack %s: sampling at %u Hz, the most the module allows "
-			"this user (group_max_freq)\n", cmd, info.max_freq);
-		c->abi.sample = info.max_freq;
+			"this user now (group_max_freq %u, %u used by its other sessions)\n", cmd,
+			freq, info.max_freq, info.max_freq - freq);
+		c->abi.sample = freq;
 	}
 	if (c->have_table || c->have_arena)
 		return;
-	entries = hs_fit_table_entries(info.max_memory, info.memory_used, cpus);
+	max_memory = info.max_memory;
+	used = info.memory_used;
+	if (info.user_max_sessions && used <= max_memory && info.user_memory_used <= info.user_max_memory &&
+	    info.user_max_memory - info.user_memory_used < max_memory - used) {
+		max_memory = info.user_max_memory;
+		used = info.user_memory_used;
+		where = "this user's quota";
+	}
+	entries = hs_fit_table_entries(max_memory, used, cpus);
 	/* Lowered to fit, never raised: a command's own smaller default stays. */
 	if (!entries || entries >= c->abi.table_entries)
 		return;
 	c->abi.table_entries = entries;
 	c->abi.arena_frames = 16ull * entries;
 	fprintf(stderr, "hotstack %s: tables of %u stacks and %llu frames per CPU, to fit %u CPUs "
-		"in the module's memory (%llu of %llu MiB free; --table-entries and "
-		"--arena-frames choose)\n", cmd, entries, (unsigned long long)c->abi.arena_frames,
-		cpus, (unsigned long long)((info.max_memory - info.memory_used) >> 20),
-		(unsigned long long)(info.max_memory >> 20));
+		"in %s (%llu of %llu MiB free; --table-entries and --arena-frames choose)\n",
+		cmd, entries, (unsigned long long)c->abi.arena_frames, cpus, where,
+		(unsigned long long)((max_memory - used) >> 20), (unsigned long long)(max_memory >> 20));
 }
 
 int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
@@ -324,6 +353,13 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 		fprintf(stderr, "hotstack %s: the tables would pass the module's memory limit "
 			"(max_memory_mb): use smaller --table-entries / --arena-frames, fewer CPUs "
 			"(-C), or reload the module with a larger max_memory_mb\n", cmd);
+		break;
+	case EDQUOT:
+		fprintf(stderr, "hotstack %s: past this user's quota: at most group_max_freq "
+			"samples a second per CPU in all its sessions, group_max_memory_mb of "
+			"tables, and the group as a whole three quarters of max_memory_mb (%s); "
+			"close other sessions, ask for less (-F, --table-entries, -C), or run "
+			"as root\n", cmd, hs_quota_text(fd));
 		break;
 	default:
 		fprintf(stderr, "hotstack %s: cannot configure the session: %s\n", cmd,

@@ -137,6 +137,7 @@ static void open_error_hints(void **state)
 	assert_non_null(strstr(hs_open_error_hint(EACCES), "permission denied"));
 	assert_non_null(strstr(hs_open_error_hint(EPERM), "group="));
 	assert_non_null(strstr(hs_open_error_hint(EBUSY), "max_sessions"));
+	assert_non_null(strstr(hs_open_error_hint(EDQUOT), "group_max_sessions"));
 	assert_null(hs_open_error_hint(EINVAL));
 }
 

@@ -13,7 +13,7 @@
 static void info_layout(void **state)
 {
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_info), HOTSTACK_INFO_SIZE_VER0);
+	assert_int_equal(sizeof(struct hotstack_info), HOTSTACK_INFO_SIZE_VER1);
 	assert_int_equal(offsetof(struct hotstack_info, size), 0);
 	assert_int_equal(offsetof(struct hotstack_info, flags), 4);
 	assert_int_equal(offsetof(struct hotstack_info, abi_version), 8);
@@ -26,7 +26,13 @@ static void info_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_info, max_freq), 48);
 	assert_int_equal(offsetof(struct hotstack_info, pad), 52);
 	assert_int_equal(offsetof(struct hotstack_info, reserved), 56);
-	assert_int_equal(FIELD_END(struct hotstack_info, reserved), sizeof(struct hotstack_info));
+	assert_int_equal(FIELD_END(struct hotstack_info, reserved), HOTSTACK_INFO_SIZE_VER0);
+	assert_int_equal(offsetof(struct hotstack_info, user_max_sessions), 72);
+	assert_int_equal(offsetof(struct hotstack_info, user_sessions), 76);
+	assert_int_equal(offsetof(struct hotstack_info, user_max_memory), 80);
+	assert_int_equal(offsetof(struct hotstack_info, user_memory_used), 88);
+	assert_int_equal(offsetof(struct hotstack_info, user_freq_used), 96);
+	assert_int_equal(FIELD_END(struct hotstack_info, pad2), sizeof(struct hotstack_info));
 	/* Same layout for 32-bit callers: 64-bit fields are naturally aligned. */
 	assert_int_equal(offsetof(struct hotstack_info, max_memory) % 8, 0);
 }

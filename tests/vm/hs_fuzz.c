@@ -1151,6 +1151,14 @@ static void op_get_info(struct thr *t)
 		       (unsigned long long)k.max_memory, (unsigned long long)k.features,
 		       (unsigned long long)k.memory_used, k.max_freq, k.pad,
 		       (unsigned long long)k.reserved[0], (unsigned long long)k.reserved[1]);
+	else if (a.usize >= HOTSTACK_INFO_SIZE_VER1 &&
+		 (k.user_max_sessions || k.user_sessions || k.user_max_memory ||
+		  k.user_memory_used || k.user_freq_used || k.pad2))
+		report(t, "%s: root has no quota, but GET_INFO said user_max_sessions %u "
+		       "user_sessions %u user_max_memory %llu user_memory_used %llu "
+		       "user_freq_used %u pad2 %u", t->desc, k.user_max_sessions,
+		       k.user_sessions, (unsigned long long)k.user_max_memory,
+		       (unsigned long long)k.user_memory_used, k.user_freq_used, k.pad2);
 	else if (k.nr_sessions > max_sessions)
 		note_once(NOTE_SESSIONS, "GET_INFO said %u sessions of %u (an open() being "
 			  "refused counts for a moment)", k.nr_sessions, max_sessions);

@@ -21,6 +21,11 @@
  *   hs_vmtest delegated PID CPID   the group's policy (PID: another user's
  *                                  process; CPID: the user's own, with
  *                                  capabilities it lacks: uspin-caps)
+ *   hs_vmtest quota-sessions       the users' and the group's sessions
+ *                                  (max_sessions=3 group_max_sessions=1)
+ *   hs_vmtest quota-use            the users' and the group's memory and
+ *                                  rates (max_memory_mb=4
+ *                                  group_max_memory_mb=2)
  *   hs_vmtest uspin-caps UID GID MS
  *                                  as UID and GID with root's permitted
  *                                  capabilities, spin in user mode MS ms
@@ -172,7 +177,17 @@ static void test_getinfo(void)
 	    (unsigned long long)info.memory_used);
 	tap(info.features == 0 && !info.pad && !info.reserved[0] && !info.reserved[1],
 	    "GET_INFO features, pad and reserved are 0");
-	tap(sizeof(info) == HOTSTACK_INFO_SIZE_VER0, "struct hotstack_info is VER0 size");
+	tap(!info.user_max_sessions && !info.user_sessions && !info.user_max_memory &&
+	    !info.user_memory_used && !info.user_freq_used && !info.pad2,
+	    "GET_INFO for root: no quota, the user_* fields and pad2 are 0");
+	tap(sizeof(info) == HOTSTACK_INFO_SIZE_VER1, "struct hotstack_info is VER1 size");
+	/* A caller of the first published size gets the fields up to reserved. */
+	memset(&info, 0xa5, sizeof(info));
+	memset(&info, 0, HOTSTACK_INFO_SIZE_VER0);
+	info.size = HOTSTACK_INFO_SIZE_VER0;
+	tap(!xioctl(fd, HOTSTACK_IOC_GET_INFO, &info) && info.max_depth == HOTSTACK_MAX_DEPTH &&
+	    info.user_max_sessions == 0xa5a5a5a5 && info.pad2 == 0xa5a5a5a5,
+	    "GET_INFO of VER0 size answers that size, nothing past it");
 
 	expect_errno(xioctl(fd, HOTSTACK_IOC_GET_INFO, NULL), EFAULT, "with a NULL pointer");
 	expect_errno(xioctl(fd, HOTSTACK_IOC_GET_INFO, (void *)16), EFAULT,
@@ -2314,6 +2329,161 @@ static void test_delegated(pid_t other, pid_t capsp)
 	close(fd);
 }
 
+/* ---- delegated users' quotas (module loaded with group=1234) ---------- */
+
+/* Be @uid, real and effective, a member of group 1234; root again with 0. */
+static void quota_be(uid_t uid)
+{
+	static const gid_t group = 1234;
+
+	if ((!uid && setresuid(0, 0, 0)) || setgroups(1, &group) ||
+	    (uid && setresuid(uid, uid, 0))) {
+		printf("not ok - quota: cannot become uid %u: %s\n", uid, strerror(errno));
+		exit(1);
+	}
+}
+
+/* open() as @uid: the descriptor, or -errno. */
+static int quota_open(uid_t uid)
+{
+	int fd, err;
+
+	quota_be(uid);
+	fd = open("/dev/hotstack", O_RDWR | O_CLOEXEC);
+	err = errno;
+	quota_be(0);
+	return fd < 0 ? -err : fd;
+}
+
+static void quota_expect_open(uid_t uid, int want, int *fd, const char *what)
+{
+	int got = quota_open(uid);
+
+	tap(want ? got == -want : got >= 0, "quota: open as uid %u, %s: %s (got %s)", uid, what,
+	    want ? strerrorname_np(want) : "success", got < 0 ? strerrorname_np(-got) : "success");
+	*fd = got;
+}
+
+/*
+ * max_sessions=3 group_max_sessions=1: one session a user, two for the
+ * group (three quarters of 3, rounded down), and root keeps the third.
+ */
+static void test_quota_sessions(void)
+{
+	int a, b, c, d, e;
+
+	quota_expect_open(1000, 0, &a, "its first session");
+	quota_expect_open(1000, EDQUOT, &b, "past group_max_sessions=1");
+	quota_expect_open(1001, 0, &b, "another user's first");
+	quota_expect_open(1002, EDQUOT, &c, "past the group's 2 of max_sessions=3");
+	quota_expect_open(0, 0, &d, "root, with the group's sessions all taken");
+	quota_expect_open(0, EBUSY, &e, "root, past max_sessions=3");
+	close(a);
+	quota_expect_open(1002, 0, &c, "once uid 1000's is closed");
+	close(b);
+	close(c);
+	close(d);
+}
+
+/* CONFIGURE as @uid: CPU 0, @entries stacks (16 frames each), @hz. */
+static void quota_cfg(int fd, uid_t uid, __u32 entries, __u64 hz, int want, const char *what)
+{
+	static __u64 cpu0 = 1;
+	struct hotstack_config c;
+	char line[160];
+
+	default_config(&c);
+	c.flags = HOTSTACK_CFG_FREQ;
+	c.event_type = PERF_TYPE_SOFTWARE;
+	c.event_config = PERF_COUNT_SW_CPU_CLOCK;
+	c.sample = hz;
+	c.table_entries = entries;
+	c.arena_frames = 16 * entries;
+	c.cpus_words = 1;
+	c.cpus_ptr = (uintptr_t)&cpu0;
+	snprintf(line, sizeof(line), "quota: uid %u, %u stacks at %llu Hz, %s", uid, entries,
+		 (unsigned long long)hz, what);
+	quota_be(uid);
+	expect_cfg(fd, &c, want, line);
+	quota_be(0);
+}
+
+/* GET_INFO as @uid. */
+static void quota_info(int fd, uid_t uid, struct hotstack_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	quota_be(uid);
+	if (xioctl(fd, HOTSTACK_IOC_GET_INFO, info))
+		printf("# quota: GET_INFO as uid %u failed\n", uid);
+	quota_be(0);
+}
+
+static __u64 quota_size(int fd)
+{
+	struct hotstack_stats st;
+
+	return get_stats(fd, &st, 0) ? 0 : st.mmap_size;
+}
+
+/*
+ * max_memory_mb=4 group_max_memory_mb=2 group_max_freq=1000: tables of
+ * 4096 stacks on one CPU take 1.4 MiB, of 1024 0.35 MiB, of 512 0.18 MiB;
+ * the group may hold 3 MiB in all, root the fourth.
+ */
+static void test_quota_use(void)
+{
+	struct hotstack_info info;
+	int a, b, c, d, e;
+	__u64 size_a;
+
+	quota_expect_open(1000, 0, &a, "session A");
+	quota_expect_open(1000, 0, &b, "session B");
+	quota_cfg(a, 1000, 4096, 600, 0, "A");
+	size_a = quota_size(a);
+	quota_info(a, 1000, &info);
+	tap(info.user_max_sessions == 4 && info.user_sessions == 2 &&
+	    info.user_max_memory == 2 << 20 && info.user_memory_used == size_a &&
+	    info.user_freq_used == 600 && info.max_freq == 1000 && !info.pad2,
+	    "quota: GET_INFO as uid 1000: %u of %u sessions, %llu of %llu bytes (A's %llu), "
+	    "%u Hz used of %u", info.user_sessions, info.user_max_sessions,
+	    (unsigned long long)info.user_memory_used, (unsigned long long)info.user_max_memory,
+	    (unsigned long long)size_a, info.user_freq_used, info.max_freq);
+	quota_cfg(b, 1000, 4096, 100, EDQUOT, "B past its user's 2 MiB");
+	/* Small: a CONFIGURE needs room for the old tables and the new for a moment. */
+	quota_cfg(b, 1000, 512, 600, EDQUOT, "B: 600 + 600 Hz past group_max_freq");
+	quota_cfg(b, 1000, 512, 400, 0, "B: 600 + 400 Hz");
+	quota_cfg(b, 1000, 512, 300, 0, "B again, its 400 Hz replaced");
+	quota_info(a, 1000, &info);
+	tap(info.user_freq_used == 900 && info.user_memory_used == size_a + quota_size(b),
+	    "quota: uid 1000 holds 900 Hz (got %u) and A's and B's tables (%llu bytes)",
+	    info.user_freq_used, (unsigned long long)info.user_memory_used);
+	quota_expect_open(1001, 0, &c, "session C");
+	quota_cfg(c, 1001, 1024, 1000, 0, "C: another user's own 1000 Hz");
+	quota_expect_open(1002, 0, &d, "session D");
+	quota_cfg(d, 1002, 4096, 100, EDQUOT, "D: the group's 3 MiB of max_memory_mb=4 taken");
+	quota_expect_open(0, 0, &e, "session E");
+	quota_cfg(e, 0, 4096, 100, 0, "E: root, in the quarter kept");
+	quota_info(e, 0, &info);
+	tap(!info.user_max_sessions && !info.user_sessions && !info.user_max_memory &&
+	    !info.user_memory_used && !info.user_freq_used,
+	    "quota: GET_INFO as root: no quota, all user_* fields 0");
+	close(a);
+	quota_cfg(b, 1000, 512, 700, 0, "B: A closed, its 600 Hz given back");
+	quota_cfg(d, 1002, 4096, 100, 0, "D: A closed, its tables given back");
+	close(b);
+	close(c);
+	close(d);
+	close(e);
+	quota_expect_open(1000, 0, &a, "all closed");
+	quota_info(a, 1000, &info);
+	tap(info.user_sessions == 1 && !info.user_memory_used && !info.user_freq_used,
+	    "quota: all closed, uid 1000 holds this session only, no memory, no rate "
+	    "(%u, %llu, %u)", info.user_sessions, (unsigned long long)info.user_memory_used,
+	    info.user_freq_used);
+	close(a);
+}
+
 /*
  * As root: become @uid and @gid keeping the permitted capabilities (not the
  * effective ones), dumpable again, and spin in user mode for @ms.
@@ -3702,6 +3872,10 @@ int main(int argc, char **argv)
 		test_exec();
 	else if (argc == 4 && !strcmp(argv[1], "delegated"))
 		test_delegated(atoi(argv[2]), atoi(argv[3]));
+	else if (argc == 2 && !strcmp(argv[1], "quota-sessions"))
+		test_quota_sessions();
+	else if (argc == 2 && !strcmp(argv[1], "quota-use"))
+		test_quota_use();
 	else if (argc == 5 && !strcmp(argv[1], "uspin-caps"))
 		return uspin_caps(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	else if (argc == 3 && !strcmp(argv[1], "uspin"))

@@ -29,7 +29,14 @@
  *     stack and are marked HOTSTACK_ENTRY_USER_HIDDEN;
  *   - no mmap (the tables hold raw kernel addresses: CAP_PERFMON or
  *     CAP_SYSLOG);
- *   - generic netlink GET, but not the events group (CAP_SYS_ADMIN).
+ *   - generic netlink GET, but not the events group (CAP_SYS_ADMIN);
+ *   - quotas per user (the real uid that opened the session): at most
+ *     group_max_sessions sessions open (default 4), group_max_memory_mb
+ *     of tables (default 64) and group_max_freq samples a second per CPU
+ *     summed over its configured sessions; and all delegated users
+ *     together at most three quarters of max_sessions and max_memory_mb,
+ *     the rest kept for CAP_PERFMON holders. Past one: EDQUOT (open,
+ *     CONFIGURE); hotstack_info's user_* fields say the caller's.
  * The perf events are created by kernel workers, so perf's own paranoia
  * (kernel.perf_event_paranoid) is not applied: the rules above replace it
  * for delegated users, whom an administrator chose by naming the group.
@@ -91,10 +98,22 @@
  *		the module parameter group_max_freq (see Privilege)
  * @pad:	out: 0
  * @reserved:	in: must be 0; out: 0
+ * @user_max_sessions: out: sessions the caller's user may hold open
+ *		(module parameter group_max_sessions); 0 for a caller with
+ *		CAP_PERFMON, who has no quota (this and the fields below)
+ * @user_sessions: out: sessions the caller's user holds open
+ * @user_max_memory: out: bytes of tables the caller's user may hold
+ *		(module parameter group_max_memory_mb)
+ * @user_memory_used: out: bytes of tables the caller's user holds
+ * @user_freq_used: out: samples a second per CPU of the caller's user's
+ *		configured sessions, summed: at most @max_freq
+ * @pad2:	out: 0
  *
  * On input only @size, @flags and @reserved are read; the out fields
  * are ignored (a struct can be passed again as it came back). Works in
- * any session state and never changes one.
+ * any session state and never changes one. A caller that passes the
+ * first published size (HOTSTACK_INFO_SIZE_VER0) gets the fields up to
+ * @reserved.
  */
 struct hotstack_info {
 	__u32 size;
@@ -109,9 +128,16 @@ struct hotstack_info {
 	__u32 max_freq;
 	__u32 pad;
 	__u64 reserved[2];
+	__u32 user_max_sessions;
+	__u32 user_sessions;
+	__u64 user_max_memory;
+	__u64 user_memory_used;
+	__u32 user_freq_used;
+	__u32 pad2;
 };
 
 #define HOTSTACK_INFO_SIZE_VER0	72	/* sizeof first published */
+#define HOTSTACK_INFO_SIZE_VER1	104	/* + the caller's quota */
 
 /*
  * Sessions
@@ -219,7 +245,8 @@ enum hotstack_state {
  * ENOMEM when the caller's memory cgroup cannot hold them; ENOENT /
  * EOPNOTSUPP when this machine cannot count the event (e.g. no PMU in a
  * VM); ENODEV when no CPU of the mask is online; EPERM for what a
- * delegated user may not ask (see Privilege); ESRCH when @pid names no
+ * delegated user may not ask, EDQUOT past its user's quota of memory or
+ * of samples a second (see Privilege); ESRCH when @pid names no
  * process of the caller's pid namespace; EBUSY while running or mapped.
  * Nothing is left half done: a refused CONFIGURE keeps the previous
  * configuration, tables and counts.

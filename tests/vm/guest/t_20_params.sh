@@ -12,6 +12,10 @@ check_refused "insmod event_rate=0 is refused" \
 	'event_rate=0 is out of range' insmod /tests/hotstack.ko event_rate=0
 check_refused "insmod group_max_freq=0 is refused" \
 	'group_max_freq=0 is out of range' insmod /tests/hotstack.ko group_max_freq=0
+check_refused "insmod group_max_sessions=0 is refused" \
+	'group_max_sessions=0 is out of range 1-1024' insmod /tests/hotstack.ko group_max_sessions=0
+check_refused "insmod group_max_memory_mb=0 is refused" \
+	'group_max_memory_mb=0 is out of range' insmod /tests/hotstack.ko group_max_memory_mb=0
 check_refused "insmod group=-5 is refused" \
 	'group=-5: use a group ID, or -1 for root only' insmod /tests/hotstack.ko group=-5
 check_refused "insmod group=4294967295 (no such gid: (gid_t)-1) is refused" \
@@ -40,4 +44,19 @@ tap "uid 1000 with supplementary group 1234 may open" \
 	hs_vmtest runas 1000 1000,1234 hs_vmtest open ok
 tap "uid 1000 with primary group 1234 may open" \
 	hs_vmtest runas 1000 1234 hs_vmtest open ok
+check_output "hotstack info as a member of the group shows its quota" \
+	'^user quota:   1 of 4 sessions, 0 of 64 MiB, 0 of 1000 Hz$' \
+	hs_vmtest runas 1000 1234 hotstack info
+check_output "hotstack info as root: no quota" '^user quota:   none' hotstack info
+
+# Quotas: one member cannot lock root (or the other members) out.
+check "insmod group=1234 max_sessions=3 group_max_sessions=1" \
+	reload group=1234 max_sessions=3 group_max_sessions=1
+tap "hs_vmtest quota-sessions" hs_vmtest quota-sessions
+check_output "hotstack info past the user's sessions explains EDQUOT" \
+	'holds all the hotstack sessions it may' \
+	hs_vmtest runas 1000 1234 sh -c 'exec 3<>/dev/hotstack; hotstack info'
+check "insmod group=1234 max_memory_mb=4 group_max_memory_mb=2" \
+	reload group=1234 max_memory_mb=4 group_max_memory_mb=2
+tap "hs_vmtest quota-use" hs_vmtest quota-use
 check "rmmod" rmmod hotstack
