@@ -213,45 +213,33 @@ static struct miscdevice hotstack_misc = {
 	.mode = 0600,
 };
 
+/* A parameter out of its range fails the load, saying which and why. */
+static int __init hs_param_range(const char *name, unsigned int v, unsigned int lo,
+				 unsigned int hi)
+{
+	if (v >= lo && v <= hi)
+		return 0;
+	pr_err("%s=%u is out of range %u-%u\n", name, v, lo, hi);
+	return -EINVAL;
+}
+
 static int __init hotstack_init(void)
 {
 	int ret;
 
-	if (hotstack_max_sessions < 1 || hotstack_max_sessions > 1024) {
-		pr_err("max_sessions=%u is out of range 1-1024\n", hotstack_max_sessions);
-		return -EINVAL;
-	}
-	if (autostart_budget > 1000000) {
-		pr_err("autostart_budget=%u is out of range 0-1000000\n", autostart_budget);
-		return -EINVAL;
-	}
-	if (hotstack_max_memory_mb < 1 || hotstack_max_memory_mb > (1U << 20)) {
-		pr_err("max_memory_mb=%u is out of range 1-1048576\n", hotstack_max_memory_mb);
-		return -EINVAL;
-	}
-	if (hotstack_group_max_freq < 1 || hotstack_group_max_freq > HOTSTACK_MAX_FREQ) {
-		pr_err("group_max_freq=%u is out of range 1-%u\n", hotstack_group_max_freq,
-		       HOTSTACK_MAX_FREQ);
-		return -EINVAL;
-	}
-	if (hotstack_group_max_sessions < 1 || hotstack_group_max_sessions > 1024) {
-		pr_err("group_max_sessions=%u is out of range 1-1024\n",
-		       hotstack_group_max_sessions);
-		return -EINVAL;
-	}
-	if (hotstack_group_max_memory_mb < 1 || hotstack_group_max_memory_mb > (1U << 20)) {
-		pr_err("group_max_memory_mb=%u is out of range 1-1048576\n",
-		       hotstack_group_max_memory_mb);
-		return -EINVAL;
-	}
+	ret = hs_param_range("max_sessions", hotstack_max_sessions, 1, 1024) ?:
+	      hs_param_range("autostart_budget", autostart_budget, 0, 1000000) ?:
+	      hs_param_range("max_memory_mb", hotstack_max_memory_mb, 1, 1U << 20) ?:
+	      hs_param_range("group_max_freq", hotstack_group_max_freq, 1, HOTSTACK_MAX_FREQ) ?:
+	      hs_param_range("group_max_sessions", hotstack_group_max_sessions, 1, 1024) ?:
+	      hs_param_range("group_max_memory_mb", hotstack_group_max_memory_mb, 1, 1U << 20) ?:
+	      hs_param_range("event_rate", event_rate, 1, 100000);
+	if (ret)
+		return ret;
 	/* Members of the group pass the check in open(). */
 	if (gid_valid(hotstack_group))
 		hotstack_misc.mode = 0666;
 
-	if (event_rate < 1 || event_rate > 100000) {
-		pr_err("event_rate=%u is out of range 1-100000\n", event_rate);
-		return -EINVAL;
-	}
 	ret = hotstack_genl_init(event_rate);
 	if (ret) {
 		pr_err("cannot register the generic netlink family: %d\n", ret);
