@@ -150,10 +150,12 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		if (path == HS_PATH_ANY && s->cfg.max_depth == 1) {
 			hs_walk_push(&w, instruction_pointer(regs), false);
 			w.truncated = true;
+		} else if (path == HS_PATH_ANY && hs_precise_regs(regs, s->cfg.precise)) {
+			hs_walk_kernel(&w, regs, slot, w.collapse, true);
 		} else if (w.collapse) {
-			hs_walk_kernel(&w, regs, slot, true);
+			hs_walk_kernel(&w, regs, slot, true, false);
 		} else {
-			hs_walk_kernel(&w, regs, slot, false);
+			hs_walk_kernel(&w, regs, slot, false, false);
 		}
 		if (s->caller_regs)
 			flags |= HOTSTACK_ENTRY_CALLER;

@@ -580,7 +580,8 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	else if (c->max_depth == 1)
 		s->path = HS_PATH_IP;
 	else
-		s->path = c->flags & HOTSTACK_CFG_COLLAPSE ? HS_PATH_ANY : HS_PATH_KERNEL;
+		s->path = (c->flags & HOTSTACK_CFG_COLLAPSE) || c->precise ? HS_PATH_ANY :
+								       HS_PATH_KERNEL;
 	atomic64_set(&s->lost, 0);
 	if (s->cred)
 		put_cred(s->cred);

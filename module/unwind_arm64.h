@@ -87,8 +87,15 @@ static __always_inline bool hs_regs_record(const struct hs_stack_range *st, unsi
 #endif
 }
 
+/* No precise events on arm64 (perf refuses precise_ip there). */
+static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
+{
+	return false;
+}
+
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
-					   struct hs_slot *slot, const bool collapse)
+					   struct hs_slot *slot, const bool collapse,
+					   const bool precise)
 {
 	unsigned long task_low = (unsigned long)task_stack_page(current);
 	struct hs_stack_range task = { task_low, task_low + THREAD_SIZE };

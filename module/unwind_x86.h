@@ -42,8 +42,20 @@ static inline bool hs_before_first_frame(struct pt_regs *regs)
 	       regs->bp == (unsigned long)task_pt_regs(current) + 1;
 }
 
+/*
+ * A precise (PEBS) sample's registers, as Intel's ds.c makes them (6.1 to
+ * 7.x): the interrupt's, with the IP of the record; their flags are the
+ * record's (legacy PEBS) or PERF_EFLAGS_EXACT alone (adaptive PEBS, Ice
+ * Lake on), which no interrupt saves (EFLAGS bit 3 is reserved, 0).
+ */
+static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
+{
+	return precise || (regs->flags & PERF_EFLAGS_EXACT);
+}
+
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
-					   struct hs_slot *slot, const bool collapse)
+					   struct hs_slot *slot, const bool collapse,
+					   const bool precise)
 {
 	struct unwind_state *state = &slot->unwind;
 	unsigned int steps = 0;
@@ -51,8 +63,20 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 
 	/* One value across the walk, never made again from @slot. */
 	OPTIMIZER_HIDE_VAR(state);
-	/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
-	if (hs_hw_regs(regs)) {
+	/*
+	 * A precise sample: its IP, then the callers of the interrupted
+	 * function from the interrupt's sp, as perf's callchain of a PEBS
+	 * sample is the interrupt's. The record's sp and bp (legacy PEBS)
+	 * belong to another instruction than its IP ("can point into thin
+	 * air", ds.c): never unwound from. Drained outside the interrupt,
+	 * the sp is 0 and the IP stands alone.
+	 */
+	if (precise) {
+		if (!hs_walk_push(w, regs->ip, collapse))
+			return;
+		unwind_start(state, current, NULL, (void *)regs->sp);
+	} else if (hs_hw_regs(regs)) {
+		/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
 		if (!hs_walk_push(w, regs->ip, collapse) || hs_before_first_frame(regs))
 			return;
 		unwind_start(state, current, regs, NULL);

@@ -8,7 +8,10 @@
  * loaded with test_hooks=1). Reading /proc/hs_nmi gives "sent handled
  * in_nmi" totals. Writing "unknown N" feeds N samples at an address no
  * kernel symbol covers; "fork N" N samples of a kernel thread that has
- * not made its first frame yet (frame-pointer kernels only).
+ * not made its first frame yet (frame-pointer kernels only); "precise N"
+ * N rounds whose samples have the registers perf makes for an adaptive
+ * PEBS record (the interrupt's, PERF_EFLAGS_EXACT, the record's IP: here
+ * hs_nmi_precise_ip()), of interrupted kernel code only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,21 +30,39 @@
 #include <linux/uaccess.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
+#include <asm/perf_event.h>
 #include <asm/vsyscall.h>
 
 void hotstack_test_sample(struct pt_regs *regs);
 
 static DEFINE_PER_CPU(int, hs_pending);
 static atomic64_t hs_sent, hs_handled, hs_in_nmi;
+static bool hs_precise;
+
+/* The precise IP of "precise" samples: a function of its own. */
+static noinline void hs_nmi_precise_ip(void)
+{
+	barrier();
+}
 
 static int hs_nmi_handler(unsigned int type, struct pt_regs *regs)
 {
+	struct pt_regs pebs;
+
 	if (!this_cpu_read(hs_pending))
 		return NMI_DONE;
 	this_cpu_write(hs_pending, 0);
 	if (in_nmi())
 		atomic64_inc(&hs_in_nmi);
-	hotstack_test_sample(regs);
+	if (!READ_ONCE(hs_precise)) {
+		hotstack_test_sample(regs);
+	} else if (!user_mode(regs)) {
+		/* As setup_pebs_adaptive_sample_data(): *regs = *iregs, then the record's. */
+		pebs = *regs;
+		pebs.ip = (unsigned long)hs_nmi_precise_ip;
+		pebs.flags = PERF_EFLAGS_EXACT;
+		hotstack_test_sample(&pebs);
+	}
 	atomic64_inc(&hs_handled);
 	return NMI_HANDLED;
 }
@@ -158,6 +179,16 @@ static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t l
 			return ret;
 		hs_nmi_unknown(rounds);
 		return len;
+	}
+	if (!strncmp(buf, "precise ", 8)) {
+		ret = kstrtoul(buf + 8, 10, &rounds);
+		if (ret)
+			return ret;
+		WRITE_ONCE(hs_precise, true);
+		for (i = 0; i < rounds && !ret; i++)
+			ret = hs_nmi_round();
+		WRITE_ONCE(hs_precise, false);
+		return ret ? ret : len;
 	}
 	if (!strncmp(buf, "fork ", 5)) {
 		ret = kstrtoul(buf + 5, 10, &rounds);

@@ -21,6 +21,8 @@
  *   hs_vmtest delegated PID CPID   the group's policy (PID: another user's
  *                                  process; CPID: the user's own, with
  *                                  capabilities it lacks: uspin-caps)
+ *   hs_vmtest precise              hs_nmi's PEBS-made registers: the precise
+ *                                  IP, then the interrupted code's callers
  *   hs_vmtest quota-sessions       the users' and the group's sessions
  *                                  (max_sessions=3 group_max_sessions=1)
  *   hs_vmtest quota-use            the users' and the group's memory and
@@ -1548,6 +1550,48 @@ static void test_forkregs(void)
 			 "10 samples in a kernel thread before its first frame",
 			 "hs_nmi_fork_fn [hs_nmi] 10\n",
 			 "not a frame-pointer kernel: rbp is no frame pointer here");
+}
+
+/*
+ * A precise sample (hs_nmi "precise": the registers perf makes for an
+ * adaptive PEBS record, flags PERF_EFLAGS_EXACT and the record's IP):
+ * its IP innermost, then the interrupted code's callers.
+ */
+static void test_precise(void)
+{
+	struct hotstack_config c;
+	unsigned int lines = 0, good = 0, deep = 0;
+	int fd = open_dev(), p = open("/proc/hs_nmi", O_WRONLY);
+	char *text, *line, *save, *leaf;
+	ssize_t n;
+
+	default_config(&c);
+	c.flags = HOTSTACK_CFG_COLLAPSE;	/* a path that takes every kind of sample */
+	c.sample = 1000000000000ULL;		/* the event itself stays quiet */
+	expect_cfg(fd, &c, 0, "precise: kernel stacks, a quiet event");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "precise: START");
+	n = p >= 0 ? write(p, "precise 200", 11) : -1;
+	tap(n == 11, "precise: 200 rounds of NMIs with PEBS-made registers");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "precise: STOP");
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		leaf = strrchr(line, ';');
+		if (!strncmp(leaf ? leaf + 1 : line, "hs_nmi_precise_ip [hs_nmi] ", 27)) {
+			good++;
+			deep += leaf && memchr(line, ';', leaf - line) != NULL;
+		} else if (lines - good <= 3) {
+			printf("#   %.300s\n", line);
+		}
+	}
+	tap(lines && good == lines,
+	    "precise: every stack's innermost frame is the precise IP (%u of %u)", good, lines);
+	tap(deep > 0, "precise: with the interrupted code's callers above it (%u stacks of 3 "
+	    "frames or more)", deep);
+	free(text);
+	if (p >= 0)
+		close(p);
+	close(fd);
 }
 
 /* hs_nmi rounds, over and over, until hardirq_stop (x86: the NMI sampler). */
@@ -3828,6 +3872,8 @@ int main(int argc, char **argv)
 		return hold_keys();
 	else if (argc == 2 && !strcmp(argv[1], "unknown"))
 		test_unknown();
+	else if (argc == 2 && !strcmp(argv[1], "precise"))
+		test_precise();
 	else if (argc == 2 && !strcmp(argv[1], "forkregs"))
 		test_forkregs();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))

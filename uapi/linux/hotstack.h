@@ -193,7 +193,9 @@ enum hotstack_state {
  * @size:	sizeof(struct hotstack_config)
  * @flags:	HOTSTACK_CFG_*
  * @event_type:	PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE or PERF_TYPE_RAW
- * @precise:	perf's precise_ip, 0-3 (hardware and raw events only)
+ * @precise:	perf's precise_ip, 0-3 (hardware and raw events only); a
+ *		precise sample's kernel stack is its precise IP, then the
+ *		callers of the code the overflow interrupted (x86 PEBS)
  * @event_config: PERF_TYPE_HARDWARE: PERF_COUNT_HW_CPU_CYCLES,
  *		_INSTRUCTIONS, _CACHE_MISSES or _BRANCH_MISSES;
  *		PERF_TYPE_SOFTWARE: PERF_COUNT_SW_CPU_CLOCK, _TASK_CLOCK,
