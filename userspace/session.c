@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "device.h"
 #include "session.h"
 #include "table.h"
 #include "usyms.h"
@@ -248,10 +249,10 @@ static unsigned int hs_config_cpus(const struct hs_config *c)
 /* What the caller's user holds of its quota, said in a CONFIGURE's EDQUOT. */
 static const char *hs_quota_text(int fd)
 {
-	struct hotstack_info info = { .size = sizeof(info) };
+	struct hotstack_info info;
 	static char text[160];
 
-	if (ioctl(fd, HOTSTACK_IOC_GET_INFO, &info) || !info.user_max_sessions)
+	if (hs_get_info(fd, &info) || !info.user_max_sessions)
 		return "its use unknown";
 	snprintf(text, sizeof(text), "it has %u of %u Hz and %llu of %llu MiB in %u sessions",
 		 info.user_freq_used, info.max_freq,
@@ -267,13 +268,13 @@ static const char *hs_quota_text(int fd)
  */
 static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 {
-	struct hotstack_info info = { .size = sizeof(info) };
+	struct hotstack_info info;
 	unsigned int cpus = hs_config_cpus(c);
 	uint64_t max_memory, used;
 	const char *where = "the module's memory";
 	uint32_t entries, freq;
 
-	if (ioctl(fd, HOTSTACK_IOC_GET_INFO, &info))
+	if (hs_get_info(fd, &info))
 		return;
 	/* A user of the group: its sessions' rates are summed in its quota. */
 	freq = info.max_freq;
