@@ -17,6 +17,7 @@
  *   hs_vmtest io-worker            an io_uring worker has no user frames
  *   hs_vmtest exec                 samples while a process execs
  *   hs_vmtest events               task-clock, page-faults, context-switches
+ *   hs_vmtest rate                 page-faults by frequency: no burst at START
  *   hs_vmtest context              context key, exclude idle
  *   hs_vmtest delegated PID CPID   the group's policy (PID: another user's
  *                                  process; CPID: the user's own, with
@@ -2597,6 +2598,57 @@ static void test_events(void)
 	close(fd);
 }
 
+/*
+ * page-faults by frequency: perf starts the event at a period of 1 and
+ * moves the period an eighth of the way to the frequency's at every
+ * overflow (__perf_event_account_interrupt(): perf_adjust_period()), so
+ * that a child faulting 16384 pages right after START is sampled a few
+ * dozen times more than the frequency asks, not at each fault: each CPU
+ * at most twice the frequency and a burst of 64 (the most
+ * 8 ln(period) overflows take to settle, for periods up to 3000).
+ * A delegated user's rate quota counts on it.
+ */
+static void test_rate(void)
+{
+	const unsigned int freq = 100;
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	double t0, t;
+	unsigned long long bound;
+	pid_t child;
+	int fd = open_dev();
+
+	default_config(&c);
+	c.flags = HOTSTACK_CFG_FREQ;
+	c.event_type = PERF_TYPE_SOFTWARE;
+	c.event_config = PERF_COUNT_SW_PAGE_FAULTS;
+	c.sample = freq;
+	expect_cfg(fd, &c, 0, "rate: page-faults at 100 Hz");
+	t0 = now_s();
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "rate: START");
+	child = fork();
+	if (!child) {
+		char *p = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		/* Small pages: a fault each 4 KiB, not one each 2 MiB. */
+		if (p == MAP_FAILED || madvise(p, 64 << 20, MADV_NOHUGEPAGE))
+			_exit(1);
+		memset(p, 1, 64 << 20);
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "rate: STOP");
+	t = now_s() - t0;
+	get_stats(fd, &st, 0);
+	bound = (unsigned long long)st.nr_cpus * (64 + 2 * freq * t);
+	tap(st.total.samples > 0 && st.total.samples <= bound,
+	    "rate: 16384 faults sampled %llu times in %.3f s on %u CPUs at 100 Hz (at most %llu)",
+	    (unsigned long long)st.total.samples, t, st.nr_cpus, bound);
+	check_invariant(fd, "rate");
+	close(fd);
+}
+
 /* ---- lifecycle: a failed CONFIGURE, read() across RESET, memory cgroups -- */
 
 /* A session that sampled hs_workload: configured with @c, stopped. */
@@ -3886,6 +3938,8 @@ int main(int argc, char **argv)
 		test_userstack();
 	else if (argc == 2 && !strcmp(argv[1], "events"))
 		test_events();
+	else if (argc == 2 && !strcmp(argv[1], "rate"))
+		test_rate();
 	else if (argc == 3 && !strcmp(argv[1], "churn"))
 		test_churn(strtoul(argv[2], NULL, 10));
 	else if (argc == 2 && !strcmp(argv[1], "mmap-race"))
