@@ -112,6 +112,9 @@ struct hs_slot {
 #endif
 } ____cacheline_aligned;
 
+/* A budget's window counts the cost it knew before as this many timed runs. */
+#define HS_COST_PRIOR	4
+
 /* The largest weight a budget gives a sample: its period times this. */
 #define HS_MAX_WEIGHT	BIT(20)
 
@@ -215,6 +218,7 @@ struct hotstack_session {
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */
 	struct delayed_work budget_work;
 	u64 budget_last;		/* when the worker last looked (ktime_get_ns) */
+	unsigned int budget_ms;		/* its window now: 10 ms at START, doubling to 1 s */
 	u64 rate_changes;
 	u64 sample_rate;
 	u64 cost_ns;

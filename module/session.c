@@ -845,6 +845,60 @@ static int hs_task_events_start(struct hotstack_session *s)
 }
 
 /*
+ * What a handler run of each path cost on average, in the session that
+ * last stopped with timed runs (ns; 0: none yet): where a budget starts.
+ */
+static u64 hs_cost_seen[HS_PATH_ANY + 1];
+
+/* A handler run's cost (ns) for @s's budget before @sl has timed one. */
+static u64 hs_cost_guess(const struct hotstack_session *s, const struct hs_slot *sl)
+{
+	u64 seen = READ_ONCE(hs_cost_seen[s->path]);
+
+	if (sl->b_cost)
+		return sl->b_cost;	/* this configuration's own, from its last run */
+	if (seen)
+		return seen;
+	/* Nothing timed yet: a microsecond, and 30 ns for each frame it may walk. */
+	return s->path == HS_PATH_IP ? 1000 :
+	       1000 + 30ULL * s->cfg.max_depth * hweight32(s->cfg.stacks);
+}
+
+/*
+ * The weight W a budget starts @sl at: the rate asked for at the cost
+ * known (hs_cost_guess() and the floor) within 95% of the budget, as
+ * hs_budget_slot() would make it. An event sampled by a period of events
+ * has no known rate: W 1, until the first window (10 ms) has measured it.
+ */
+static u32 hs_budget_start(struct hotstack_session *s, struct hs_slot *sl)
+{
+	u64 rate = hs_config_rate(&s->cfg);
+	u64 floor = min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+	u64 budget = 19ULL * s->cfg.budget_ppm * 1000;	/* 20 x 95% of a second's */
+
+	sl->b_cost = min_t(u64, hs_cost_guess(s, sl), NSEC_PER_MSEC);
+	if (!s->cfg.budget_ppm || !rate)
+		return 1;
+	return clamp_t(u64, div64_u64(min_t(u64, rate, NSEC_PER_SEC) * (sl->b_cost + floor) * 20 +
+				      budget - 1, budget),
+		       1, hs_max_weight(&s->cfg));
+}
+
+/* A session's average handler run, for the budgets of the next (hs_cost_seen). */
+static void hs_cost_note(struct hotstack_session *s)
+{
+	u64 timed = 0, ns = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->tabs.nr_slots; i++) {
+		timed += s->tabs.slots[i].timed;
+		ns += s->tabs.slots[i].timed_ns;
+	}
+	if (timed)
+		WRITE_ONCE(hs_cost_seen[s->path], div64_u64(ns, timed));
+}
+
+/*
  * The budget's look at slot @sl over the last @dt ns: its samples and their
  * cost (handler time plus @floor); and, when the next window at this rate
  * would spend more (or much less) than 95% of @budget_ns, a new weight W:
@@ -858,8 +912,13 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 	u32 w = sl->tab[0].weight, nw;
 	u64 spent;
 
+	/*
+	 * The window's timed runs, with the cost known before them counted
+	 * as HS_COST_PRIOR runs: a short first window times one or two.
+	 */
 	if (timed != sl->b_timed)
-		sl->b_cost = div64_u64(ns - sl->b_ns, timed - sl->b_timed);
+		sl->b_cost = div64_u64(ns - sl->b_ns + sl->b_cost * HS_COST_PRIOR,
+				       timed - sl->b_timed + HS_COST_PRIOR);
 	*n = taken - sl->b_taken;
 	sl->b_taken = taken;
 	sl->b_timed = timed;
@@ -940,7 +999,9 @@ static void hs_budget_work(struct work_struct *work)
 	smp_wmb();
 	WRITE_ONCE(s->rate_changes, changes);
 	hs_budget_publish(s);
-	queue_delayed_work(system_unbound_wq, &s->budget_work, HZ);
+	/* Short windows first: 10 ms, doubling up to a second. */
+	s->budget_ms = min(2 * s->budget_ms, 1000U);
+	queue_delayed_work(system_unbound_wq, &s->budget_work, msecs_to_jiffies(s->budget_ms));
 }
 
 void hotstack_stop(struct hotstack_session *s)
@@ -950,6 +1011,7 @@ void hotstack_stop(struct hotstack_session *s)
 		return;
 	/* It takes ev_lock, never @lock: waited for here. */
 	cancel_delayed_work_sync(&s->budget_work);
+	hs_cost_note(s);
 	if (s->task_mode) {
 		hs_task_events_release(s);
 	} else {
@@ -987,25 +1049,32 @@ int hotstack_start(struct hotstack_session *s)
 			return ret;
 	}
 
+	s->rate_changes = 0;
+	s->max_weight = 1;
 	for (i = 0; i < s->tabs.nr_slots; i++) {
 		struct hs_slot *sl = &s->tabs.slots[i];
+		u32 w = hs_budget_start(s, sl);
 
 		sl->err = 0;
-		/* A budget starts from the rate asked for. */
-		sl->tab[0].weight = 1;
-		sl->tab[1].weight = 1;
+		/* A budget starts at the rate it allows at the cost known. */
+		sl->tab[0].weight = w;
+		sl->tab[1].weight = w;
 		sl->b_taken = local64_read(&sl->taken);
 		sl->b_timed = sl->timed;
 		sl->b_ns = sl->timed_ns;
+		s->max_weight = max(s->max_weight, w);
+		s->rate_changes += w > 1;
 	}
-	s->rate_changes = 0;
 	s->sample_rate = 0;
 	s->cost_ns = 0;
 	s->window_ppm = 0;
-	s->max_weight = 1;
 	hs_budget_publish(s);
 	/* Before the first sample can raise an event of its own. */
 	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
+	for (i = 0; i < s->tabs.nr_slots; i++)
+		if (s->tabs.slots[i].tab[0].weight > 1)
+			hotstack_event(s, HOTSTACK_EV_RATE, s->tabs.slots[i].tab[0].weight,
+				       s->tabs.hdr->slot_cpu[i]);
 	mutex_lock(&hotstack_running_lock);
 	list_add_rcu(&s->run_node, &hotstack_running);
 	mutex_unlock(&hotstack_running_lock);
@@ -1050,7 +1119,8 @@ int hotstack_start(struct hotstack_session *s)
 	hs_hdr_update(s);
 	if (s->cfg.budget_ppm) {
 		s->budget_last = ktime_get_ns();
-		queue_delayed_work(system_unbound_wq, &s->budget_work, HZ);
+		s->budget_ms = 10;
+		queue_delayed_work(system_unbound_wq, &s->budget_work, msecs_to_jiffies(10));
 	}
 	return 0;
 }

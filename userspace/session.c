@@ -326,6 +326,9 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	 */
 	if (cfg.pid && !c->all_cpus && !cfg.cpus_words && !cfg.budget_ppm)
 		cfg.flags |= HOTSTACK_CFG_TASK;
+	else if (cfg.pid && !c->all_cpus && !cfg.cpus_words)
+		fprintf(stderr, "hotstack %s: with --budget every CPU is sampled and other processes' "
+			"samples filtered out: the budget is of each CPU, theirs included\n", cmd);
 	cfg.event_type = c->ev.type;
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;

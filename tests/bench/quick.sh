@@ -24,6 +24,23 @@ done
 for mode in none hotstack-budget; do
 	echo "BUDGET $(HS_BENCH_WINDOWS=3 hs_bench $mode 10000 1800000)"
 done
+# The budget from the first sample, from outside, as users run it: the
+# syscall loop for 0.2 s and for 2 s (in two parts) under record -a and
+# record -- CMD, each against the same loop unprofiled.
+set -- $(hs_bench none 10000 200000)
+for ms in 200 2000; do
+	iters=$((200000 * ms * 1000000 / $3))
+	parts=$((ms >= 1000 ? ms / 1000 : 1))
+	echo "FIRST none $ms $(HS_BENCH_WINDOWS=$parts hs_bench none 10000 $iters)"
+	for how in a cmd; do
+		opt=
+		[ $how = a ] && opt=-a
+		line=$(HS_BENCH_WINDOWS=$parts hotstack record -e cpu-clock -F 10000 --budget 1% $opt \
+			-o /tmp/first.folded -- hs_bench none 10000 $iters 2>/tmp/first.err)
+		echo "FIRST $how $ms $line"
+		sed 's/^/# /' /tmp/first.err
+	done
+done
 # Through hotstack record, without and with the budget, the page-fault
 # loop (its iterations jittered, so that neither rate samples the same few
 # places of it): the functions on top of the two profiles (their share of

@@ -1225,12 +1225,12 @@ static void test_hotplug(const char *event)
 	close(fd);
 }
 
-/* Whether the budget of session @arg (an fd) has changed a rate. */
+/* Whether the budget of session @arg (an fd) has set a rate and looked at a window. */
 static bool budget_acted(void *arg)
 {
 	struct hotstack_stats st;
 
-	return !get_stats(*(int *)arg, &st, 0) && st.rate_changes > 0;
+	return !get_stats(*(int *)arg, &st, 0) && st.rate_changes > 0 && st.window_ppm > 0;
 }
 
 /*
