@@ -29,9 +29,9 @@
  *
  *   hotstack-budget hotstack with a budget of 1% of the CPU
  *
- * runs the loop untimed first, for at least 1.2 s (the budget's first
- * window is at the rate asked for), as any mode does with HS_BENCH_WARMUP
- * set (for a budget given to a profiler that runs this program);
+ * runs the loop untimed first, for at least 1.2 s (the budget's steady
+ * state: its windows are a second long by then; record --budget checks
+ * the start from outside), as any mode does with HS_BENCH_WARMUP set;
  * HS_BENCH_DEPTH sets the frames walked and kept (unwind, hotstack;
  * default 127). HS_BENCH_WINDOWS=N runs the timed loop in N equal parts
  * and adds " windows N NS..." to the line: each part's time (a budget
@@ -334,11 +334,11 @@ int main(int argc, char **argv)
 	}
 
 	/*
-	 * The budget's first window is at the rate asked for: a run to settle
-	 * it, untimed; its samples are not counted below.
+	 * The budget's steady state: a run past its short first windows,
+	 * untimed; its samples are not counted below.
 	 */
 	if (!strcmp(mode, "hotstack-budget") || getenv("HS_BENCH_WARMUP")) {
-		/* At least 1.2 s: past the first window, whatever the loop's length. */
+		/* At least 1.2 s: past the short windows, whatever the loop's length. */
 		start = now_ns();
 		do
 			workload(iters);
