@@ -228,11 +228,13 @@ enum hotstack_state {
  * @arena_frames: frames each CPU's table stores for all its stacks, in
  *		[HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA]
  * @budget_ppm:	0, or the CPU time sampling may take, in parts per million
- *		of each CPU (1-1000000): a cap on the rate @sample asks for.
- *		About once a second, from a kernel worker, the module derives
- *		each CPU's rate from the samples it took and their measured
- *		cost (handler time plus the module's sample_floor_ns for the
- *		interrupt's entry and exit, which the handler cannot time): it
+ *		of each CPU (1-1000000): a cap on the rate @sample asks for,
+ *		from the first sample. START derives each CPU's rate from the
+ *		cost of a sample the module knows (handler time last measured
+ *		plus the module's sample_floor_ns for the interrupt's entry
+ *		and exit, which the handler cannot time); then a kernel worker
+ *		does again from the samples each CPU took and their measured
+ *		cost, after 10 ms and at doubling intervals up to a second: it
  *		makes the period (or divides the frequency by) a whole factor
  *		W >= 1, and each sample then counts W (entry counts, samples,
  *		counted, drops, nmi_samples, truncated): counts stay in units
