@@ -5,6 +5,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/slab.h>
@@ -183,23 +184,58 @@ out:
 	return ret;
 }
 
+/* The cgroups of a CONFIGURE: a reference to each, none on failure. */
+static int hotstack_read_cgroups(const struct hotstack_config *c, struct hs_cgroups *g)
+{
+	s32 fds[HOTSTACK_MAX_CGROUPS];
+	unsigned int i;
+
+	g->nr = 0;
+	if (!c->cgroups_ptr && !c->nr_cgroups)
+		return 0;
+	if (!c->cgroups_ptr || !c->nr_cgroups || c->nr_cgroups > HOTSTACK_MAX_CGROUPS)
+		return -EINVAL;
+	if (copy_from_user(fds, u64_to_user_ptr(c->cgroups_ptr), c->nr_cgroups * sizeof(fds[0])))
+		return -EFAULT;
+	for (i = 0; i < c->nr_cgroups; i++) {
+		/* EBADF: not a cgroup v2 directory. */
+		struct cgroup *cg = cgroup_get_from_fd(fds[i]);
+
+		if (IS_ERR(cg)) {
+			hs_cgroups_put(g);
+			return PTR_ERR(cg);
+		}
+		g->cg[g->nr++] = cg;
+	}
+	return 0;
+}
+
 static long hotstack_ioc_configure(struct hotstack_session *s, void __user *uarg)
 {
 	struct hotstack_config cfg;
+	struct hs_cgroups *cgroups;
 	cpumask_var_t mask;
 	int ret;
 
 	ret = hotstack_copy_in(&cfg, sizeof(cfg), HOTSTACK_CONFIG_SIZE_VER0, uarg);
 	if (ret < 0)
 		return ret;
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+	cgroups = kzalloc(sizeof(*cgroups), GFP_KERNEL);
+	if (!cgroups)
 		return -ENOMEM;
-	ret = hotstack_read_cpus(&cfg, mask);
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL)) {
+		kfree(cgroups);
+		return -ENOMEM;
+	}
+	ret = hotstack_read_cpus(&cfg, mask) ?: hotstack_read_cgroups(&cfg, cgroups);
 	if (!ret) {
 		mutex_lock(&s->lock);
-		ret = hotstack_configure(s, &cfg, mask);
+		ret = hotstack_configure(s, &cfg, mask, cgroups);
 		mutex_unlock(&s->lock);
 	}
+	/* Refused: the new ones; configured: those it had before. */
+	hs_cgroups_put(cgroups);
+	kfree(cgroups);
 	free_cpumask_var(mask);
 	return ret;
 }

@@ -68,6 +68,14 @@ void hotstack_user_unreserve(struct hs_user *u, u64 size);
 int hotstack_user_rate(struct hs_user *u, u64 old, u64 new);
 void hotstack_user_info(struct hotstack_info *info);
 
+/* The cgroups a session counts (hotstack_config.cgroups_ptr), references held. */
+struct hs_cgroups {
+	unsigned int nr;
+	struct cgroup *cg[HOTSTACK_MAX_CGROUPS];
+};
+
+void hs_cgroups_put(struct hs_cgroups *g);
+
 /* The multi-instance CPU hotplug state sessions attach to while running. */
 extern enum cpuhp_state hotstack_cpuhp_state;
 
@@ -187,6 +195,8 @@ struct hotstack_session {
 	bool privileged;	/* configured by a CAP_PERFMON holder */
 	const struct cred *cred;	/* the configurer's, for user stacks */
 	struct pid *pid;	/* with HOTSTACK_CFG_PID: the process to count */
+	struct hs_cgroups cgroups;	/* the cgroups to count, if any */
+	bool filter;		/* a pid filter (not task mode), exclude idle or cgroups */
 	struct pid_namespace *pid_ns;	/* the opener's: pids are numbered in it */
 	cpumask_var_t cpus;	/* CPUs asked for (tables: those online at CONFIGURE) */
 	atomic_t cpus_missed;	/* of @cpus, came online later without a table */
@@ -246,7 +256,7 @@ struct hotstack_session {
 struct hotstack_session *hotstack_session_new(struct pid *owner);
 void hotstack_session_free(struct hotstack_session *s);
 int hotstack_configure(struct hotstack_session *s, const struct hotstack_config *cfg,
-		       const struct cpumask *mask);
+		       const struct cpumask *mask, struct hs_cgroups *cgroups);
 int hotstack_start(struct hotstack_session *s);
 void hotstack_stop(struct hotstack_session *s);
 void hotstack_swap(struct hotstack_session *s, bool reset);

@@ -187,7 +187,7 @@ static int hotstack_autostart(void)
 	if (!s)
 		return -ENOMEM;
 	mutex_lock(&s->lock);
-	ret = hotstack_configure(s, &c, cpu_possible_mask);
+	ret = hotstack_configure(s, &c, cpu_possible_mask, NULL);
 	if (!ret)
 		ret = hotstack_start(s);
 	mutex_unlock(&s->lock);

@@ -9,6 +9,7 @@
  * sleeping, bounded work. Every sample ends as exactly one count or one
  * drop in the active generation of this CPU's table.
  */
+#include <linux/cgroup.h>
 #include <linux/hardirq.h>
 #include <linux/log2.h>
 #include <linux/perf_event.h>
@@ -102,6 +103,26 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
 		memcpy(k->comm, current->comm, sizeof(k->comm));
 	if (keys & HOTSTACK_KEY_CONTEXT)
 		k->context = hs_context(s, regs);
+}
+
+/*
+ * Whether the task interrupted is one @s leaves out (s->filter): not of its
+ * process (per-task events sample only their tasks and their children:
+ * no filter), the idle task, or in none of its cgroups nor below them.
+ * The task's css_set is RCU's: an NMI or a hardirq is a reader.
+ */
+static __always_inline bool hs_filtered(const struct hotstack_session *s)
+{
+	unsigned int i;
+
+	if ((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode && task_tgid(current) != s->pid)
+		return true;
+	if ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current))
+		return true;
+	for (i = 0; i < s->cgroups.nr; i++)
+		if (task_under_cgroup_hierarchy(current, s->cgroups.cg[i]))
+			return false;
+	return s->cgroups.nr;
 }
 
 /*
@@ -245,11 +266,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
 		start = local_clock();
 
-	/* Per-task events sample only their tasks (and their children): no filter. */
-	if (unlikely(s->cfg.flags & (HOTSTACK_CFG_PID | HOTSTACK_CFG_EXCLUDE_IDLE)) &&
-	    (((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode &&
-	      task_tgid(current) != s->pid) ||
-	     ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current)))) {
+	if (unlikely(s->filter) && hs_filtered(s)) {
 		drop = HOTSTACK_DROP_FILTERED;
 	} else if (unlikely(!regs)) {
 		drop = HOTSTACK_DROP_NO_STACK;

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cred.h>
 #include <linux/err.h>
@@ -84,6 +85,12 @@ static void hs_free_tables(struct hs_tables *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void hs_cgroups_put(struct hs_cgroups *g)
+{
+	while (g->nr)
+		cgroup_put(g->cg[--g->nr]);
+}
+
 void hotstack_session_free(struct hotstack_session *s)
 {
 	hotstack_session_unregister(s);
@@ -100,6 +107,7 @@ void hotstack_session_free(struct hotstack_session *s)
 	/* The file is gone: no read() can be running. */
 	hotstack_reader_free(&s->reader);
 	put_pid(s->pid);
+	hs_cgroups_put(&s->cgroups);
 	put_pid(s->owner);
 	if (s->cred)
 		put_cred(s->cred);
@@ -230,7 +238,9 @@ static int hs_check_config(const struct hotstack_config *c)
 {
 	if (c->flags & ~HOTSTACK_CFG_ALL)
 		return -EINVAL;
-	if (c->reserved0 || memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+	if (memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+		return -EINVAL;
+	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return -EINVAL;
 	/* Per-task events' children inherit a period the module cannot change. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
@@ -498,6 +508,8 @@ static void hs_ip_keys(struct hotstack_session *s)
  * @s: the session, locked
  * @c: the configuration (every field but the CPU mask unchecked)
  * @mask: the CPUs asked for, each a possible CPU
+ * @cgroups: the cgroups to count (references), or NULL for none; once
+ *	configured it holds those the session had before, for the caller to put
  *
  * Tables are made for the CPUs of @mask online now; one that comes online
  * later is reported (HOTSTACK_EV_CPU_MISSED, stats.cpus_missed), not
@@ -505,7 +517,7 @@ static void hs_ip_keys(struct hotstack_session *s)
  * configuration, tables and counters are kept as they were.
  */
 int hotstack_configure(struct hotstack_session *s, const struct hotstack_config *c,
-		       const struct cpumask *mask)
+		       const struct cpumask *mask, struct hs_cgroups *cgroups)
 {
 	struct hs_tables tabs;
 	cpumask_var_t online;
@@ -575,6 +587,13 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	s->seed = seed;
 	s->privileged = perfmon_capable();
 	s->task_mode = c->flags & HOTSTACK_CFG_TASK;
+	/* The new cgroups in, the old ones to the caller to put. */
+	if (cgroups)
+		swap(s->cgroups, *cgroups);
+	else
+		hs_cgroups_put(&s->cgroups);
+	s->filter = ((c->flags & HOTSTACK_CFG_PID) && !s->task_mode) ||
+		    (c->flags & HOTSTACK_CFG_EXCLUDE_IDLE) || s->cgroups.nr;
 	if (c->keys || c->stacks != HOTSTACK_STACK_KERNEL)
 		s->path = HS_PATH_ANY;
 	else if (c->max_depth == 1)

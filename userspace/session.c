@@ -25,6 +25,8 @@ const struct hs_option hs_session_options[] = {
 	{ 'C', "cpu", "CPUS", "only these CPUs, a list like 0,2-3" },
 	{ 'p', "pid", "PID", "only this process, its threads and what they start (with -a or -C: "
 	  "every CPU sampled, the others' samples filtered out)" },
+	{ 'G', "cgroup", "PATH", "only tasks in this cgroup v2 or below it (PATH under "
+	  "/sys/fs/cgroup, or absolute); several -G: any of them" },
 	{ 'g', "call-graph", NULL, "accepted, as perf takes it: stacks are always recorded" },
 	{ HS_SESSION_OPT_STACKS, "stacks", "kernel|user|both", "the stacks to walk "
 	  "(default kernel; user stacks by frame pointers)" },
@@ -122,6 +124,13 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		if (hs_parse_u64(value, 1, 4194304, &v))
 			return hs_args_error(a, "-p wants a process ID, not '%s'", value);
 		c->abi.pid = v;
+		break;
+	case 'G':
+		if (c->nr_cgroups == HOTSTACK_MAX_CGROUPS)
+			return hs_args_error(a, "-G: at most %d cgroups", HOTSTACK_MAX_CGROUPS);
+		if (!*value)
+			return hs_args_error(a, "-G wants a cgroup's path");
+		c->cgroups[c->nr_cgroups++] = value;
 		break;
 	case 'g':
 		break;	/* perf habit: stacks are always recorded */
@@ -308,8 +317,56 @@ static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 		(unsigned long long)((max_memory - used) >> 20), (unsigned long long)(max_memory >> 20));
 }
 
+/* -G's path @p as opened: under /sys/fs/cgroup unless absolute. */
+static void hs_cgroup_path(const char *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", *p == '/' ? "" : "/sys/fs/cgroup/", p);
+}
+
+static void hs_close_cgroups(int32_t *fds, unsigned int nr)
+{
+	while (nr)
+		close(fds[--nr]);
+}
+
+/* -G's cgroups opened into @fds, or -1 after saying which could not be. */
+static int hs_open_cgroups(const struct hs_config *c, int32_t *fds, const char *cmd)
+{
+	char path[4096];
+	unsigned int i;
+
+	for (i = 0; i < c->nr_cgroups; i++) {
+		hs_cgroup_path(c->cgroups[i], path, sizeof(path));
+		fds[i] = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fds[i] < 0) {
+			fprintf(stderr, "hotstack %s: -G %s: cannot open %s: %s\n", cmd,
+				c->cgroups[i], path, strerror(errno));
+			hs_close_cgroups(fds, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* -G's paths as opened, for a message. */
+static const char *hs_cgroups_text(const struct hs_config *c)
+{
+	static char text[1024];
+	char path[4096];
+	size_t n = 0;
+	unsigned int i;
+
+	text[0] = '\0';
+	for (i = 0; i < c->nr_cgroups && n < sizeof(text); i++) {
+		hs_cgroup_path(c->cgroups[i], path, sizeof(path));
+		n += snprintf(text + n, sizeof(text) - n, "%s%s", i ? ", " : "", path);
+	}
+	return text;
+}
+
 int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 {
+	int32_t cgroup_fds[HOTSTACK_MAX_CGROUPS];
 	struct hotstack_config cfg;
 	int err;
 
@@ -333,9 +390,14 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;
 	cfg.cpus_ptr = cfg.cpus_words ? (uintptr_t)c->cpus : 0;
-	if (!ioctl(fd, HOTSTACK_IOC_CONFIGURE, &cfg))
+	if (hs_open_cgroups(c, cgroup_fds, cmd))
+		return -1;
+	cfg.nr_cgroups = c->nr_cgroups;
+	cfg.cgroups_ptr = c->nr_cgroups ? (uintptr_t)cgroup_fds : 0;
+	err = ioctl(fd, HOTSTACK_IOC_CONFIGURE, &cfg) ? errno : 0;
+	hs_close_cgroups(cgroup_fds, c->nr_cgroups);
+	if (!err)
 		return 0;
-	err = errno;
 	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
 	    c->ev.type == PERF_TYPE_HARDWARE && c->ev.config == PERF_COUNT_HW_CPU_CYCLES) {
 		fprintf(stderr, "hotstack: warning: cycles is not supported on this machine "
@@ -352,6 +414,11 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	case ENODEV:
 		fprintf(stderr, "hotstack %s: event %s is not supported on this machine (%s)\n",
 			cmd, c->event, strerror(err));
+		break;
+	case EBADF:
+		fprintf(stderr, "hotstack %s: -G: not a cgroup v2 directory (the unified hierarchy, "
+			"mounted at /sys/fs/cgroup on systemd's machines): %s\n", cmd,
+			hs_cgroups_text(c));
 		break;
 	case E2BIG:
 		fprintf(stderr, "hotstack %s: the tables would pass the module's memory limit "

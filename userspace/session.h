@@ -36,6 +36,8 @@ struct hs_config {
 	int all_cpus;			/* -a was given */
 	int have_F, have_c;		/* while parsing: -F, -c seen */
 	int have_table, have_arena;	/* --table-entries, --arena-frames given */
+	const char *cgroups[HOTSTACK_MAX_CGROUPS];	/* -G, as given */
+	unsigned int nr_cgroups;
 };
 
 /* The options' ids without a letter; HS_SESSION_OPT_NEXT: the first free for a command. */

@@ -60,6 +60,8 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, max_weight), 448);
 	assert_int_equal(FIELD_END(struct hotstack_stats, pad3), sizeof(struct hotstack_stats));
 	assert_int_equal(offsetof(struct hotstack_config, budget_ppm), 72);
+	assert_int_equal(offsetof(struct hotstack_config, nr_cgroups), 76);
+	assert_int_equal(offsetof(struct hotstack_config, cgroups_ptr), 80);
 	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER0);
 	assert_int_equal(sizeof(struct hotstack_mmap_header), 152);
 	assert_int_equal(sizeof(struct hotstack_entry), 48);

@@ -843,8 +843,8 @@ static const struct field cfg_fields[] = {
 	CFG_FIELD(event_config), CFG_FIELD(sample), CFG_FIELD(cpus_ptr),
 	CFG_FIELD(cpus_words), CFG_FIELD(pid), CFG_FIELD(stacks), CFG_FIELD(max_depth),
 	CFG_FIELD(keys), CFG_FIELD(table_entries), CFG_FIELD(arena_frames),
-	CFG_FIELD(budget_ppm), CFG_FIELD(reserved0),
-	CFG_FIELD(reserved[0]), CFG_FIELD(reserved[1]), CFG_FIELD(reserved[2]),
+	CFG_FIELD(budget_ppm), CFG_FIELD(nr_cgroups), CFG_FIELD(cgroups_ptr),
+	CFG_FIELD(reserved[0]), CFG_FIELD(reserved[1]),
 };
 
 static void set_field(void *s, const struct field *f, uint64_t v)
@@ -887,7 +887,7 @@ static void mutate_config(struct thr *t, struct hotstack_config *c, struct cpus_
 		case 3:
 			off = offsetof(struct hotstack_config, reserved);
 			len = sizeof(c->reserved);
-			c->reserved[below(t, 3)] = pick_value(t) | 1;
+			c->reserved[below(t, 2)] = pick_value(t) | 1;
 			break;
 		case 4:
 			off = len = 0;
@@ -927,7 +927,9 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 {
 	if (c->flags & ~HOTSTACK_CFG_ALL)
 		return true;
-	if (c->reserved0 || nonzero(c->reserved, 0, sizeof(c->reserved)))
+	if (nonzero(c->reserved, 0, sizeof(c->reserved)))
+		return true;
+	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return true;
 	/* A budget: a share of each CPU, not for per-task events. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
@@ -1005,14 +1007,14 @@ static void op_configure(struct thr *t)
 	arg_str(&a, where, sizeof(where));
 	DESC(t, "ioctl(%d, CONFIGURE, {flags %#x type %u precise %u config %#llx sample %llu "
 	     "cpus_ptr %#llx cpus_words %u pid %u stacks %#x max_depth %u keys %#x "
-	     "table_entries %u arena_frames %llu budget_ppm %u reserved %#x %#llx %#llx %#llx} "
-	     "in %s)",
+	     "table_entries %u arena_frames %llu budget_ppm %u nr_cgroups %u cgroups_ptr %#llx "
+	     "reserved %#llx %#llx} in %s)",
 	     s->fd, c.flags, c.event_type, c.precise, (unsigned long long)c.event_config,
 	     (unsigned long long)c.sample, (unsigned long long)c.cpus_ptr, c.cpus_words, c.pid,
 	     c.stacks, c.max_depth, c.keys, c.table_entries,
-	     (unsigned long long)c.arena_frames, c.budget_ppm, c.reserved0,
-	     (unsigned long long)c.reserved[0], (unsigned long long)c.reserved[1],
-	     (unsigned long long)c.reserved[2], where);
+	     (unsigned long long)c.arena_frames, c.budget_ppm, c.nr_cgroups,
+	     (unsigned long long)c.cgroups_ptr, (unsigned long long)c.reserved[0],
+	     (unsigned long long)c.reserved[1], where);
 	ret = ioctl(s->fd, HOTSTACK_IOC_CONFIGURE, a.p);
 	err = errno;
 	if (copy_in(&a, HOTSTACK_CONFIG_SIZE_VER0, &al)) {
@@ -1031,6 +1033,11 @@ static void op_configure(struct thr *t)
 			allow_add(&al, EBUSY);
 			if (x.unknown)
 				allow_add(&al, EFAULT);
+			/* Descriptors read from wherever cgroups_ptr points: none a cgroup's. */
+			if (k.nr_cgroups && k.cgroups_ptr && k.nr_cgroups <= HOTSTACK_MAX_CGROUPS) {
+				allow_add(&al, EFAULT);
+				allow_add(&al, EBADF);
+			}
 			if (pid)
 				allow_add(&al, ESRCH);
 			if (bad || hw || x.empty || x.big || x.unknown || pid)

@@ -625,13 +625,30 @@ static void test_config_errors(void)
 	BAD(size, 8, EINVAL);
 	BAD(table_entries, 1U << 24, E2BIG);
 	BAD(budget_ppm, 1000001, EINVAL);
-	BAD(reserved0, 1, EINVAL);
+	BAD(nr_cgroups, 1, EINVAL);
+	BAD(cgroups_ptr, 16, EINVAL);
+	default_config(&c);
+	c.nr_cgroups = HOTSTACK_MAX_CGROUPS + 1;
+	c.cgroups_ptr = (unsigned long)cpus;
+	expect_cfg(fd, &c, EINVAL, "nr_cgroups past HOTSTACK_MAX_CGROUPS");
+	c.nr_cgroups = 1;
+	c.cgroups_ptr = 16;
+	expect_cfg(fd, &c, EFAULT, "cgroups_ptr at an unmapped address");
+	{
+		__s32 fds[1] = { open("/tmp", O_RDONLY | O_DIRECTORY) };
+
+		c.cgroups_ptr = (unsigned long)fds;
+		expect_cfg(fd, &c, EBADF, "a cgroup descriptor of a directory that is no cgroup");
+		close(fds[0]);
+		fds[0] = -1;
+		expect_cfg(fd, &c, EBADF, "a cgroup descriptor that is not open");
+	}
 	default_config(&c);
 	c.flags |= HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK;
 	c.pid = getpid();
 	c.budget_ppm = 10000;
 	expect_cfg(fd, &c, EINVAL, "a budget for per-task events");
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 2; i++) {
 		char what[64];
 
 		default_config(&c);

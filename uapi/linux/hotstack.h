@@ -176,6 +176,9 @@ enum hotstack_state {
 #define HOTSTACK_KEY_CONTEXT		_BITUL(2)
 #define HOTSTACK_KEY_ALL		0x7U
 
+/* cgroups a CONFIGURE may name (hotstack_config.cgroups_ptr). */
+#define HOTSTACK_MAX_CGROUPS		32
+
 /* Threads of a process HOTSTACK_CFG_TASK may attach to at START. */
 #define HOTSTACK_MAX_TASKS		65536
 
@@ -241,7 +244,13 @@ enum hotstack_state {
  *		of the rate asked for (cpu-clock: W * period nanoseconds).
  *		Not with HOTSTACK_CFG_TASK (per-task events follow children,
  *		whose periods the module cannot change): EINVAL.
- * @reserved0:	must be 0
+ * @nr_cgroups:	file descriptors at @cgroups_ptr, 0-HOTSTACK_MAX_CGROUPS
+ * @cgroups_ptr: user pointer to @nr_cgroups __s32 file descriptors, each
+ *		of a cgroup v2 directory (open(2) it O_RDONLY): only tasks in
+ *		one of those cgroups or below count; the others' samples are
+ *		counted as HOTSTACK_DROP_FILTERED, before any walk (perf's -G,
+ *		its descendants included). 0 with @nr_cgroups 0. EBADF for a
+ *		descriptor that is not of a cgroup v2 directory.
  * @reserved:	must be 0
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
@@ -271,8 +280,9 @@ struct hotstack_config {
 	__u32 table_entries;
 	__u64 arena_frames;
 	__u32 budget_ppm;
-	__u32 reserved0;
-	__u64 reserved[3];
+	__u32 nr_cgroups;
+	__u64 cgroups_ptr;
+	__u64 reserved[2];
 };
 
 #define HOTSTACK_CONFIG_SIZE_VER0	104
@@ -285,7 +295,7 @@ struct hotstack_config {
 enum hotstack_drop {
 	HOTSTACK_DROP_TABLE_FULL = 0,	/* new stack, no free entry */
 	HOTSTACK_DROP_ARENA_FULL = 1,	/* new stack, no room for its frames */
-	HOTSTACK_DROP_FILTERED = 2,	/* not the configured pid */
+	HOTSTACK_DROP_FILTERED = 2,	/* not the pid, cgroups asked for; idle */
 	HOTSTACK_DROP_NESTED = 3,	/* a sample arrived inside a sample */
 	HOTSTACK_DROP_NO_STACK = 4,	/* nothing could be walked */
 	HOTSTACK_DROP_COLLISION = 5,	/* as many stacks of its hash compared */
