@@ -26,6 +26,8 @@
 #include <asm/unaligned.h>
 #endif
 
+#include <linux/cgroup.h>
+#include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
@@ -149,5 +151,32 @@ static inline void hs_hrtimer_setup(struct hrtimer *timer,
 	timer->function = fn;
 #endif
 }
+
+/*
+ * The cgroup v2 directory open at @fd, referenced (-G), and its release.
+ * A kernel without CONFIG_CGROUPS (the tests' own debug and arm64
+ * kernels) has no cgroup v2 directory: EBADF, as for any other
+ * directory, and the sampler's check is never reached.
+ */
+#ifdef CONFIG_CGROUPS
+static inline struct cgroup *hs_cgroup_get_fd(int fd)
+{
+	return cgroup_get_from_fd(fd);
+}
+
+static inline void hs_cgroup_put(struct cgroup *cgrp)
+{
+	cgroup_put(cgrp);
+}
+#else
+static inline struct cgroup *hs_cgroup_get_fd(int fd)
+{
+	return ERR_PTR(-EBADF);
+}
+
+static inline void hs_cgroup_put(struct cgroup *cgrp)
+{
+}
+#endif
 
 #endif /* _HOTSTACK_COMPAT_H */

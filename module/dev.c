@@ -199,7 +199,7 @@ static int hotstack_read_cgroups(const struct hotstack_config *c, struct hs_cgro
 		return -EFAULT;
 	for (i = 0; i < c->nr_cgroups; i++) {
 		/* EBADF: not a cgroup v2 directory. */
-		struct cgroup *cg = cgroup_get_from_fd(fds[i]);
+		struct cgroup *cg = hs_cgroup_get_fd(fds[i]);
 
 		if (IS_ERR(cg)) {
 			hs_cgroups_put(g);

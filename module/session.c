@@ -88,7 +88,7 @@ static void hs_free_tables(struct hs_tables *t)
 void hs_cgroups_put(struct hs_cgroups *g)
 {
 	while (g->nr)
-		cgroup_put(g->cg[--g->nr]);
+		hs_cgroup_put(g->cg[--g->nr]);
 }
 
 void hotstack_session_free(struct hotstack_session *s)
