@@ -949,6 +949,12 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 	nw = clamp_t(u64, div64_u64(min_t(u64, spent, 10ULL * NSEC_PER_SEC) * w * 20 +
 				    budget_ns * 19 - 1, budget_ns * 19),
 		     1, hs_max_weight(&s->cfg));
+	/*
+	 * The short windows of the first second lower W one step at a time:
+	 * their few samples (some filtered out, cheap) may say too little.
+	 */
+	if (nw < w && s->budget_ms < 1000)
+		nw = w - 1;
 	if (nw == w)
 		return spent;
 	/*

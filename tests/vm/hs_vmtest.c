@@ -1252,8 +1252,10 @@ static bool budget_acted(void *arg)
 }
 
 /*
- * A budget: @event asked at 10 kHz on every CPU (busy), with 1% of each
- * CPU: far more than 1% under emulation. (The PMU's cycles under
+ * A budget: @event asked at 10 kHz on every CPU (busy), with 0.1% of each
+ * CPU: far more than that under emulation (1% was not always: arm64's
+ * emulated hrtimers reached 1163 a second of 7.9 us, 0.9%, with a loaded
+ * host). (The PMU's cycles under
  * emulation reach far less than 10 kHz: 0.05% for them.) The module lowers the rate (a
  * weight W > 1, said in the stats), the handler then runs less often than
  * asked, and each sample counts its weight. (Whether the budget holds is
@@ -1279,7 +1281,7 @@ static void test_budget(const char *event)
 	c.event_config = ev.config;
 	c.flags = HOTSTACK_CFG_FREQ;
 	c.sample = 10000;
-	c.budget_ppm = ev.type == PERF_TYPE_SOFTWARE ? 10000 : 500;
+	c.budget_ppm = ev.type == PERF_TYPE_SOFTWARE ? 1000 : 500;
 	expect_cfg(fd, &c, 0, "budget: CONFIGURE 10 kHz with a budget");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "budget: START");
 	busy_start();
