@@ -383,9 +383,6 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	 */
 	if (cfg.pid && !c->all_cpus && !cfg.cpus_words && !cfg.budget_ppm)
 		cfg.flags |= HOTSTACK_CFG_TASK;
-	else if (cfg.pid && !c->all_cpus && !cfg.cpus_words)
-		fprintf(stderr, "hotstack %s: with --budget every CPU is sampled and other processes' "
-			"samples filtered out: the budget is of each CPU, theirs included\n", cmd);
 	cfg.event_type = c->ev.type;
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;
@@ -396,8 +393,14 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.cgroups_ptr = c->nr_cgroups ? (uintptr_t)cgroup_fds : 0;
 	err = ioctl(fd, HOTSTACK_IOC_CONFIGURE, &cfg) ? errno : 0;
 	hs_close_cgroups(cgroup_fds, c->nr_cgroups);
-	if (!err)
+	if (!err) {
+		/* Once, when configured (not again for the cycles fallback's try). */
+		if (cfg.pid && cfg.budget_ppm && !c->all_cpus && !cfg.cpus_words)
+			fprintf(stderr, "hotstack %s: with --budget every CPU is sampled and other "
+				"processes' samples filtered out: the budget is of each CPU, theirs "
+				"included\n", cmd);
 		return 0;
+	}
 	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
 	    c->ev.type == PERF_TYPE_HARDWARE && c->ev.config == PERF_COUNT_HW_CPU_CYCLES) {
 		fprintf(stderr, "hotstack: warning: cycles is not supported on this machine "

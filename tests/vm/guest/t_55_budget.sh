@@ -44,6 +44,11 @@ sed 's/^/#   /' /tmp/b.out
 kill -INT $watch
 wait $watch
 
+# A command with a budget: every CPU's event and a filter, and record says
+# the budget is of each CPU (once, whatever the event falls back to).
+check_output "record --budget -- COMMAND says the budget is of each CPU, once" '^1$' \
+	sh -c 'hotstack record --budget 1% -o /tmp/bc.folded -- true 2>&1 |
+		grep -c "the budget is of each CPU, theirs included"'
 check_refused "record --budget 0 is refused" "--budget wants a share of each CPU" \
 	hotstack record --budget 0 -d 1 -o /tmp/b0.folded
 check_refused "record --budget 101% is refused" "--budget wants a share of each CPU" \
