@@ -233,14 +233,12 @@ static int hs_check_event(const struct hotstack_config *c)
 	return -EINVAL;
 }
 
-/* Every field of @c but the CPU mask (dev.c reads that from userspace). */
+/* Every field of @c but the CPU mask and the cgroups (dev.c reads those from userspace). */
 static int hs_check_config(const struct hotstack_config *c)
 {
 	if (c->flags & ~HOTSTACK_CFG_ALL)
 		return -EINVAL;
 	if (memchr_inv(c->reserved, 0, sizeof(c->reserved)))
-		return -EINVAL;
-	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return -EINVAL;
 	/* Per-task events' children inherit a period the module cannot change. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
@@ -506,7 +504,7 @@ static void hs_ip_keys(struct hotstack_session *s)
 /**
  * hotstack_configure - CONFIGURE a session that is not running
  * @s: the session, locked
- * @c: the configuration (every field but the CPU mask unchecked)
+ * @c: the configuration (every field but the CPU mask and the cgroups unchecked)
  * @mask: the CPUs asked for, each a possible CPU
  * @cgroups: the cgroups to count (references), or NULL for none; once
  *	configured it holds those the session had before, for the caller to put
