@@ -34,6 +34,7 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <net/genetlink.h>
+#include <linux/hotstack.h>
 
 /*
  * The events group is joined with CAP_SYS_ADMIN only (genl.c). 6.1 has the
@@ -178,5 +179,38 @@ static inline void hs_cgroup_put(struct cgroup *cgrp)
 {
 }
 #endif
+
+/*
+ * The scheduler's sched_switch tracepoint, for off-CPU sessions
+ * (offcpu.c): found by name with for_each_kernel_tracepoint() (its
+ * struct tracepoint is not exported) and attached with
+ * tracepoint_probe_register(). Its prototype is the same from 6.1 to 7.x
+ * (bool preempt, prev, next, unsigned int prev_state, since 5.18); a
+ * kernel without CONFIG_TRACEPOINTS (the tests' own arm64 kernel) has
+ * none: off-CPU sessions are EOPNOTSUPP there.
+ */
+#ifdef CONFIG_TRACEPOINTS
+#include <linux/tracepoint.h>
+#define HS_HAVE_SCHED_SWITCH 1
+#else
+#define HS_HAVE_SCHED_SWITCH 0
+#endif
+
+/*
+ * Why a task left the CPU, as __schedule() tells the tracepoint:
+ * @preempt, or the task's state when it called schedule(). A task that
+ * called it in a sleeping state with a signal pending is not put to
+ * sleep but stays runnable; @prev_state still says the state it asked
+ * for (6.1 to 7.x), so such a rare switch counts as a sleep. TASK_IDLE
+ * (uninterruptible without load: idle kernel threads) is a sleep.
+ */
+static __always_inline u8 hs_wait_reason(bool preempt, unsigned int prev_state)
+{
+	if (preempt || prev_state == TASK_RUNNING)
+		return HOTSTACK_CTX_RUNQUEUE;
+	if ((prev_state & TASK_UNINTERRUPTIBLE) && !(prev_state & TASK_NOLOAD))
+		return HOTSTACK_CTX_UNINTERRUPTIBLE;
+	return HOTSTACK_CTX_SLEEP;
+}
 
 #endif /* _HOTSTACK_COMPAT_H */

@@ -194,6 +194,9 @@ static const char *const hs_context_names[] = {
 	[HOTSTACK_CTX_SOFTIRQ] = "[softirq]",
 	[HOTSTACK_CTX_HARDIRQ] = "[hardirq]",
 	[HOTSTACK_CTX_IDLE] = "[idle]",
+	[HOTSTACK_CTX_SLEEP] = "[sleep]",
+	[HOTSTACK_CTX_UNINTERRUPTIBLE] = "[uninterruptible]",
+	[HOTSTACK_CTX_RUNQUEUE] = "[runqueue]",
 };
 
 /* Append a kernel symbol; @ret: a return address (look up the call). */

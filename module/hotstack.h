@@ -127,6 +127,23 @@ struct hs_slot {
 #define HS_MAX_WEIGHT	BIT(20)
 
 /*
+ * struct hs_off_task - what an off-CPU session keeps of a task that left
+ * a CPU until it runs again (offcpu.c): when it left, and its stack
+ * (@st and max_depth frames), walked and hashed then.
+ */
+struct hs_off_task {
+	u64 t0;			/* when it left: ktime_get_mono_fast_ns() */
+	u64 hash;		/* of @st, as hs_table_add() takes it */
+	s32 drop;		/* HS_COUNTED, or why its stack cannot count */
+	u32 cpu;		/* the CPU it left */
+	struct hs_stack st;
+};
+
+/* hs_tables.off_keys: a free record, and one freed (probes go past it). */
+#define HS_OFF_FREE	0UL
+#define HS_OFF_GONE	1UL
+
+/*
  * struct hs_tables - a configuration's tables: one buffer of pages charged
  * to the opener's memory cgroup, mapped by vmap() for the sampler and by
  * mmap() for readers, and its CPU slots (one per CPU online at CONFIGURE
@@ -141,6 +158,18 @@ struct hs_tables {
 	unsigned int nr_slots;
 	struct hs_slot **slot_of_cpu;	/* [nr_cpu_ids]: the CPU's slot or NULL */
 	struct hs_slot *slots;	/* [nr_slots] */
+	/*
+	 * Off-CPU sessions: the tasks off the CPU now, an open-addressing
+	 * table of task pointers (or HS_OFF_*), each the key of the record
+	 * of the same index, @off_size bytes in all (held of the quotas
+	 * with @size).
+	 */
+	unsigned long *off_keys;	/* [off_mask + 1] */
+	void *off_recs;			/* [off_mask + 1] of @off_rec_size bytes */
+	size_t off_rec_size;
+	size_t off_size;
+	u32 off_mask;
+	u32 off_bits;
 };
 
 /*
@@ -224,6 +253,8 @@ struct hotstack_session {
 	struct perf_event **task_events;	/* [nr_task_events] while RUNNING */
 	unsigned int nr_task_events;
 	atomic64_t lost;		/* task-mode samples on a CPU without a table */
+	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch, not events */
+	atomic64_t untimed;		/* off-CPU waits not timed, since START */
 
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */
 	struct delayed_work budget_work;
@@ -280,8 +311,20 @@ void hotstack_events_flush(struct hotstack_session *s);
 /* Persistent session from the autostart parameter, or NULL (main.c). */
 extern struct hotstack_session *hotstack_persistent;
 
+/* offcpu.c: off-CPU sessions (HOTSTACK_CFG_OFF_CPU) */
+int hotstack_off_cpu_init(void);
+bool hotstack_off_cpu_supported(void);
+int hotstack_off_cpu_start(struct hotstack_session *s);
+void hotstack_off_cpu_stop(struct hotstack_session *s);
+
 /* sample.c */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs);
+void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state);
+struct hs_off_task *hotstack_off_find(struct hs_tables *t, struct task_struct *task,
+				      unsigned long **key);
+void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
+			struct hs_table *tab, struct hs_off_task *rec, u64 ns);
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s);
 
 /*

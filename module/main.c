@@ -245,6 +245,7 @@ static int __init hotstack_init(void)
 		pr_err("cannot register the generic netlink family: %d\n", ret);
 		return ret;
 	}
+	hotstack_off_cpu_init();
 	ret = hotstack_cpuhp_init();
 	if (ret) {
 		pr_err("cannot register for CPU hotplug: %d\n", ret);

@@ -11,6 +11,7 @@
  */
 #include <linux/cgroup.h>
 #include <linux/hardirq.h>
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/perf_event.h>
 #include <linux/cred.h>
@@ -19,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/string.h>
 #include <asm/local64.h>
 
@@ -231,6 +233,20 @@ static __always_inline int hs_sample_ip(const struct hotstack_session *s,
 			       w);
 }
 
+/* A timed handler run that began at @start (local_clock()) ends. */
+static __always_inline void hs_timed(struct hs_slot *slot, struct hotstack_cpu_stats *stats,
+				     u64 start)
+{
+	u64 ns = local_clock() - start;
+
+	stats->timed++;
+	stats->handler_ns += ns;
+	stats->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, HOTSTACK_HIST_BUCKETS - 1)]++;
+	/* For the budget: never cleared (a nested sample is not timed). */
+	slot->timed++;
+	slot->timed_ns += ns;
+}
+
 /*
  * One sample, by @path: a constant in each caller, so that each path is a
  * function of its own (enum hs_path).
@@ -242,7 +258,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	struct hotstack_cpu_stats *stats;
 	struct hs_table *tab;
 	struct hs_stack *st;
-	u64 start = 0, ns, hash, w;
+	u64 start = 0, hash, w;
 	int drop;
 	u8 flags = 0;
 
@@ -315,15 +331,8 @@ out_count_w:
 		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
 			hs_fill(s, slot, tab);
 	}
-	if (start) {		/* never in a nested sample */
-		ns = local_clock() - start;
-		stats->timed++;
-		stats->handler_ns += ns;
-		stats->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, HOTSTACK_HIST_BUCKETS - 1)]++;
-		/* For the budget: never cleared (a nested sample is not timed). */
-		slot->timed++;
-		slot->timed_ns += ns;
-	}
+	if (start)		/* never in a nested sample */
+		hs_timed(slot, stats, start);
 	local_dec(&slot->busy);
 }
 
@@ -398,4 +407,175 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
 	};
 
 	return handler[s->path];
+}
+
+/*
+ * Off-CPU sessions (HOTSTACK_CFG_OFF_CPU): the sched_switch probe. It runs
+ * in __schedule(), interrupts off and the runqueue locked, with @prev the
+ * current task: the same rules as the sampler (no locks, no allocation,
+ * bounded work). Each CPU's table has one writer still: the probe of that
+ * CPU, which no sample of the session can interrupt (it has no events,
+ * and is not on the test hook's list). A task's record is written by the
+ * probe of the CPU it leaves and read by that of the CPU it runs on next,
+ * after the scheduler's own ordering of the two (p->on_cpu).
+ */
+
+/* Places a record's key is looked for at most: past them, none (untimed). */
+#define HS_OFF_PROBES	32
+
+static __always_inline struct hs_off_task *hs_off_rec(struct hs_tables *t, u32 i)
+{
+	return t->off_recs + (size_t)i * t->off_rec_size;
+}
+
+/* The key of @task's record, or NULL: it left no record. */
+static __always_inline unsigned long *hs_off_find(struct hs_tables *t, unsigned long task)
+{
+	u32 i = hash_long(task, t->off_bits), n;
+
+	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
+		unsigned long k = READ_ONCE(t->off_keys[i]);
+
+		if (k == task)
+			return &t->off_keys[i];
+		if (k == HS_OFF_FREE)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* A free record taken for @task, or NULL: none within HS_OFF_PROBES. */
+static __always_inline struct hs_off_task *hs_off_take(struct hs_tables *t, unsigned long task)
+{
+	u32 i = hash_long(task, t->off_bits), n;
+
+	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
+		unsigned long k = READ_ONCE(t->off_keys[i]);
+
+		if (k <= HS_OFF_GONE && try_cmpxchg(&t->off_keys[i], &k, task))
+			return hs_off_rec(t, i);
+	}
+	return NULL;
+}
+
+/**
+ * hotstack_off_count - count a wait that ended
+ * @s: its session
+ * @slot: the slot of this CPU (or, at STOP, of any: the tables are quiet)
+ * @tab: @slot's active table
+ * @rec: the record of the wait
+ * @ns: how long it was
+ *
+ * As a sample of weight @ns: one count or one drop, in nanoseconds.
+ * Called with preemption off.
+ */
+void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
+			struct hs_table *tab, struct hs_off_task *rec, u64 ns)
+{
+	struct hotstack_cpu_stats *stats = tab->stats;
+	int drop = rec->drop;
+
+	if (drop < 0 && ns < (u64)s->cfg.min_block_us * NSEC_PER_USEC)
+		drop = HOTSTACK_DROP_SHORT_WAIT;
+	if (drop < 0)
+		drop = hs_table_add(tab, &rec->st, rec->hash, ns, true);
+	hs_add(&stats->samples, ns);
+	if (drop >= 0) {
+		hs_drop(s, slot, tab, drop, ns);
+		return;
+	}
+	stats->counted += ns;
+	if (rec->st.key.flags & HOTSTACK_ENTRY_TRUNCATED)
+		stats->truncated += ns;
+	if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
+		hs_fill(s, slot, tab);
+}
+
+/*
+ * The current task leaves the CPU (@preempt, @prev_state: why) at @now:
+ * its stacks walked from @regs (its caller's: hs_probe_regs()) into a
+ * record, or counted as untimed when there is no free one.
+ */
+static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_slot *slot,
+					 struct hs_table *tab, struct pt_regs *regs,
+					 bool preempt, unsigned int prev_state, u64 now)
+{
+	struct hs_off_task *rec = hs_off_take(&s->tabs, (unsigned long)current);
+	struct hs_stack *st = slot->buf;
+	u64 hash;
+	int drop;
+
+	if (!rec) {
+		atomic64_inc(&s->untimed);
+		return;
+	}
+	memset(&st->key, 0, sizeof(st->key));
+	if (s->cfg.keys)
+		hs_fill_key(s, regs, &st->key);
+	st->key.context = hs_wait_reason(preempt, prev_state);
+	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY);
+	st = slot->buf;
+	rec->t0 = now;
+	rec->hash = hash;
+	rec->drop = drop;
+	rec->cpu = smp_processor_id();
+	rec->st.key = st->key;
+	memcpy(rec->st.frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
+}
+
+/**
+ * hotstack_sched_switch - the sched_switch probe of an off-CPU session
+ * @data: the session
+ * @preempt: @prev was preempted (it is still runnable)
+ * @prev: the task leaving the CPU (current)
+ * @next: the task to run
+ * @prev_state: @prev's state when it called schedule()
+ *
+ * @next's wait, if it left a record, ends and is counted here; then
+ * @prev's begins, if the session watches it. The work of the two is
+ * timed as one handler run, one in HOTSTACK_TIMED_EVERY.
+ */
+void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state)
+{
+	struct hotstack_session *s = data;
+	struct hs_tables *t = &s->tabs;
+	struct hs_slot *slot = t->slot_of_cpu[smp_processor_id()];
+	u64 now = ktime_get_mono_fast_ns(), start = 0;
+	bool watch = !is_idle_task(prev) && prev_state != TASK_DEAD &&
+		     !(s->filter && hs_filtered(s));
+	unsigned long *key = hs_off_find(t, (unsigned long)next);
+	struct hs_table *tab;
+	struct pt_regs regs;
+
+	if (unlikely(!slot)) {
+		/* A CPU that came online after CONFIGURE: no table, no walk. */
+		if (key) {
+			atomic64_inc(&s->untimed);
+			/* Freed: pairs with a taker's cmpxchg (nothing of it was read). */
+			smp_store_release(key, HS_OFF_GONE);
+		}
+		if (watch)
+			atomic64_inc(&s->untimed);
+		return;
+	}
+	tab = &slot->tab[READ_ONCE(s->active)];
+	OPTIMIZER_HIDE_VAR(tab);
+	local64_inc(&slot->taken);
+	local64_inc((local64_t *)&tab->interrupts);
+	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
+		start = local_clock();
+	if (key) {
+		struct hs_off_task *rec = hs_off_rec(t, key - t->off_keys);
+
+		hotstack_off_count(s, slot, tab, rec, now - rec->t0);
+		/* Read before the record can be taken again. */
+		smp_store_release(key, HS_OFF_GONE);
+	}
+	if (watch) {
+		hs_probe_regs(&regs);
+		hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now);
+	}
+	if (start)
+		hs_timed(slot, tab->stats, start);
 }

@@ -80,8 +80,10 @@ static void hs_free_tables(struct hs_tables *t)
 	for (i = 0; t->pages && i < t->size >> PAGE_SHIFT && t->pages[i]; i++)
 		__free_page(t->pages[i]);
 	kvfree(t->pages);
-	atomic64_sub(t->size, &hotstack_memory);
-	hotstack_user_unreserve(t->user, t->size);
+	kvfree(t->off_keys);
+	kvfree(t->off_recs);
+	atomic64_sub(t->size + t->off_size, &hotstack_memory);
+	hotstack_user_unreserve(t->user, t->size + t->off_size);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -233,13 +235,34 @@ static int hs_check_event(const struct hotstack_config *c)
 	return -EINVAL;
 }
 
+/*
+ * An off-CPU session's own fields; the event's must be 0: it has none
+ * (uapi/linux/hotstack.h). Every CPU: a wait moves between CPUs.
+ */
+static int hs_check_off_cpu(const struct hotstack_config *c)
+{
+	if (!(c->flags & HOTSTACK_CFG_OFF_CPU))
+		return c->off_cpu_tasks || c->min_block_us ? -EINVAL : 0;
+	if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_TASK | HOTSTACK_CFG_EXCLUDE_IDLE))
+		return -EINVAL;
+	if (c->event_type || c->event_config || c->precise || c->sample || c->budget_ppm ||
+	    c->cpus_ptr || c->cpus_words)
+		return -EINVAL;
+	if (!is_power_of_2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
+	    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
+		return -EINVAL;
+	return 0;
+}
+
 /* Every field of @c but the CPU mask and the cgroups (dev.c reads those from userspace). */
 static int hs_check_config(const struct hotstack_config *c)
 {
 	if (c->flags & ~HOTSTACK_CFG_ALL)
 		return -EINVAL;
-	if (memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+	if (c->reserved)
 		return -EINVAL;
+	if (c->flags & HOTSTACK_CFG_OFF_CPU)
+		goto common;
 	/* Per-task events' children inherit a period the module cannot change. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
 		return -EINVAL;
@@ -249,6 +272,9 @@ static int hs_check_config(const struct hotstack_config *c)
 	if (!c->sample || c->sample > S64_MAX)
 		return -EINVAL;
 	if ((c->flags & HOTSTACK_CFG_FREQ) && c->sample > HOTSTACK_MAX_FREQ)
+		return -EINVAL;
+common:
+	if (hs_check_off_cpu(c))
 		return -EINVAL;
 	if (!(c->flags & HOTSTACK_CFG_PID) != !c->pid || c->pid > PID_MAX_LIMIT)
 		return -EINVAL;
@@ -299,6 +325,8 @@ static int hs_may_watch(struct pid *pid)
  */
 static int hs_check_delegated(const struct hotstack_config *c)
 {
+	if (c->flags & HOTSTACK_CFG_OFF_CPU)
+		return 0;	/* no rate: the probe runs at every switch */
 	if (c->event_type == PERF_TYPE_RAW)
 		return -EPERM;
 	if (c->flags & HOTSTACK_CFG_FREQ)
@@ -397,11 +425,18 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	    check_add_overflow(size, hdr_size, &size))
 		return -E2BIG;
 	size = PAGE_ALIGN(size);
-	ret = hotstack_user_reserve(user, size);
+	/* An off-CPU session's task records: a key and a walk buffer each. */
+	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
+		t->off_rec_size = ALIGN(struct_size_t(struct hs_off_task, st.frames, c->max_depth),
+					sizeof(u64));
+		t->off_size = (sizeof(*t->off_keys) + t->off_rec_size) * c->off_cpu_tasks;
+	}
+	ret = hotstack_user_reserve(user, size + t->off_size);
 	if (ret)
 		return ret;
-	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20, size)) {
-		hotstack_user_unreserve(user, size);
+	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20,
+			       size + t->off_size)) {
+		hotstack_user_unreserve(user, size + t->off_size);
 		return -E2BIG;
 	}
 	t->size = size;
@@ -415,6 +450,14 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	slot_cpu = kmalloc_array(nr_slots, sizeof(*slot_cpu), GFP_KERNEL);
 	if (!t->pages || !t->slot_of_cpu || !t->slots || !slot_cpu)
 		goto out_nomem;
+	if (t->off_size) {
+		t->off_mask = c->off_cpu_tasks - 1;
+		t->off_bits = ilog2(c->off_cpu_tasks);
+		t->off_keys = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_keys), GFP_KERNEL_ACCOUNT);
+		t->off_recs = kvcalloc(c->off_cpu_tasks, t->off_rec_size, GFP_KERNEL_ACCOUNT);
+		if (!t->off_keys || !t->off_recs)
+			goto out_nomem;
+	}
 	i = 0;
 	for_each_cpu(cpu, mask)
 		slot_cpu[i++] = cpu;
@@ -558,7 +601,12 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	}
 	/* No lock: a CPU that changes meanwhile is the hotplug callbacks' to handle. */
 	cpumask_and(online, mask, cpu_online_mask);
-	ret = cpumask_empty(online) ? -ENODEV : hs_try_event(c, online);
+	if (cpumask_empty(online))
+		ret = -ENODEV;
+	else if (c->flags & HOTSTACK_CFG_OFF_CPU)
+		ret = hotstack_off_cpu_supported() ? 0 : -EOPNOTSUPP;
+	else
+		ret = hs_try_event(c, online);
 	seed = get_random_u64();
 	if (!ret)
 		ret = hs_alloc_tables(&tabs, c, online, seed, s->user);
@@ -585,6 +633,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	s->seed = seed;
 	s->privileged = perfmon_capable();
 	s->task_mode = c->flags & HOTSTACK_CFG_TASK;
+	s->off_cpu = c->flags & HOTSTACK_CFG_OFF_CPU;
 	/* The new cgroups in, the old ones to the caller to put. */
 	if (cgroups)
 		swap(s->cgroups, *cgroups);
@@ -607,8 +656,8 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 			(c->event_config == PERF_COUNT_SW_PAGE_FAULTS ||
 			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES);
 	/* perf_sw_event_sched() hands over perf_fetch_caller_regs()' registers. */
-	s->caller_regs = c->event_type == PERF_TYPE_SOFTWARE &&
-			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES;
+	s->caller_regs = (c->event_type == PERF_TYPE_SOFTWARE &&
+			  c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES) || s->off_cpu;
 	hs_ip_keys(s);
 	s->active = 0;
 	s->generation = 0;
@@ -1027,6 +1076,24 @@ static void hs_budget_work(struct work_struct *work)
 	queue_delayed_work(system_unbound_wq, &s->budget_work, msecs_to_jiffies(s->budget_ms));
 }
 
+/*
+ * START of an off-CPU session: the probe, no events; not on the test
+ * hook's list (its tables have one writer, the probe).
+ */
+static int hs_off_cpu_start(struct hotstack_session *s)
+{
+	int ret = hotstack_off_cpu_start(s);
+
+	if (ret) {
+		hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
+		return ret;
+	}
+	s->run_start_ns = ktime_get_ns();
+	s->state = HOTSTACK_STATE_RUNNING;
+	hs_hdr_update(s);
+	return 0;
+}
+
 void hotstack_stop(struct hotstack_session *s)
 {
 	lockdep_assert_held(&s->lock);
@@ -1035,18 +1102,22 @@ void hotstack_stop(struct hotstack_session *s)
 	/* It takes ev_lock, never @lock: waited for here. */
 	cancel_delayed_work_sync(&s->budget_work);
 	hs_cost_note(s);
-	if (s->task_mode) {
+	if (s->off_cpu) {
+		hotstack_off_cpu_stop(s);
+	} else if (s->task_mode) {
 		hs_task_events_release(s);
 	} else {
 		/* The callbacks of every online CPU say "no event"; then released. */
 		cpuhp_state_remove_instance_nocalls(hotstack_cpuhp_state, &s->cpuhp_node);
 		hs_stop_events(s);
 	}
-	mutex_lock(&hotstack_running_lock);
-	list_del_rcu(&s->run_node);
-	mutex_unlock(&hotstack_running_lock);
-	/* No sampler (perf handler or test hook) is still in our tables. */
-	synchronize_rcu();
+	if (!s->off_cpu) {
+		mutex_lock(&hotstack_running_lock);
+		list_del_rcu(&s->run_node);
+		mutex_unlock(&hotstack_running_lock);
+		/* No sampler (perf handler or test hook) is still in our tables. */
+		synchronize_rcu();
+	}
 	s->elapsed_ns[s->active] += ktime_get_ns() - s->run_start_ns;
 	s->state = HOTSTACK_STATE_READY;
 	hs_hdr_update(s);
@@ -1094,6 +1165,8 @@ int hotstack_start(struct hotstack_session *s)
 	hs_budget_publish(s);
 	/* Before the first sample can raise an event of its own. */
 	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
+	if (s->off_cpu)
+		return hs_off_cpu_start(s);
 	for (i = 0; i < s->tabs.nr_slots; i++)
 		if (s->tabs.slots[i].tab[0].weight > 1)
 			hotstack_event(s, HOTSTACK_EV_RATE, s->tabs.slots[i].tab[0].weight,
@@ -1231,6 +1304,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->window_ppm = 0;
 	st->max_weight = 0;
 	st->pad3 = 0;
+	st->untimed = 0;
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
 	st->budget_ppm = s->cfg.budget_ppm;
@@ -1245,6 +1319,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	}
 	st->cpus_missed = atomic_read(&s->cpus_missed);
 	st->lost = atomic64_read(&s->lost);
+	st->untimed = s->off_cpu ? atomic64_read(&s->untimed) : 0;
 	st->table_entries = s->cfg.table_entries;
 	st->arena_frames = s->cfg.arena_frames;
 	st->elapsed_ns = s->elapsed_ns[gen];
@@ -1255,6 +1330,9 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 		st->interrupts += local64_read((local64_t *)&s->tabs.slots[i].tab[gen].interrupts);
 		st->cpus_sampled += !!READ_ONCE(s->tabs.slots[i].event);
 	}
+	/* An off-CPU session's probe runs on every CPU that has a table. */
+	if (s->off_cpu && s->state == HOTSTACK_STATE_RUNNING)
+		st->cpus_sampled = s->tabs.nr_slots;
 }
 
 /**

@@ -93,6 +93,23 @@ static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
 	return false;
 }
 
+/*
+ * Registers for a walk of the current stack from the caller of the
+ * function this is expanded in (the off-CPU probe): its return address,
+ * then the records from its caller's, the first word of the probe's own
+ * record (perf_fetch_caller_regs() would give the probe's record, whose
+ * lr is that return address again). Frame 0 is a return address.
+ */
+#define hs_probe_regs(regs) do {						\
+	struct pt_regs *__r = (regs);						\
+										\
+	memset(__r, 0, sizeof(*__r));						\
+	__r->pc = _RET_IP_;							\
+	__r->regs[29] = *(unsigned long *)__builtin_frame_address(0);		\
+	__r->sp = current_stack_pointer;					\
+	__r->pstate = PSR_MODE_EL1h;						\
+} while (0)
+
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
 					   struct hs_slot *slot, const bool collapse,
 					   const bool precise)

@@ -53,6 +53,21 @@ static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
 	return precise || (regs->flags & PERF_EFLAGS_EXACT);
 }
 
+/*
+ * Registers for a walk of the current stack from the caller of the
+ * function this is expanded in (the off-CPU probe), as
+ * perf_fetch_caller_regs() makes them: not an interrupt's (flags 0), so
+ * the walk starts above the frame at @sp; frame 0 a return address.
+ */
+#define hs_probe_regs(regs) do {						\
+	struct pt_regs *__r = (regs);						\
+										\
+	memset(__r, 0, sizeof(*__r));						\
+	__r->ip = _RET_IP_;							\
+	__r->sp = (unsigned long)__builtin_frame_address(0);			\
+	__r->cs = __KERNEL_CS;							\
+} while (0)
+
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
 					   struct hs_slot *slot, const bool collapse,
 					   const bool precise)

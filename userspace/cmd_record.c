@@ -266,9 +266,12 @@ int cmd_record(int argc, char **argv)
 		goto out_genl;
 	}
 	ret = 1;
-	p.event = o.s.event;
+	p.event = o.s.off_cpu ? "off-cpu" : o.s.event;
 	p.keys = o.s.abi.keys;
-	hs_config_rate(&o.s, p.rate, sizeof(p.rate));
+	if (o.s.off_cpu)
+		snprintf(p.rate, sizeof(p.rate), "every switch");
+	else
+		hs_config_rate(&o.s, p.rate, sizeof(p.rate));
 	p.seconds = now - start;
 	/* The binaries the frames came from, with their build IDs (pprof's mappings). */
 	if (hs_maps_kernel(&p, "/sys") || hs_maps_merge(&p.maps, hs_usyms_maps(u))) {
@@ -278,6 +281,17 @@ int cmd_record(int argc, char **argv)
 	if (hs_write_profile("record", o.output, o.format, &p, NULL))
 		goto out_genl;
 	hs_live_compute(&st, st.table_entries, p.seconds, &l);
+	if (o.s.off_cpu) {
+		/* Off-CPU: the counts are nanoseconds, the handler runs switches. */
+		fprintf(stderr, "[ hotstack record: %.1f s, %.6f s off the CPU timed in %llu switches, "
+			"%.6f s dropped, %llu waits untimed (--off-cpu-tasks), %zu stacks, "
+			"%.0f ns/switch; wrote %s ]\n", p.seconds, st.total.samples / 1e9,
+			(unsigned long long)st.interrupts, hs_sum_drops(st.total.drops) / 1e9,
+			(unsigned long long)st.untimed, p.nr, l.cost_ns,
+			strcmp(o.output, "-") ? o.output : "standard output");
+		ret = 0;
+		goto out_genl;
+	}
 	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples (%llu in NMI), %llu dropped, "
 		"%llu filtered out, %zu stacks (tables of %u on %u CPUs), %.0f ns/sample; "
 		"%s%swrote %s ]\n", p.seconds, (unsigned long long)st.total.samples,

@@ -240,14 +240,17 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	struct hs_pprof_strs *t = &o->strs;
 	char buf[512];
 	size_t nr_notes = 0, i;
-	int ret;
+	int ret, off;
 
 	while (p->notes && p->notes[nr_notes])
 		nr_notes++;
 	o->comments = calloc(8 + nr_notes, sizeof(*o->comments));
 	if (!o->comments)
 		return -ENOMEM;
-	ret = hs_value_type(t, &o->types[0], "samples", "count");
+	/* Off-CPU time: nanoseconds, not samples, its only type. */
+	off = p->event && !strcmp(p->event, "off-cpu");
+	ret = hs_value_type(t, &o->types[0], off ? "off_cpu" : "samples",
+			    off ? "nanoseconds" : "count");
 	o->type_ptrs[0] = &o->types[0];
 	o->type_ptrs[1] = &o->types[1];
 	prof->sample_type = o->type_ptrs;
@@ -259,6 +262,9 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 		prof->n_sample_type = 2;
 		o->period_type = o->types[1];
 		prof->period = period;
+	} else if (off) {
+		ret = ret ?: hs_value_type(t, &o->period_type, "off_cpu", "nanoseconds");
+		prof->period = 1;
 	} else {
 		ret = ret ?: hs_value_type(t, &o->period_type, p->event ?: "samples", "count");
 		prof->period = p->event ? 0 : 1;

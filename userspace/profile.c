@@ -12,6 +12,7 @@
 
 #include "maps.h"
 #include "profile.h"
+#include "table.h"
 
 /* The pid of a "[pid N]" frame @s[0..len), or 0 when it is not one. */
 static uint32_t hs_pid_key(const char *s, size_t len)
@@ -32,11 +33,10 @@ static uint32_t hs_pid_key(const char *s, size_t len)
 /* Whether @s[0..len) is a context key. */
 static int hs_is_context(const char *s, size_t len)
 {
-	static const char *const names[] = { "[task]", "[softirq]", "[hardirq]", "[idle]" };
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+	for (i = 1; i < HS_NR_CONTEXTS; i++)
+		if (strlen(hs_context_names[i]) == len && !memcmp(hs_context_names[i], s, len))
 			return 1;
 	return 0;
 }

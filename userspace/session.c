@@ -42,6 +42,12 @@ const struct hs_option hs_session_options[] = {
 	{ HS_SESSION_OPT_BUDGET, "budget", "PCT%", "CPU time sampling may take on each CPU, "
 	  "0.0001-100%: the module lowers the rate to fit and weights each sample by its "
 	  "period (with -p or a command: every CPU's event, the others filtered out)" },
+	{ HS_SESSION_OPT_OFF_CPU, "off-cpu", NULL, "time off the CPU instead of samples: where "
+	  "threads wait (sleep, uninterruptible, run queue), in nanoseconds" },
+	{ HS_SESSION_OPT_MIN_BLOCK, "min-block", "USEC", "with --off-cpu: leave out waits "
+	  "shorter than this (counted as dropped; default 0)" },
+	{ HS_SESSION_OPT_OFF_TASKS, "off-cpu-tasks", "N", "with --off-cpu: threads timed off "
+	  "the CPU at once, a power of two 16-1048576 (default 16384)" },
 	HS_OPTION_END,
 };
 
@@ -180,6 +186,21 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		c->abi.budget_ppm = (uint32_t)(pct * 10000 + 0.5);
 		break;
 	}
+	case HS_SESSION_OPT_OFF_CPU:
+		c->off_cpu = 1;
+		break;
+	case HS_SESSION_OPT_MIN_BLOCK:
+		if (hs_parse_u64(value, 0, UINT32_MAX, &v))
+			return hs_args_error(a, "--min-block wants microseconds, not '%s'", value);
+		c->abi.min_block_us = v;
+		break;
+	case HS_SESSION_OPT_OFF_TASKS:
+		if (hs_parse_u64(value, HOTSTACK_MIN_OFF_CPU_TASKS, HOTSTACK_MAX_OFF_CPU_TASKS,
+				 &v) || (v & (v - 1)))
+			return hs_args_error(a, "--off-cpu-tasks wants a power of two from 16 to "
+					     "1048576, not '%s'", value);
+		c->abi.off_cpu_tasks = v;
+		break;
 	case HS_SESSION_OPT_ARENA:
 		if (hs_parse_u64(value, HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA, &v))
 			return hs_args_error(a, "--arena-frames wants 64 to 268435456, not '%s'",
@@ -201,6 +222,14 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 		return hs_args_error(a, "-a and -C do not go together");
 	if (c->ev.stacks)
 		c->abi.stacks = c->ev.stacks;	/* :k / :u */
+	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks))
+		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu");
+	if (c->off_cpu && (c->have_F || c->have_c || c->abi.budget_ppm || c->abi.cpus_words ||
+			   c->ev.precise || strcmp(c->event, "cycles")))
+		return hs_args_error(a, "--off-cpu times every switch on every CPU: no -e, -F, -c, "
+				     "-C or --budget");
+	if (c->off_cpu && !c->abi.off_cpu_tasks)
+		c->abi.off_cpu_tasks = 16384;
 	return 0;
 }
 
@@ -386,6 +415,15 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.event_type = c->ev.type;
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;
+	if (c->off_cpu) {
+		/* No event: the process's threads by the PID filter. */
+		cfg.flags = HOTSTACK_CFG_OFF_CPU | (cfg.flags & (HOTSTACK_CFG_COLLAPSE |
+								 HOTSTACK_CFG_PID));
+		cfg.event_type = 0;
+		cfg.event_config = 0;
+		cfg.precise = 0;
+		cfg.sample = 0;
+	}
 	cfg.cpus_ptr = cfg.cpus_words ? (uintptr_t)c->cpus : 0;
 	if (hs_open_cgroups(c, cgroup_fds, cmd))
 		return -1;
@@ -401,7 +439,13 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 				"included\n", cmd);
 		return 0;
 	}
-	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
+	if (err == EOPNOTSUPP && c->off_cpu) {
+		fprintf(stderr, "hotstack %s: --off-cpu needs the kernel's sched_switch "
+			"tracepoint, which this kernel lacks (built without CONFIG_TRACEPOINTS)\n",
+			cmd);
+		return -1;
+	}
+	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) && !c->off_cpu &&
 	    c->ev.type == PERF_TYPE_HARDWARE && c->ev.config == PERF_COUNT_HW_CPU_CYCLES) {
 		fprintf(stderr, "hotstack: warning: cycles is not supported on this machine "
 			"(no PMU?), falling back to cpu-clock\n");

@@ -329,11 +329,14 @@ int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops)
 	return ret;
 }
 
-static const char *const hs_context_names[] = {
+const char *const hs_context_names[HS_NR_CONTEXTS] = {
 	[HOTSTACK_CTX_TASK] = "[task]",
 	[HOTSTACK_CTX_SOFTIRQ] = "[softirq]",
 	[HOTSTACK_CTX_HARDIRQ] = "[hardirq]",
 	[HOTSTACK_CTX_IDLE] = "[idle]",
+	[HOTSTACK_CTX_SLEEP] = "[sleep]",
+	[HOTSTACK_CTX_UNINTERRUPTIBLE] = "[uninterruptible]",
+	[HOTSTACK_CTX_RUNQUEUE] = "[runqueue]",
 };
 
 /* Longest line: every frame a long symbol, plus the leading markers. */
@@ -378,7 +381,7 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 	}
 	if (e->tgid)
 		q += sprintf(q, "[pid %u];", e->tgid);
-	if (e->context && e->context < sizeof(hs_context_names) / sizeof(hs_context_names[0]) &&
+	if (e->context && e->context < HS_NR_CONTEXTS &&
 	    hs_context_names[e->context])
 		q += sprintf(q, "%s;", hs_context_names[e->context]);
 	if (e->flags & HOTSTACK_ENTRY_TRUNCATED)

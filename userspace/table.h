@@ -15,6 +15,10 @@ struct hs_ksyms;
 struct hs_usyms;
 struct hs_profile;
 
+/* The leading frame of each hotstack_entry.context ("[task]", "[sleep]" ...; [0] NULL). */
+#define HS_NR_CONTEXTS	(HOTSTACK_CTX_RUNQUEUE + 1)
+extern const char *const hs_context_names[HS_NR_CONTEXTS];
+
 /* A mapping of a session's tables (or a buffer laid out the same way). */
 struct hs_table_map {
 	void *base;

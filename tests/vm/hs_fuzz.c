@@ -844,7 +844,7 @@ static const struct field cfg_fields[] = {
 	CFG_FIELD(cpus_words), CFG_FIELD(pid), CFG_FIELD(stacks), CFG_FIELD(max_depth),
 	CFG_FIELD(keys), CFG_FIELD(table_entries), CFG_FIELD(arena_frames),
 	CFG_FIELD(budget_ppm), CFG_FIELD(nr_cgroups), CFG_FIELD(cgroups_ptr),
-	CFG_FIELD(reserved[0]), CFG_FIELD(reserved[1]),
+	CFG_FIELD(off_cpu_tasks), CFG_FIELD(min_block_us), CFG_FIELD(reserved),
 };
 
 static void set_field(void *s, const struct field *f, uint64_t v)
@@ -887,7 +887,7 @@ static void mutate_config(struct thr *t, struct hotstack_config *c, struct cpus_
 		case 3:
 			off = offsetof(struct hotstack_config, reserved);
 			len = sizeof(c->reserved);
-			c->reserved[below(t, 2)] = pick_value(t) | 1;
+			c->reserved = pick_value(t) | 1;
 			break;
 		case 4:
 			off = len = 0;
@@ -927,9 +927,23 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 {
 	if (c->flags & ~HOTSTACK_CFG_ALL)
 		return true;
-	if (nonzero(c->reserved, 0, sizeof(c->reserved)))
+	if (c->reserved)
 		return true;
 	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
+		return true;
+	/* Off-CPU: no event, every CPU, a power of two of task records. */
+	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
+		if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_TASK | HOTSTACK_CFG_EXCLUDE_IDLE))
+			return true;
+		if (c->event_type || c->event_config || c->precise || c->sample ||
+		    c->budget_ppm || c->cpus_ptr || c->cpus_words)
+			return true;
+		if (!is_pow2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
+		    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
+			return true;
+		goto common;
+	}
+	if (c->off_cpu_tasks || c->min_block_us)
 		return true;
 	/* A budget: a share of each CPU, not for per-task events. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
@@ -954,6 +968,7 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 		return true;
 	if ((c->flags & HOTSTACK_CFG_FREQ) && c->sample > HOTSTACK_MAX_FREQ)
 		return true;
+common:
 	if (!(c->flags & HOTSTACK_CFG_PID) != !c->pid)
 		return true;
 	/* Per-task events: a process's, on every CPU. */
@@ -1000,6 +1015,19 @@ static void op_configure(struct thr *t)
 		c.cpus_ptr = 0;
 		c.cpus_words = 0;
 		memset(&x, 0, sizeof(x));
+	} else if (chance(t, 8)) {
+		/* Off-CPU time: the sched_switch probe on every CPU. */
+		c.flags = HOTSTACK_CFG_OFF_CPU | (c.flags & HOTSTACK_CFG_COLLAPSE);
+		c.event_type = 0;
+		c.event_config = 0;
+		c.precise = 0;
+		c.sample = 0;
+		c.budget_ppm = 0;
+		c.cpus_ptr = 0;
+		c.cpus_words = 0;
+		c.off_cpu_tasks = 1U << (4 + below(t, 8));
+		c.min_block_us = chance(t, 20) ? below(t, 1000) : 0;
+		memset(&x, 0, sizeof(x));
 	}
 	mutate_config(t, &c, &x);
 	c.size = pick_size(t, sizeof(c), HOTSTACK_CONFIG_SIZE_VER0);
@@ -1008,13 +1036,13 @@ static void op_configure(struct thr *t)
 	DESC(t, "ioctl(%d, CONFIGURE, {flags %#x type %u precise %u config %#llx sample %llu "
 	     "cpus_ptr %#llx cpus_words %u pid %u stacks %#x max_depth %u keys %#x "
 	     "table_entries %u arena_frames %llu budget_ppm %u nr_cgroups %u cgroups_ptr %#llx "
-	     "reserved %#llx %#llx} in %s)",
+	     "off_cpu_tasks %u min_block_us %u reserved %#llx} in %s)",
 	     s->fd, c.flags, c.event_type, c.precise, (unsigned long long)c.event_config,
 	     (unsigned long long)c.sample, (unsigned long long)c.cpus_ptr, c.cpus_words, c.pid,
 	     c.stacks, c.max_depth, c.keys, c.table_entries,
 	     (unsigned long long)c.arena_frames, c.budget_ppm, c.nr_cgroups,
-	     (unsigned long long)c.cgroups_ptr, (unsigned long long)c.reserved[0],
-	     (unsigned long long)c.reserved[1], where);
+	     (unsigned long long)c.cgroups_ptr, c.off_cpu_tasks, c.min_block_us,
+	     (unsigned long long)c.reserved, where);
 	ret = ioctl(s->fd, HOTSTACK_IOC_CONFIGURE, a.p);
 	err = errno;
 	if (copy_in(&a, HOTSTACK_CONFIG_SIZE_VER0, &al)) {
@@ -1053,6 +1081,9 @@ static void op_configure(struct thr *t)
 					allow_add(&al, ENOENT);
 					allow_add(&al, EOPNOTSUPP);
 				}
+				/* A kernel without the sched_switch tracepoint. */
+				if (k.flags & HOTSTACK_CFG_OFF_CPU)
+					allow_add(&al, EOPNOTSUPP);
 			}
 		}
 	}

@@ -164,7 +164,8 @@ enum hotstack_state {
 #define HOTSTACK_CFG_EXCLUDE_IDLE	_BITUL(2) /* no samples of the idle task */
 #define HOTSTACK_CFG_COLLAPSE		_BITUL(3) /* collapse direct recursion */
 #define HOTSTACK_CFG_TASK		_BITUL(4) /* events on @pid's tasks, inherited */
-#define HOTSTACK_CFG_ALL		0x1fU
+#define HOTSTACK_CFG_OFF_CPU		_BITUL(5) /* time off the CPU, not samples */
+#define HOTSTACK_CFG_ALL		0x3fU
 
 /* hotstack_config.stacks */
 #define HOTSTACK_STACK_KERNEL		_BITUL(0)
@@ -178,6 +179,10 @@ enum hotstack_state {
 
 /* cgroups a CONFIGURE may name (hotstack_config.cgroups_ptr). */
 #define HOTSTACK_MAX_CGROUPS		32
+
+/* Bounds of hotstack_config.off_cpu_tasks (HOTSTACK_CFG_OFF_CPU). */
+#define HOTSTACK_MIN_OFF_CPU_TASKS	16
+#define HOTSTACK_MAX_OFF_CPU_TASKS	_BITUL(20)
 
 /* Threads of a process HOTSTACK_CFG_TASK may attach to at START. */
 #define HOTSTACK_MAX_TASKS		65536
@@ -251,7 +256,33 @@ enum hotstack_state {
  *		counted as HOTSTACK_DROP_FILTERED, before any walk (perf's -G,
  *		its descendants included). 0 with @nr_cgroups 0. EBADF for a
  *		descriptor that is not of a cgroup v2 directory.
+ * @off_cpu_tasks: with HOTSTACK_CFG_OFF_CPU, how many threads may be
+ *		off the CPU and timed at once: a power of two in
+ *		[HOTSTACK_MIN_OFF_CPU_TASKS, HOTSTACK_MAX_OFF_CPU_TASKS]
+ *		(max_depth * 8 + 64 bytes each, counted as tables). Else 0.
+ * @min_block_us: with HOTSTACK_CFG_OFF_CPU, waits shorter than this many
+ *		microseconds are counted as HOTSTACK_DROP_SHORT_WAIT. Else 0.
  * @reserved:	must be 0
+ *
+ * Off-CPU sessions (HOTSTACK_CFG_OFF_CPU): instead of perf events, a
+ * probe on the scheduler's sched_switch tracepoint, attached only while
+ * the session runs. When a task the session watches leaves a CPU, its
+ * stacks (as @stacks, @max_depth and @keys ask) are walked and kept with
+ * the time; when it runs again, the time it was away is counted, in
+ * nanoseconds, in the stack's entry of the table of the CPU it runs on,
+ * with the entry's context the reason it left (HOTSTACK_CTX_SLEEP,
+ * _UNINTERRUPTIBLE, _RUNQUEUE: always, whatever @keys says). The counters
+ * are nanoseconds too: samples (time off the CPU that ended), counted,
+ * drops, truncated; hotstack_stats.interrupts counts the switches the
+ * probe handled, hotstack_stats.untimed the waits it could not time. A
+ * wait is counted in the generation it ends in; STOP counts the waits
+ * still going on, up to the STOP. Watched: every task but the idle
+ * tasks, or those of HOTSTACK_CFG_PID's process (its threads), or of the
+ * cgroups, waits that began after START. Filtered tasks cost the probe
+ * a check and are not timed at all (HOTSTACK_DROP_FILTERED stays 0).
+ * @event_type, @event_config, @precise, @sample, @budget_ppm, @cpus_ptr
+ * and the flags FREQ, TASK and EXCLUDE_IDLE must be 0 (every CPU:
+ * waits move between CPUs). EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
  * when the tables would take more than the module's memory limit allows;
@@ -282,7 +313,9 @@ struct hotstack_config {
 	__u32 budget_ppm;
 	__u32 nr_cgroups;
 	__u64 cgroups_ptr;
-	__u64 reserved[2];
+	__u32 off_cpu_tasks;
+	__u32 min_block_us;
+	__u64 reserved;
 };
 
 #define HOTSTACK_CONFIG_SIZE_VER0	104
@@ -299,6 +332,7 @@ enum hotstack_drop {
 	HOTSTACK_DROP_NESTED = 3,	/* a sample arrived inside a sample */
 	HOTSTACK_DROP_NO_STACK = 4,	/* nothing could be walked */
 	HOTSTACK_DROP_COLLISION = 5,	/* as many stacks of its hash compared */
+	HOTSTACK_DROP_SHORT_WAIT = 6,	/* off-CPU: a wait under min_block_us */
 	HOTSTACK_DROP_MAX = 8		/* room in the ABI */
 };
 
@@ -378,6 +412,10 @@ struct hotstack_cpu_stats {
  *		@cost_ns / CPUs): what the budget holds within @budget_ppm
  * @max_weight:	out: with a budget, the largest W of a CPU now (1: the
  *		rate asked for)
+ * @untimed:	out: off-CPU sessions: waits of watched tasks not timed,
+ *		because off_cpu_tasks threads were off the CPU already (or
+ *		the task left a CPU that has no table: came online after
+ *		CONFIGURE); since START
  *
  * On input only @size and @flags are read; the out fields are ignored (a
  * struct can be passed again as it came back). The struct grows at its
@@ -409,11 +447,13 @@ struct hotstack_stats {
 	__u64 window_ppm;
 	__u32 max_weight;
 	__u32 pad3;
+	__u64 untimed;
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
 #define HOTSTACK_STATS_SIZE_VER0	400
 #define HOTSTACK_STATS_SIZE_VER1	456
+#define HOTSTACK_STATS_SIZE_VER2	464	/* + untimed */
 
 /* hotstack_entry.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
@@ -444,6 +484,10 @@ enum hotstack_context {
 	HOTSTACK_CTX_SOFTIRQ = 2,	/* a softirq handler */
 	HOTSTACK_CTX_HARDIRQ = 3,	/* a hardirq handler (NMI samplers) */
 	HOTSTACK_CTX_IDLE = 4,		/* the idle task */
+	/* Off-CPU sessions: why the task left the CPU. */
+	HOTSTACK_CTX_SLEEP = 5,		/* it slept, interruptibly (S) */
+	HOTSTACK_CTX_UNINTERRUPTIBLE = 6, /* it slept uninterruptibly (D) */
+	HOTSTACK_CTX_RUNQUEUE = 7,	/* preempted or yielded: runnable, waiting */
 };
 
 /**

@@ -23,6 +23,7 @@ tap "hs_vmtest userstack" hs_vmtest userstack
 tap "hs_vmtest io-worker" hs_vmtest io-worker
 tap "hs_vmtest exec" hs_vmtest exec
 tap "hs_vmtest context" hs_vmtest context
+tap "hs_vmtest offcpu" hs_vmtest offcpu
 tap "hs_vmtest events" hs_vmtest events
 tap "hs_vmtest rate" hs_vmtest rate
 check "insmod group=1234 test_hooks=1" reload group=1234
