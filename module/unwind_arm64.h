@@ -100,8 +100,8 @@ static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
  * record (perf_fetch_caller_regs() would give the probe's record, whose
  * lr is that return address again). Frame 0 is a return address.
  */
-#define hs_probe_regs(regs) do {						\
-	struct pt_regs *__r = (regs);						\
+#define hs_probe_regs(out) do {							\
+	struct pt_regs *__r = (out);						\
 										\
 	memset(__r, 0, sizeof(*__r));						\
 	__r->pc = _RET_IP_;							\

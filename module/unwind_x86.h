@@ -59,8 +59,8 @@ static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
  * perf_fetch_caller_regs() makes them: not an interrupt's (flags 0), so
  * the walk starts above the frame at @sp; frame 0 a return address.
  */
-#define hs_probe_regs(regs) do {						\
-	struct pt_regs *__r = (regs);						\
+#define hs_probe_regs(out) do {							\
+	struct pt_regs *__r = (out);						\
 										\
 	memset(__r, 0, sizeof(*__r));						\
 	__r->ip = _RET_IP_;							\
