@@ -63,6 +63,7 @@ const char *hs_drop_name(unsigned int reason)
 		[HOTSTACK_DROP_NESTED] = "nested",
 		[HOTSTACK_DROP_NO_STACK] = "no stack",
 		[HOTSTACK_DROP_COLLISION] = "collision",
+		[HOTSTACK_DROP_SHORT_WAIT] = "short wait",
 	};
 
 	return reason < HOTSTACK_DROP_MAX && names[reason] ? names[reason] : "unknown";

@@ -97,6 +97,30 @@ check_output "record -G of a cgroup that does not exist says so" \
 	hotstack record -G nosuch -d 1 -o /tmp/x.folded
 check_output "record -G of a directory that is no cgroup says so" \
 	'-G: not a cgroup v2 directory .*: /tmp' hotstack record -G /tmp -d 1 -o /tmp/x.folded
+# --off-cpu: where a command's threads wait, in nanoseconds, by reason.
+check_output "record --off-cpu with -F is a usage error (status 2)" '^2$' \
+	sh -c 'hotstack record --off-cpu -F 99 -o /tmp/x.folded -- true 2>/dev/null; echo $?'
+if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
+	hotstack record --off-cpu -o /tmp/off.folded -- sleep 0.3 >/tmp/off.out 2>&1
+	check "record --off-cpu -- sleep 0.3" [ $? -eq 0 ]
+	check_output "record --off-cpu prints the time it timed, none dropped or untimed" \
+		'^\[ hotstack record: .* s off the CPU timed in [0-9]+ switches, 0\.000000 s dropped, 0 waits untimed' \
+		cat /tmp/off.out
+	# The sleep is 0.3 s under [sleep] in hrtimer_nanosleep (within 1%,
+	# and not more than the whole recording).
+	check_output "the sleep's 0.3 s are under [sleep] in hrtimer_nanosleep" '^ok$' \
+		awk '/^\[sleep\];.*hrtimer_nanosleep/ { ns += $NF }
+		     END { print (ns >= 297000000 && ns < 1000000000) ? "ok" : "bad " ns }' \
+		/tmp/off.folded
+	check "record --off-cpu -o FILE.pb.gz" \
+		hotstack record --off-cpu -o /tmp/off.pb.gz -- sleep 0.2
+	check_output "its pprof keeps off-CPU nanoseconds and the reason frames" \
+		'^\[sleep\];.*hrtimer_nanosleep.* [0-9]{9}$' hotstack report --format folded /tmp/off.pb.gz
+else
+	check_output "record --off-cpu on a kernel without tracepoints says why" \
+		"needs the kernel's sched_switch tracepoint" \
+		hotstack record --off-cpu -o /tmp/off.folded -- sleep 0.1
+fi
 check_output "record of a command that does not exist fails clearly" \
 	'cannot run /nonexistent: No such file' hotstack record -o /tmp/x.folded -- /nonexistent
 check_output "report shows the top functions by self" '^ +[0-9.]+% +[0-9.]+% +[0-9]+  hs_leaf' \
