@@ -43,7 +43,7 @@ static const struct hs_option hs_record_options[] = {
 int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 {
 	static const struct hs_option *const tables[] = {
-		hs_session_options, hs_record_options, NULL,
+		hs_session_options, hs_off_cpu_options, hs_record_options, NULL,
 	};
 	const char *format = NULL;
 	struct hs_args a;

@@ -42,6 +42,11 @@ const struct hs_option hs_session_options[] = {
 	{ HS_SESSION_OPT_BUDGET, "budget", "PCT%", "CPU time sampling may take on each CPU, "
 	  "0.0001-100%: the module lowers the rate to fit and weights each sample by its "
 	  "period (with -p or a command: every CPU's event, the others filtered out)" },
+	HS_OPTION_END,
+};
+
+/* Off-CPU time: record's only, for now (hs_config_option() parses them). */
+const struct hs_option hs_off_cpu_options[] = {
 	{ HS_SESSION_OPT_OFF_CPU, "off-cpu", NULL, "time off the CPU instead of samples: where "
 	  "threads wait (sleep, uninterruptible, run queue), in nanoseconds" },
 	{ HS_SESSION_OPT_MIN_BLOCK, "min-block", "USEC", "with --off-cpu: leave out waits "

@@ -49,8 +49,9 @@ enum {
 	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
 };
 
-/* The session options' table, for hs_args_init(). */
+/* The session options' table, for hs_args_init(); and --off-cpu's (record's). */
 extern const struct hs_option hs_session_options[];
+extern const struct hs_option hs_off_cpu_options[];
 
 /* record's defaults (cycles at 4000 Hz, kernel stacks, depth 127, ...). */
 void hs_config_defaults(struct hs_config *c);

@@ -43,7 +43,8 @@ static void stats_layout(void **state)
 	size_t total = offsetof(struct hotstack_stats, total);
 
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER1);
+	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER2);
+	assert_int_equal(offsetof(struct hotstack_stats, untimed), HOTSTACK_STATS_SIZE_VER1);
 	assert_int_equal(offsetof(struct hotstack_stats, interrupts), HOTSTACK_STATS_SIZE_VER0);
 	assert_int_equal(total, 48);
 	assert_int_equal(offsetof(struct hotstack_stats, cpus_sampled),
@@ -58,10 +59,13 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, rate_changes), 416);
 	assert_int_equal(offsetof(struct hotstack_stats, window_ppm), 440);
 	assert_int_equal(offsetof(struct hotstack_stats, max_weight), 448);
-	assert_int_equal(FIELD_END(struct hotstack_stats, pad3), sizeof(struct hotstack_stats));
+	assert_int_equal(FIELD_END(struct hotstack_stats, untimed), sizeof(struct hotstack_stats));
 	assert_int_equal(offsetof(struct hotstack_config, budget_ppm), 72);
 	assert_int_equal(offsetof(struct hotstack_config, nr_cgroups), 76);
 	assert_int_equal(offsetof(struct hotstack_config, cgroups_ptr), 80);
+	assert_int_equal(offsetof(struct hotstack_config, off_cpu_tasks), 88);
+	assert_int_equal(offsetof(struct hotstack_config, min_block_us), 92);
+	assert_int_equal(offsetof(struct hotstack_config, reserved), 96);
 	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER0);
 	assert_int_equal(sizeof(struct hotstack_mmap_header), 152);
 	assert_int_equal(sizeof(struct hotstack_entry), 48);

@@ -2174,7 +2174,7 @@ struct off_thread {
 	int kind;		/* OFF_* */
 	__u64 wait_ns;		/* the wait, as the thread measured it */
 	__u64 life_ns;		/* its whole run, measured likewise */
-	__u64 cpu_ns;		/* its CPU time (CLOCK_THREAD_CPUTIME_ID) */
+	__u64 cpu_ns;		/* its CPU time meanwhile (CLOCK_THREAD_CPUTIME_ID) */
 	pthread_t th;
 };
 
@@ -2200,6 +2200,7 @@ static void *off_thread_fn(void *arg)
 	 */
 	prctl(PR_SET_NAME, t->comm);
 	start = mono_ns(CLOCK_MONOTONIC);
+	t->cpu_ns = mono_ns(CLOCK_THREAD_CPUTIME_ID);
 	t0 = start;
 	switch (t->kind) {
 	case OFF_SLEEP:
@@ -2232,7 +2233,7 @@ static void *off_thread_fn(void *arg)
 		break;
 	}
 	t->wait_ns = mono_ns(CLOCK_MONOTONIC) - t0;
-	t->cpu_ns = mono_ns(CLOCK_THREAD_CPUTIME_ID);
+	t->cpu_ns = mono_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_ns;
 	t->life_ns = mono_ns(CLOCK_MONOTONIC) - start;
 	prctl(PR_SET_NAME, "hs_off_done");
 	return NULL;
