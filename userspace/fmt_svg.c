@@ -25,6 +25,7 @@
 
 #include "maps.h"
 #include "profile.h"
+#include "table.h"
 #include "util.h"
 
 #define HS_SVG_WIDTH	1200
@@ -49,6 +50,7 @@ struct hs_svg_level {
 	uint64_t b, a;		/* its samples so far */
 	uint64_t x;		/* B's samples left of it */
 	enum hs_part part;
+	int off;		/* off-CPU: at or under a wait's reason frame */
 };
 
 /* What every frame of one graph is drawn against. */
@@ -56,6 +58,7 @@ struct hs_svg {
 	FILE *f;		/* NULL: a walk that only measures the change of share */
 	uint64_t total, total_a;
 	int diff;		/* a differential graph */
+	int ns;			/* counts are nanoseconds (off-CPU time) */
 	double max_delta;	/* the largest change of share, for the colour scale */
 	int height;
 	const struct hs_maps *maps;	/* the user frames the tool named, or NULL */
@@ -97,12 +100,28 @@ static void hs_label(FILE *f, const char *name, size_t len, double w)
 	fputs("..", f);
 }
 
-/* Colour by kind, varied by a hash of the name so neighbours differ. */
-static void hs_color(const char *name, size_t len, int user, char *buf, size_t size)
+/* The leading frame of an off-CPU wait: its reason. */
+static int hs_is_wait(const char *name, size_t len)
+{
+	int c;
+
+	for (c = HOTSTACK_CTX_SLEEP; c <= HOTSTACK_CTX_RUNQUEUE; c++)
+		if (strlen(hs_context_names[c]) == len && !memcmp(hs_context_names[c], name, len))
+			return 1;
+	return 0;
+}
+
+/*
+ * Colour by kind, varied by a hash of the name so neighbours differ; the
+ * kernel frames of an off-CPU wait in flamegraph.pl's "io" blues.
+ */
+static void hs_color(const char *name, size_t len, int user, int off, char *buf, size_t size)
 {
 	unsigned int h = hs_hash(name, len);
 
-	if (len && name[0] == '[')
+	if (off && !user)
+		snprintf(buf, size, "rgb(%u,%u,%u)", 80 + h % 60, 80 + h % 60, 190 + h % 55);
+	else if (len && name[0] == '[')
 		snprintf(buf, size, "rgb(%u,%u,%u)", 160 + h % 30, 160 + h % 30, 160 + h % 30);
 	else if (user)
 		snprintf(buf, size, "rgb(%u,%u,%u)", 60 + h % 60, 160 + h % 60, 180 + h % 50);
@@ -156,7 +175,7 @@ static void hs_svg_frame(struct hs_svg *g, size_t level)
 	if (g->diff)
 		hs_diff_color(delta, g->max_delta, color, sizeof(color));
 	else
-		hs_color(n->name, n->len, n->part == HS_USER, color, sizeof(color));
+		hs_color(n->name, n->len, n->part == HS_USER, n->off, color, sizeof(color));
 	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-l=\"%zu\"><title>", x, w,
 		level);
 	hs_xml_str(f, n->name, n->len);
@@ -165,6 +184,8 @@ static void hs_svg_frame(struct hs_svg *g, size_t level)
 			(unsigned long long)n->b, 100.0 * n->b / g->total,
 			(unsigned long long)n->a,
 			g->total_a ? 100.0 * n->a / g->total_a : 0.0, 100 * delta);
+	else if (g->ns)
+		fprintf(f, " (%.3f ms, %.2f%%)", n->b / 1e6, 100.0 * n->b / g->total);
 	else
 		fprintf(f, " (%llu samples, %.2f%%)", (unsigned long long)n->b,
 			100.0 * n->b / g->total);
@@ -242,6 +263,7 @@ static void hs_svg_walk(struct hs_svg *g, const struct hs_svg_line *l, size_t nr
 			n->x = x;
 			n->part = hs_part_of(g, level > 1 ? g->path[level - 1].part : HS_KEYS, s,
 					     e - s);
+			n->off = (level > 1 && g->path[level - 1].off) || hs_is_wait(s, e - s);
 			g->depth = level + 1;
 			s = e == end ? NULL : e + 1;
 		}
@@ -393,7 +415,8 @@ static struct hs_svg_line *hs_svg_lines(const struct hs_profile *p, const struct
 static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_profile *a)
 {
 	struct hs_svg g = { .diff = !!a, .maps = p->maps, .total = p->total,
-			    .total_a = a ? a->total : 0 };
+			    .total_a = a ? a->total : 0,
+			    .ns = p->event && !strcmp(p->event, "off-cpu") };
 	struct hs_svg_line *l;
 	size_t nr, depth_b, depth;
 	int height;

@@ -107,6 +107,18 @@ sed -n 's/^FIRST //p' "$out/run.log" | awk '
 					slow <= 1.1 ? "ok" : "not ok", name[k], d, 100 * (t[k, d] / t["none", d] - 1), desc
 			}
 	}'
+sed -n 's/^OFFCPU //p' "$out/run.log" | awk -v goal=3000 '
+	# OFFCPU NAME ITERS none HZ ELAPSED ...: the ping-pong, two switches an iteration.
+	{ t[$1] = $5; n[$1] = $2 }
+	END {
+		if (!t["none"] || !t["record"] || n["none"] != n["record"]) {
+			print "not ok - overhead: the icount run gave the off-CPU figures"
+			exit
+		}
+		ns = (t["record"] - t["none"]) / (2 * n["none"])
+		printf "%s - overhead: record --off-cpu -a: %.0f ns a context switch (goal <= %d)\n",
+			(ns > 0 && ns <= goal) ? "ok" : "not ok", ns, goal
+	}'
 sed -n 's/^COLLIDE //p' "$out/run.log" | awk '
 	$1 == "spin-collide" { spin = $3 }
 	$1 == "collide" { t = $3; n = $4; coll = $7 }

@@ -46,6 +46,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -77,6 +78,39 @@ static void small_loop(unsigned long iters)
 }
 
 /*
+ * Context switches: a byte to a child and back through two pipes, @iters
+ * times. On the icount VM's one CPU each round trip is two switches, one
+ * to the child and one back: off-CPU time's work.
+ */
+static void pingpong(unsigned long iters)
+{
+	int ab[2], ba[2];
+	unsigned long i;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ab) || pipe(ba))
+		exit(1);
+	pid = fork();
+	if (pid < 0)
+		exit(1);
+	if (!pid) {
+		while (read(ab[0], &c, 1) == 1)
+			if (write(ba[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(ab[0]);
+	close(ba[1]);
+	for (i = 0; i < iters; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			exit(1);
+	close(ab[1]);
+	waitpid(pid, NULL, 0);
+	close(ba[0]);
+}
+
+/*
  * The work, deterministic, chosen by HS_BENCH_WORK:
  *   small (default)  the loop above (make check's overhead step)
  *   large            64 KiB reads of /dev/zero (the kernel's time in copies)
@@ -84,6 +118,7 @@ static void small_loop(unsigned long iters)
  *                    faulted in, unmapped
  *   deep:D:P         the test workload module's recursion, depth D, P
  *                    distinct stacks, 10^5 additions in the leaf each
+ *   pingpong         a byte through pipes to a child and back (above)
  * The samplers' costs depend on where in the loop the samples land, and in
  * the icount VM both the loop and the sampling period are exact: these
  * loops add 0-255 user-mode steps from a fixed random sequence to each
@@ -102,6 +137,10 @@ static void workload(unsigned long iters)
 
 	if (!work || !strcmp(work, "small")) {
 		small_loop(iters);
+		return;
+	}
+	if (!strcmp(work, "pingpong")) {
+		pingpong(iters);
 		return;
 	}
 	if (sscanf(work, "deep:%u:%u", &depth, &patterns) == 2) {

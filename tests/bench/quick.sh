@@ -59,3 +59,13 @@ for name in full budget; do
 		END { for (l in leaf) printf "TOP %s %s %.2f\n", name, l, 100 * leaf[l] / total }' \
 		/tmp/$name.folded | sort -k4 -n -r | head -n $([ $name = full ] && echo 5 || echo 40)
 done
+# Off-CPU time: the pipe ping-pong (two context switches a round trip on
+# the one CPU) for about 0.2 s, unprofiled and under record --off-cpu -a:
+# the probe's cost a switch (tests/bench/check.sh).
+set -- $(HS_BENCH_WORK=pingpong hs_bench none 10000 1000)
+iters=$((200000000 * 1000 / $3))
+echo "OFFCPU none $iters $(HS_BENCH_WORK=pingpong hs_bench none 10000 $iters)"
+line=$(HS_BENCH_WORK=pingpong hotstack record --off-cpu -a -o /tmp/off.folded -- \
+	hs_bench none 10000 $iters 2>/tmp/off.err)
+echo "OFFCPU record $iters $line"
+sed 's/^/# /' /tmp/off.err

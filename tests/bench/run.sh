@@ -150,3 +150,22 @@ sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
 		printf "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n",
 			color, pts > svg
 	}'
+# Off-CPU time on the pipe ping-pong: the cost of a context switch under
+# each off-CPU profiler, the loop's own time against it unprofiled.
+sed -n 's/^OFFCPU //p' "$log" | awk '
+	# OFFCPU NAME ITERS none HZ ELAPSED ...: two switches an iteration.
+	$1 == "none" { if (!b1) b1 = $5; else b2 = $5; next }
+	{ order[++n] = $1; t[$1] = $5; it = $2 }
+	END {
+		if (!b1 || !n)
+			exit
+		printf "\noff-CPU time, pipe ping-pong (%d round trips): unprofiled %.1f ms and %.1f ms\n",
+			it, b1 / 1e6, b2 / 1e6
+		printf "  %-14s %10s %16s\n", "profiler", "time ms", "ns/switch added"
+		for (i = 1; i <= n; i++)
+			printf "  %-14s %10.1f %16.0f\n", order[i], t[order[i]] / 1e6,
+				(t[order[i]] - b1) / (2 * it)
+		if (t["record"] && t["bpftrace"] && t["bpftrace"] > b1)
+			printf "  %-44s %6.2fx  (goal <= 0.50x)\n", "record --off-cpu / bpftrace offcputime",
+				(t["record"] - b1) / (t["bpftrace"] - b1)
+	}'

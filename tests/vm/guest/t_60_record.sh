@@ -116,6 +116,12 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		hotstack record --off-cpu -o /tmp/off.pb.gz -- sleep 0.2
 	check_output "its pprof keeps off-CPU nanoseconds and the reason frames" \
 		'^\[sleep\];.*hrtimer_nanosleep.* [0-9]{9}$' hotstack report --format folded /tmp/off.pb.gz
+	check_output "report of it gives off-CPU time and functions in ms" \
+		'^# off-CPU time, ns: [0-9]+, counted: [0-9]+, dropped: 0 \(0\.[1-9]' \
+		hotstack report /tmp/off.pb.gz
+	check_output "its flame graph draws the wait in blues, times in ms" \
+		'<title>hrtimer_nanosleep \([0-9.]+ ms, [0-9.]+%\)</title><rect [^>]*fill="rgb\(([0-9]+),\1,' \
+		sh -c 'hotstack report /tmp/off.pb.gz -o /tmp/off.svg && cat /tmp/off.svg'
 else
 	check_output "record --off-cpu on a kernel without tracepoints says why" \
 		"needs the kernel's sched_switch tracepoint" \
