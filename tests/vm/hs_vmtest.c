@@ -2279,9 +2279,20 @@ static void off_sums(const struct map *m, const char *comm, __u64 by_ctx[8])
 	}
 }
 
+/*
+ * A thread's CPU time is the scheduler's clock, which on a guest without
+ * an invariant TSC (QEMU's TCG) is each CPU's, held within a tick of the
+ * timekeeping clock: when the host stalls a vCPU, a running thread's CPU
+ * time can miss up to a tick (4 ms at Debian's HZ 250: seen once, 3.9 ms
+ * of a sleeper's 310 ms in a loaded make check). The probe and the
+ * threads' own waits are timed by the timekeeping clock, exactly.
+ */
+#define OFF_TICK_NS	4000000ULL
+
+/* @got (with CPU time) within 1% of @want, the CPU time a tick short at most. */
 static bool off_within(__u64 got, __u64 want)
 {
-	return got * 100 >= want * 99 && got * 100 <= want * 101;
+	return got * 100 + OFF_TICK_NS * 100 >= want * 99 && got * 100 <= want * 101;
 }
 
 static void off_config(struct hotstack_config *c)
@@ -2390,13 +2401,14 @@ static void test_offcpu(void)
 		off = by[HOTSTACK_CTX_SLEEP] + by[HOTSTACK_CTX_UNINTERRUPTIBLE] +
 		      by[HOTSTACK_CTX_RUNQUEUE];
 		/*
-		 * Its wait is the time off the CPU for its reason, less what it
-		 * ran or waited on the run queue while it measured (1%).
+		 * Its wait is the time off the CPU for its reason (at most 1%
+		 * more), less what it ran or waited on the run queue while it
+		 * measured (1%, and the CPU time's tick: off_within()).
 		 */
 		if (t[i].kind != OFF_SPIN)
 			tap(by[ctx] * 100 <= t[i].wait_ns * 101 &&
-			    (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + t[i].cpu_ns) * 100 >=
-			    t[i].wait_ns * 99,
+			    off_within(by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + t[i].cpu_ns,
+				       t[i].wait_ns),
 			    "off-cpu: %s: %.3f ms %s (+ %.3f run queue, %.3f on CPU), the thread "
 			    "measured %.3f ms (1%%)", t[i].comm, by[ctx] / 1e6, reasons[ctx],
 			    by[HOTSTACK_CTX_RUNQUEUE] / 1e6, t[i].cpu_ns / 1e6,
@@ -2406,7 +2418,7 @@ static void test_offcpu(void)
 			    by[ctx] / 1e6);
 		tap(off_within(t[i].cpu_ns + off, t[i].life_ns),
 		    "off-cpu: %s: on-CPU %.3f + off-CPU %.3f (S %.3f D %.3f R %.3f) ms == its "
-		    "lifetime %.3f ms (1%%)", t[i].comm, t[i].cpu_ns / 1e6, off / 1e6,
+		    "lifetime %.3f ms (1%%, CPU time within a tick)", t[i].comm, t[i].cpu_ns / 1e6, off / 1e6,
 		    by[HOTSTACK_CTX_SLEEP] / 1e6, by[HOTSTACK_CTX_UNINTERRUPTIBLE] / 1e6,
 		    by[HOTSTACK_CTX_RUNQUEUE] / 1e6, t[i].life_ns / 1e6);
 		if (!expect[t[i].kind].frame)
