@@ -253,7 +253,9 @@ struct hotstack_session {
 	struct perf_event **task_events;	/* [nr_task_events] while RUNNING */
 	unsigned int nr_task_events;
 	atomic64_t lost;		/* task-mode samples on a CPU without a table */
-	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch, not events */
+	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch's probe */
+	bool wall;			/* ... and a clock's events: wall-clock time */
+	bool off_probe;			/* the probe is attached */
 	atomic64_t untimed;		/* off-CPU waits not timed, since START */
 
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */

@@ -145,11 +145,12 @@ static __always_inline bool hs_user_visible(const struct hotstack_session *s)
  * Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED,
  * and in *@hash the stack's hash (hs_stack_hash() with @seed, whose
  * hs_hash_start() of a key without tgid and comm is @hash0); @slot: this
- * CPU's. @path: not HS_PATH_IP.
+ * CPU's. @path: not HS_PATH_IP. @caller: @regs are a caller's (frame 0 a
+ * return address: HOTSTACK_ENTRY_CALLER).
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 				   struct hs_slot *slot, struct hs_stack *st, u64 seed, u64 hash0,
-				   u64 *hash, const enum hs_path path)
+				   u64 *hash, const enum hs_path path, bool caller)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
@@ -180,7 +181,7 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		} else {
 			hs_walk_kernel(&w, regs, slot, false, false);
 		}
-		if (s->caller_regs)
+		if (caller)
 			flags |= HOTSTACK_ENTRY_CALLER;
 	}
 	st = slot->buf;
@@ -301,7 +302,8 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 			if (s->cfg.keys)
 				hs_fill_key(s, regs, &st->key);
 		}
-		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path);
+		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path,
+			       s->caller_regs);
 		/*
 		 * The weight, read once after the walk (the fewer values kept
 		 * across it the better): what this sample counts everywhere.
@@ -513,7 +515,7 @@ static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_s
 	if (s->cfg.keys)
 		hs_fill_key(s, regs, &st->key);
 	st->key.context = hs_wait_reason(preempt, prev_state);
-	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY);
+	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true);
 	st = slot->buf;
 	rec->t0 = now;
 	rec->hash = hash;

@@ -143,6 +143,8 @@ static size_t page;
 static unsigned int nr_possible;	/* CPUs 0 .. nr_possible - 1 may exist */
 static uint64_t online0;		/* CPUs online at the start (the first 64) */
 static unsigned int max_sessions;
+static unsigned int base_sessions;	/* open at the start, its own included */
+static unsigned long long base_memory;	/* bytes of tables at the start */
 /* An address no user pointer can have. */
 static const uintptr_t kernel_ptr = 0xffff800000000000UL;
 
@@ -931,17 +933,27 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 		return true;
 	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return true;
-	/* Off-CPU: no event, every CPU, a power of two of task records. */
+	/*
+	 * Off-CPU: every CPU, a power of two of task records; no event, or
+	 * (wall-clock time) a clock's of at most 2^32 - 1 ns a period.
+	 */
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
-		if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_TASK | HOTSTACK_CFG_EXCLUDE_IDLE))
-			return true;
-		if (c->event_type || c->event_config || c->precise || c->sample ||
-		    c->budget_ppm || c->cpus_ptr || c->cpus_words)
+		if ((c->flags & HOTSTACK_CFG_TASK) || c->budget_ppm || c->cpus_ptr || c->cpus_words)
 			return true;
 		if (!is_pow2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
 		    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
 			return true;
-		goto common;
+		if (!c->sample) {
+			if (c->event_type || c->event_config || c->precise ||
+			    (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE)))
+				return true;
+			goto common;
+		}
+		if (c->event_type != PERF_TYPE_SOFTWARE ||
+		    (c->event_config != PERF_COUNT_SW_CPU_CLOCK &&
+		     c->event_config != PERF_COUNT_SW_TASK_CLOCK) ||
+		    (!(c->flags & HOTSTACK_CFG_FREQ) && c->sample > 0xffffffffULL))
+			return true;
 	}
 	if (c->off_cpu_tasks || c->min_block_us)
 		return true;
@@ -1022,6 +1034,12 @@ static void op_configure(struct thr *t)
 		c.event_config = 0;
 		c.precise = 0;
 		c.sample = 0;
+		/* Wall-clock time: cpu-clock samples as well, each its period. */
+		if (chance(t, 50)) {
+			c.event_type = PERF_TYPE_SOFTWARE;
+			c.event_config = PERF_COUNT_SW_CPU_CLOCK;
+			c.sample = 1000000;
+		}
 		c.budget_ppm = 0;
 		c.cpus_ptr = 0;
 		c.cpus_words = 0;
@@ -2363,6 +2381,9 @@ int main(int argc, char **argv)
 	}
 	close(fd);
 	max_sessions = info.max_sessions;
+	/* Sessions of others (t_80's held off-CPU ones): there at the end too. */
+	base_sessions = info.nr_sessions;
+	base_memory = info.memory_used;
 	printf("# hs_fuzz %lu %llu %u: %u possible CPUs, online %#llx, max_sessions %u, "
 	       "max_memory %llu MiB\n", nr_calls_arg, seed, nr_threads, nr_possible,
 	       (unsigned long long)online0, max_sessions,
@@ -2435,16 +2456,17 @@ int main(int argc, char **argv)
 		if (pool[i].fd >= 0)
 			close(pool[i].fd);
 
-	/* Nothing left behind: one session (this one), no table memory. */
+	/* Nothing left behind: the sessions and table memory found at the start. */
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	fd = open("/dev/hotstack", O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, HOTSTACK_IOC_GET_INFO, &info))
 		report(NULL, "at the end: open and GET_INFO: %s", strerror(errno));
-	else if (info.nr_sessions != 1 || info.memory_used)
+	else if (info.nr_sessions != base_sessions || info.memory_used != base_memory)
 		report(NULL, "at the end, every descriptor and mapping closed: %u sessions open, "
-		       "%llu bytes of tables (want 1 and 0)", info.nr_sessions,
-		       (unsigned long long)info.memory_used);
+		       "%llu bytes of tables (want %u and %llu, as at the start)", info.nr_sessions,
+		       (unsigned long long)info.memory_used, base_sessions,
+		       (unsigned long long)base_memory);
 	if (fd >= 0)
 		close(fd);
 	summary((now_ms() - start) / 1000.0, nr_calls_arg);

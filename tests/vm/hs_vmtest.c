@@ -2400,7 +2400,7 @@ static void test_offcpu(void)
 	}
 	tap(ret == 0, "off-cpu: CONFIGURE (%s)", strerrorname_np(ret));
 	c.sample = 1000;
-	expect_cfg(fd, &c, EINVAL, "off-cpu with a sample period");
+	expect_cfg(fd, &c, EINVAL, "off-cpu with a sample period of cycles (wall-clock time takes a clock)");
 	off_config(&c);
 	c.off_cpu_tasks = 1000;
 	expect_cfg(fd, &c, EINVAL, "off-cpu with off_cpu_tasks not a power of two");
@@ -2508,6 +2508,57 @@ static void test_offcpu(void)
 		    "off-cpu: 48 sleepers, 16 records: %llu waits untimed, %.3f ms timed",
 		    (unsigned long long)st.untimed, st.total.counted / 1e6);
 		check_invariant(fd, "off-cpu untimed");
+	}
+
+	/*
+	 * Wall-clock time: cpu-clock samples of 100 us, each counting its
+	 * 100000 ns, and the waits, in the same tables: a thread's whole
+	 * profile is its lifetime (1%, and 10 periods: a stretch on the CPU
+	 * is sampled to within a period).
+	 */
+#define WALL_SLACK	(10 * 100000ULL)
+	{
+		struct off_thread w[] = {
+			{ .comm = "hs_wall_sleep", .kind = OFF_SLEEP },
+			{ .comm = "hs_wall_spin", .kind = OFF_SPIN },
+		};
+		__u64 on, all;
+
+		off_config(&c);
+		c.event_type = PERF_TYPE_SOFTWARE;
+		c.event_config = PERF_COUNT_SW_CPU_CLOCK;
+		c.sample = 100000;
+		c.keys |= HOTSTACK_KEY_CONTEXT;
+		ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
+		tap(ret == 0 && xioctl(fd, HOTSTACK_IOC_START, NULL) == 0,
+		    "wall: CONFIGURE (off-CPU and cpu-clock every 100 us) and START (%s)",
+		    strerrorname_np(ret));
+		off_workload(w, 2);
+		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+		get_stats(fd, &st, 0);
+		check_invariant(fd, "wall");
+		if (map_session(fd, &m)) {
+			tap(false, "wall: mmap the tables");
+			close(fd);
+			return;
+		}
+		for (i = 0; i < 2; i++) {
+			off_sums(&m, w[i].comm, by);
+			off = by[HOTSTACK_CTX_SLEEP] + by[HOTSTACK_CTX_UNINTERRUPTIBLE] +
+			      by[HOTSTACK_CTX_RUNQUEUE];
+			on = by[HOTSTACK_CTX_TASK] + by[HOTSTACK_CTX_SOFTIRQ] +
+			     by[HOTSTACK_CTX_HARDIRQ];
+			all = on + off;
+			tap(all * 100 <= w[i].life_ns * 101 + WALL_SLACK * 100 &&
+			    all * 100 + WALL_SLACK * 100 >= w[i].life_ns * 99,
+			    "wall: %s: %.3f ms on the CPU (sampled) + %.3f off it == its lifetime "
+			    "%.3f ms (1%%, and 10 periods)", w[i].comm, on / 1e6, off / 1e6,
+			    w[i].life_ns / 1e6);
+		}
+		tap(by[HOTSTACK_CTX_TASK] * 100 >= w[1].life_ns * 50,
+		    "wall: the spinner's time is mostly on the CPU, under [task] (%.3f ms)",
+		    by[HOTSTACK_CTX_TASK] / 1e6);
+		munmap(m.base, m.size);
 	}
 	close(fd);
 }

@@ -280,9 +280,14 @@ enum hotstack_state {
  * tasks, or those of HOTSTACK_CFG_PID's process (its threads), or of the
  * cgroups, waits that began after START. Filtered tasks cost the probe
  * a check and are not timed at all (HOTSTACK_DROP_FILTERED stays 0).
- * @event_type, @event_config, @precise, @sample, @budget_ppm, @cpus_ptr
- * and the flags FREQ, TASK and EXCLUDE_IDLE must be 0 (every CPU:
- * waits move between CPUs). EOPNOTSUPP on a kernel without tracepoints.
+ * @budget_ppm, @cpus_ptr and the flag TASK must be 0 (every CPU: waits
+ * move between CPUs). With @sample 0, no event: @event_type,
+ * @event_config, @precise and the flags FREQ and EXCLUDE_IDLE must be 0
+ * too. With @sample, wall-clock time: a PERF_COUNT_SW_CPU_CLOCK or
+ * _TASK_CLOCK event as well, whose samples each count their period in
+ * nanoseconds (at most 2^32 - 1: EINVAL), in the same tables: a thread's
+ * time on the CPU (sampled) and off it (exact) add up to its lifetime.
+ * EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
  * when the tables would take more than the module's memory limit allows;
