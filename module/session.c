@@ -1157,8 +1157,8 @@ int hotstack_start(struct hotstack_session *s)
 	s->max_weight = 1;
 	for (i = 0; i < s->tabs.nr_slots; i++) {
 		struct hs_slot *sl = &s->tabs.slots[i];
-		/* Wall-clock time: a sample stands for its period, in ns. */
-		u32 w = s->wall ? hs_base_period(&s->cfg) : hs_budget_start(s, sl);
+		/* Wall-clock time: a sample weighs its time, set as it is taken. */
+		u32 w = s->wall ? 1 : hs_budget_start(s, sl);
 
 		sl->err = 0;
 		/* A budget starts at the rate it allows at the cost known. */
@@ -1167,6 +1167,7 @@ int hotstack_start(struct hotstack_session *s)
 		sl->b_taken = local64_read(&sl->taken);
 		sl->b_timed = sl->timed;
 		sl->b_ns = sl->timed_ns;
+		sl->wall_ns = ktime_get_mono_fast_ns();
 		s->max_weight = max(s->max_weight, w);
 		s->rate_changes += w > 1 && !s->wall;
 	}

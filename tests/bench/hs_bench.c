@@ -95,6 +95,9 @@ static void pingpong(unsigned long iters)
 	if (pid < 0)
 		exit(1);
 	if (!pid) {
+		/* Its copies of the parent's ends closed: EOF when the parent is done. */
+		close(ab[1]);
+		close(ba[0]);
 		while (read(ab[0], &c, 1) == 1)
 			if (write(ba[1], &c, 1) != 1)
 				_exit(1);

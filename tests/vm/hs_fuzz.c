@@ -954,9 +954,9 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 		     c->event_config != PERF_COUNT_SW_TASK_CLOCK) ||
 		    (!(c->flags & HOTSTACK_CFG_FREQ) && c->sample > 0xffffffffULL))
 			return true;
-	}
-	if (c->off_cpu_tasks || c->min_block_us)
+	} else if (c->off_cpu_tasks || c->min_block_us) {
 		return true;
+	}
 	/* A budget: a share of each CPU, not for per-task events. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
 		return true;

@@ -284,9 +284,13 @@ enum hotstack_state {
  * move between CPUs). With @sample 0, no event: @event_type,
  * @event_config, @precise and the flags FREQ and EXCLUDE_IDLE must be 0
  * too. With @sample, wall-clock time: a PERF_COUNT_SW_CPU_CLOCK or
- * _TASK_CLOCK event as well, whose samples each count their period in
- * nanoseconds (at most 2^32 - 1: EINVAL), in the same tables: a thread's
- * time on the CPU (sampled) and off it (exact) add up to its lifetime.
+ * _TASK_CLOCK event as well (period at most 2^32 - 1 ns: EINVAL), whose
+ * samples each count, in nanoseconds, the time since the last sample or
+ * switch on their CPU (the period, when the timer is on time; a late
+ * one's time is not lost), and a task leaving the CPU counts the rest of
+ * its stretch on its stack, under HOTSTACK_CTX_TASK: in the same tables
+ * as the waits, a thread's time on the CPU and off it add up to its
+ * lifetime.
  * EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
