@@ -2259,7 +2259,7 @@ static void off_workload(struct off_thread *t, unsigned int n)
 	if (write(off_pipe[1], "x", 1) != 1)
 		printf("#   pipe write failed\n");
 	__atomic_store_n(&off_futex_word, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &off_futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, &off_futex_word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	for (i = 0; i < n; i++)
 		pthread_join(t[i].th, NULL);
 	close(off_pipe[0]);
@@ -2292,16 +2292,11 @@ static void off_sums(const struct map *m, const char *comm, __u64 by_ctx[8])
  * short of 310 ms on trixie-debug; on 6.1 RT a sleeper charged 10.9 ms
  * of CPU in a 314 ms wait 310.8 ms of which it slept). The probe and the
  * threads' own waits are timed by the timekeeping clock, exactly: the
- * upper bounds (never more off-CPU time than there was) are theirs alone,
- * the lower ones (no time missing) add the CPU time, and allow it a tick.
+ * upper bounds (never more off-CPU time than there was) are theirs alone;
+ * a wait's lower bound adds the CPU time, and allows it a tick.
  */
 #define OFF_TICK_NS	4000000ULL
 
-/* Off-CPU time @off, with CPU time @cpu, is the time @want within 1%. */
-static bool off_within(__u64 off, __u64 cpu, __u64 want)
-{
-	return off * 100 <= want * 101 && (off + cpu + OFF_TICK_NS) * 100 >= want * 99;
-}
 
 static void off_config(struct hotstack_config *c)
 {
@@ -2439,12 +2434,12 @@ static void test_offcpu(void)
 		/*
 		 * Its wait is the time off the CPU for its reason (at most 1%
 		 * more), less what it ran or waited on the run queue while it
-		 * measured (1%, and the CPU time's tick: off_within()).
+		 * measured (1%, and the CPU time's tick: OFF_TICK_NS).
 		 */
 		if (t[i].kind != OFF_SPIN)
 			tap(by[ctx] * 100 <= t[i].wait_ns * 101 &&
-			    off_within(by[ctx] + by[HOTSTACK_CTX_RUNQUEUE], t[i].cpu_ns,
-				       t[i].wait_ns),
+			    (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + t[i].cpu_ns + OFF_TICK_NS) * 100 >=
+			    t[i].wait_ns * 99,
 			    "off-cpu: %s: %.3f ms %s (+ %.3f run queue, %.3f on CPU), the thread "
 			    "measured %.3f ms (1%%)", t[i].comm, by[ctx] / 1e6, reasons[ctx],
 			    by[HOTSTACK_CTX_RUNQUEUE] / 1e6, t[i].cpu_ns / 1e6,
@@ -2452,11 +2447,18 @@ static void test_offcpu(void)
 		else
 			tap(by[ctx] > 0, "off-cpu: %s: %.3f ms on the run queue", t[i].comm,
 			    by[ctx] / 1e6);
-		tap(off_within(off, t[i].cpu_ns, t[i].life_ns),
-		    "off-cpu: %s: on-CPU %.3f + off-CPU %.3f (S %.3f D %.3f R %.3f) ms == its "
-		    "lifetime %.3f ms (1%%; CPU time within a tick: off_within())", t[i].comm, t[i].cpu_ns / 1e6, off / 1e6,
+		/*
+		 * Never more time off the CPU than the thread lived (1%); that
+		 * none is missing is wall-clock time's check below, whose time
+		 * on the CPU is the profiler's own (the scheduler's CPU time
+		 * missed 21 ms of a spinner's 317 on arm64-debug, the host
+		 * loaded three times over).
+		 */
+		tap(off * 100 <= t[i].life_ns * 101,
+		    "off-cpu: %s: off-CPU %.3f ms (S %.3f D %.3f R %.3f), on-CPU %.3f: at most "
+		    "its lifetime %.3f ms (1%%)", t[i].comm, off / 1e6,
 		    by[HOTSTACK_CTX_SLEEP] / 1e6, by[HOTSTACK_CTX_UNINTERRUPTIBLE] / 1e6,
-		    by[HOTSTACK_CTX_RUNQUEUE] / 1e6, t[i].life_ns / 1e6);
+		    by[HOTSTACK_CTX_RUNQUEUE] / 1e6, t[i].cpu_ns / 1e6, t[i].life_ns / 1e6);
 		if (!expect[t[i].kind].frame)
 			continue;
 		snprintf(want, sizeof(want), "%s;[%s];", t[i].comm, reasons[ctx]);
@@ -2491,12 +2493,12 @@ static void test_offcpu(void)
 	    "counted", st.total.drops[HOTSTACK_DROP_SHORT_WAIT] / 1e6, st.total.samples / 1e6);
 	check_invariant(fd, "off-cpu min_block_us");
 
-	/* 16 records, 48 sleepers at once: the rest untimed, and said. */
+	/* 16 records, 48 futex waiters at once: the rest untimed, and said. */
 	{
 		struct off_thread many[48];
 
 		for (i = 0; i < 48; i++)
-			many[i] = (struct off_thread){ .comm = "hs_off_many", .kind = OFF_SLEEP };
+			many[i] = (struct off_thread){ .comm = "hs_off_many", .kind = OFF_FUTEX };
 		off_config(&c);
 		c.off_cpu_tasks = 16;
 		xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
@@ -2505,18 +2507,21 @@ static void test_offcpu(void)
 		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
 		get_stats(fd, &st, 0);
 		tap(st.untimed > 0 && st.total.counted > 0,
-		    "off-cpu: 48 sleepers, 16 records: %llu waits untimed, %.3f ms timed",
+		    "off-cpu: 48 waiters, 16 records: %llu waits untimed, %.3f ms timed",
 		    (unsigned long long)st.untimed, st.total.counted / 1e6);
 		check_invariant(fd, "off-cpu untimed");
 	}
 
 	/*
-	 * Wall-clock time: cpu-clock samples of 100 us, each counting its
-	 * 100000 ns, and the waits, in the same tables: a thread's whole
-	 * profile is its lifetime (1%, and 10 periods: a stretch on the CPU
-	 * is sampled to within a period).
+	 * Wall-clock time: cpu-clock samples of 100 us, each counting
+	 * the time since the last sample or switch on its CPU, and the
+	 * waits, in the same tables: a thread's whole profile is its
+	 * lifetime (1%, and 8 ms: a sample's time is its interval, which
+	 * takes in what ran just before the thread took its name, and a
+	 * stalled vCPU stretches it: 4.3 ms over on arm64-debug, the host
+	 * loaded three times over).
 	 */
-#define WALL_SLACK	(10 * 100000ULL)
+#define WALL_SLACK	(8 * 1000000ULL)
 	{
 		struct off_thread w[] = {
 			{ .comm = "hs_wall_sleep", .kind = OFF_SLEEP },
@@ -2552,7 +2557,7 @@ static void test_offcpu(void)
 			tap(all * 100 <= w[i].life_ns * 101 + WALL_SLACK * 100 &&
 			    all * 100 + WALL_SLACK * 100 >= w[i].life_ns * 99,
 			    "wall: %s: %.3f ms on the CPU (sampled) + %.3f off it == its lifetime "
-			    "%.3f ms (1%%, and 10 periods)", w[i].comm, on / 1e6, off / 1e6,
+			    "%.3f ms (1%%, and 8 ms)", w[i].comm, on / 1e6, off / 1e6,
 			    w[i].life_ns / 1e6);
 		}
 		tap(by[HOTSTACK_CTX_TASK] * 100 >= w[1].life_ns * 50,
