@@ -96,8 +96,6 @@ extern enum cpuhp_state hotstack_cpuhp_state;
  * @timed_ns:	their handler time
  * @b_taken, @b_timed, @b_ns: the budget worker's last look at them
  * @b_cost:	the budget worker's handler time per sample (ns)
- * @wall_ns:	wall-clock time: when the last sample or switch here was
- *		(ktime_get_mono_fast_ns()): the next sample counts from it
  * @unwind:	the x86 kernel walk's unwinder state: here, not on the stack,
  *		where the kernel's CONFIG_INIT_STACK_ALL_ZERO would clear it
  *		on every sample before __unwind_start() clears it again
@@ -117,7 +115,6 @@ struct hs_slot {
 	u64 timed;
 	u64 timed_ns;
 	u64 b_taken, b_timed, b_ns, b_cost;
-	u64 wall_ns;	/* wall-clock time: the last sample or switch here */
 #ifdef CONFIG_X86_64
 	struct unwind_state unwind;
 #endif
@@ -256,9 +253,7 @@ struct hotstack_session {
 	struct perf_event **task_events;	/* [nr_task_events] while RUNNING */
 	unsigned int nr_task_events;
 	atomic64_t lost;		/* task-mode samples on a CPU without a table */
-	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch's probe */
-	bool wall;			/* ... and a clock's events: wall-clock time */
-	bool off_probe;			/* the probe is attached */
+	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch, not events */
 	atomic64_t untimed;		/* off-CPU waits not timed, since START */
 
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */

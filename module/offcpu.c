@@ -39,13 +39,9 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 {
 	struct hs_tables *t = &s->tabs;
 
-	int ret;
-
 	memset(t->off_keys, 0, (t->off_mask + 1UL) * sizeof(*t->off_keys));
 	atomic64_set(&s->untimed, 0);
-	ret = tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
-	s->off_probe = !ret;
-	return ret;
+	return tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
 }
 
 /*
@@ -59,9 +55,6 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	u64 now;
 	u32 i;
 
-	if (!s->off_probe)
-		return;		/* a START that failed before it */
-	s->off_probe = false;
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_switch_tp, hotstack_sched_switch, s));
 	tracepoint_synchronize_unregister();
 	now = ktime_get_mono_fast_ns();

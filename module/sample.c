@@ -145,12 +145,11 @@ static __always_inline bool hs_user_visible(const struct hotstack_session *s)
  * Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED,
  * and in *@hash the stack's hash (hs_stack_hash() with @seed, whose
  * hs_hash_start() of a key without tgid and comm is @hash0); @slot: this
- * CPU's. @path: not HS_PATH_IP. @caller: @regs are a caller's (frame 0 a
- * return address: HOTSTACK_ENTRY_CALLER).
+ * CPU's. @path: not HS_PATH_IP.
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 				   struct hs_slot *slot, struct hs_stack *st, u64 seed, u64 hash0,
-				   u64 *hash, const enum hs_path path, bool caller)
+				   u64 *hash, const enum hs_path path)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
@@ -181,7 +180,7 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		} else {
 			hs_walk_kernel(&w, regs, slot, false, false);
 		}
-		if (caller)
+		if (s->caller_regs)
 			flags |= HOTSTACK_ENTRY_CALLER;
 	}
 	st = slot->buf;
@@ -302,8 +301,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 			if (s->cfg.keys)
 				hs_fill_key(s, regs, &st->key);
 		}
-		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path,
-			       s->caller_regs);
+		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path);
 		/*
 		 * The weight, read once after the walk (the fewer values kept
 		 * across it the better): what this sample counts everywhere.
@@ -399,26 +397,6 @@ static void hs_overflow_any(struct perf_event *event, struct perf_sample_data *d
 	hs_overflow(event, regs, HS_PATH_ANY);
 }
 
-/*
- * Wall-clock time's handler: a sample weighs the time since the last
- * sample or switch on this CPU (a late or throttled timer's time is not
- * lost), in the table's weight, which no budget uses here; every key.
- */
-static void hs_overflow_wall(struct perf_event *event, struct perf_sample_data *data,
-			     struct pt_regs *regs)
-{
-	struct hotstack_session *s = event->overflow_handler_context;
-	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
-	u64 now = ktime_get_mono_fast_ns();
-
-	if (slot) {
-		WRITE_ONCE(slot->tab[READ_ONCE(s->active)].weight,
-			   min_t(u64, now - slot->wall_ns, U32_MAX));
-		slot->wall_ns = now;
-	}
-	hs_overflow(event, regs, HS_PATH_ANY);
-}
-
 /* The overflow handler of @s's events (its path is set by CONFIGURE). */
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s)
 {
@@ -428,7 +406,7 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
 		[HS_PATH_ANY] = hs_overflow_any,
 	};
 
-	return s->wall ? hs_overflow_wall : handler[s->path];
+	return handler[s->path];
 }
 
 /*
@@ -480,27 +458,6 @@ static __always_inline struct hs_off_task *hs_off_take(struct hs_tables *t, unsi
 	return NULL;
 }
 
-/* Count @ns of stack @st (hash @hash; @drop: why it cannot count, or < 0). */
-static void hs_count_ns(struct hotstack_session *s, struct hs_slot *slot,
-			struct hs_table *tab, const struct hs_stack *st, u64 hash, int drop,
-			u64 ns)
-{
-	struct hotstack_cpu_stats *stats = tab->stats;
-
-	if (drop < 0)
-		drop = hs_table_add(tab, st, hash, ns, true);
-	hs_add(&stats->samples, ns);
-	if (drop >= 0) {
-		hs_drop(s, slot, tab, drop, ns);
-		return;
-	}
-	stats->counted += ns;
-	if (st->key.flags & HOTSTACK_ENTRY_TRUNCATED)
-		stats->truncated += ns;
-	if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
-		hs_fill(s, slot, tab);
-}
-
 /**
  * hotstack_off_count - count a wait that ended
  * @s: its session
@@ -515,24 +472,33 @@ static void hs_count_ns(struct hotstack_session *s, struct hs_slot *slot,
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
 			struct hs_table *tab, struct hs_off_task *rec, u64 ns)
 {
+	struct hotstack_cpu_stats *stats = tab->stats;
 	int drop = rec->drop;
 
 	if (drop < 0 && ns < (u64)s->cfg.min_block_us * NSEC_PER_USEC)
 		drop = HOTSTACK_DROP_SHORT_WAIT;
-	hs_count_ns(s, slot, tab, &rec->st, rec->hash, drop, ns);
+	if (drop < 0)
+		drop = hs_table_add(tab, &rec->st, rec->hash, ns, true);
+	hs_add(&stats->samples, ns);
+	if (drop >= 0) {
+		hs_drop(s, slot, tab, drop, ns);
+		return;
+	}
+	stats->counted += ns;
+	if (rec->st.key.flags & HOTSTACK_ENTRY_TRUNCATED)
+		stats->truncated += ns;
+	if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
+		hs_fill(s, slot, tab);
 }
 
 /*
  * The current task leaves the CPU (@preempt, @prev_state: why) at @now:
  * its stacks walked from @regs (its caller's: hs_probe_regs()) into a
- * record, or counted as untimed when there is no free one. Returns the
- * record (its stack is in @slot's walk buffer too), or NULL.
+ * record, or counted as untimed when there is no free one.
  */
-static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session *s,
-							struct hs_slot *slot,
-							struct hs_table *tab,
-							struct pt_regs *regs, bool preempt,
-							unsigned int prev_state, u64 now)
+static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_slot *slot,
+					 struct hs_table *tab, struct pt_regs *regs,
+					 bool preempt, unsigned int prev_state, u64 now)
 {
 	struct hs_off_task *rec = hs_off_take(&s->tabs, (unsigned long)current);
 	struct hs_stack *st = slot->buf;
@@ -541,13 +507,13 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 
 	if (!rec) {
 		atomic64_inc(&s->untimed);
-		return NULL;
+		return;
 	}
 	memset(&st->key, 0, sizeof(st->key));
 	if (s->cfg.keys)
 		hs_fill_key(s, regs, &st->key);
 	st->key.context = hs_wait_reason(preempt, prev_state);
-	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true);
+	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY);
 	st = slot->buf;
 	rec->t0 = now;
 	rec->hash = hash;
@@ -555,26 +521,6 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 	rec->cpu = smp_processor_id();
 	rec->st.key = st->key;
 	memcpy(rec->st.frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
-	return rec;
-}
-
-/*
- * Wall-clock time: the current task's last stretch on the CPU, from the
- * last sample or switch here to now, counted on the stack it leaves from
- * (@rec's, in @slot's walk buffer: [task] instead of the wait's reason),
- * or as a drop (no stack: no record was free).
- */
-static void hs_wall_tail(struct hotstack_session *s, struct hs_slot *slot,
-			 struct hs_table *tab, struct hs_off_task *rec, u64 ns)
-{
-	struct hs_stack *st = slot->buf;
-
-	if (!rec) {
-		hs_count_ns(s, slot, tab, NULL, 0, HOTSTACK_DROP_NO_STACK, ns);
-		return;
-	}
-	st->key.context = HOTSTACK_CTX_TASK;
-	hs_count_ns(s, slot, tab, st, hs_stack_hash(st, tab->seed), rec->drop, ns);
 }
 
 /**
@@ -599,7 +545,6 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	bool watch = !is_idle_task(prev) && prev_state != TASK_DEAD &&
 		     !(s->filter && hs_filtered(s));
 	unsigned long *key = hs_off_find(t, (unsigned long)next);
-	struct hs_off_task *rec;
 	struct hs_table *tab;
 	struct pt_regs regs;
 
@@ -621,19 +566,16 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
 		start = local_clock();
 	if (key) {
-		rec = hs_off_rec(t, key - t->off_keys);
+		struct hs_off_task *rec = hs_off_rec(t, key - t->off_keys);
+
 		hotstack_off_count(s, slot, tab, rec, now - rec->t0);
 		/* Read before the record can be taken again. */
 		smp_store_release(key, HS_OFF_GONE);
 	}
 	if (watch) {
 		hs_probe_regs(&regs);
-		rec = hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now);
-		if (s->wall && now > slot->wall_ns)
-			hs_wall_tail(s, slot, tab, rec, now - slot->wall_ns);
+		hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now);
 	}
-	/* Wall-clock time: the next sample here counts from this switch. */
-	slot->wall_ns = now;
 	if (start)
 		hs_timed(slot, tab->stats, start);
 }

@@ -236,23 +236,18 @@ static int hs_check_event(const struct hotstack_config *c)
 }
 
 /*
- * An off-CPU session's own fields (uapi/linux/hotstack.h): no event
- * (sample 0), or a clock's for wall-clock time, each sample weighing its
- * period in ns. Every CPU: a wait moves between CPUs.
+ * An off-CPU session's own fields; the event's must be 0: it has none
+ * (uapi/linux/hotstack.h). Every CPU: a wait moves between CPUs.
  */
 static int hs_check_off_cpu(const struct hotstack_config *c)
 {
 	if (!(c->flags & HOTSTACK_CFG_OFF_CPU))
 		return c->off_cpu_tasks || c->min_block_us ? -EINVAL : 0;
-	if ((c->flags & HOTSTACK_CFG_TASK) || c->budget_ppm || c->cpus_ptr || c->cpus_words)
+	if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_TASK | HOTSTACK_CFG_EXCLUDE_IDLE))
 		return -EINVAL;
-	if (!c->sample) {
-		if (c->event_type || c->event_config || c->precise ||
-		    (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE)))
-			return -EINVAL;
-	} else if (!hs_clock_event(c) || hs_base_period(c) > U32_MAX) {
+	if (c->event_type || c->event_config || c->precise || c->sample || c->budget_ppm ||
+	    c->cpus_ptr || c->cpus_words)
 		return -EINVAL;
-	}
 	if (!is_power_of_2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
 	    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
 		return -EINVAL;
@@ -266,8 +261,7 @@ static int hs_check_config(const struct hotstack_config *c)
 		return -EINVAL;
 	if (c->reserved)
 		return -EINVAL;
-	/* Off-CPU time alone has no event; wall-clock time's is checked. */
-	if ((c->flags & HOTSTACK_CFG_OFF_CPU) && !c->sample)
+	if (c->flags & HOTSTACK_CFG_OFF_CPU)
 		goto common;
 	/* Per-task events' children inherit a period the module cannot change. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
@@ -609,10 +603,10 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	cpumask_and(online, mask, cpu_online_mask);
 	if (cpumask_empty(online))
 		ret = -ENODEV;
-	else if ((c->flags & HOTSTACK_CFG_OFF_CPU) && !hotstack_off_cpu_supported())
-		ret = -EOPNOTSUPP;
+	else if (c->flags & HOTSTACK_CFG_OFF_CPU)
+		ret = hotstack_off_cpu_supported() ? 0 : -EOPNOTSUPP;
 	else
-		ret = c->sample ? hs_try_event(c, online) : 0;
+		ret = hs_try_event(c, online);
 	seed = get_random_u64();
 	if (!ret)
 		ret = hs_alloc_tables(&tabs, c, online, seed, s->user);
@@ -640,7 +634,6 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	s->privileged = perfmon_capable();
 	s->task_mode = c->flags & HOTSTACK_CFG_TASK;
 	s->off_cpu = c->flags & HOTSTACK_CFG_OFF_CPU;
-	s->wall = s->off_cpu && c->sample;
 	/* The new cgroups in, the old ones to the caller to put. */
 	if (cgroups)
 		swap(s->cgroups, *cgroups);
@@ -663,8 +656,8 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 			(c->event_config == PERF_COUNT_SW_PAGE_FAULTS ||
 			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES);
 	/* perf_sw_event_sched() hands over perf_fetch_caller_regs()' registers. */
-	s->caller_regs = c->event_type == PERF_TYPE_SOFTWARE &&
-			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES;
+	s->caller_regs = (c->event_type == PERF_TYPE_SOFTWARE &&
+			  c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES) || s->off_cpu;
 	hs_ip_keys(s);
 	s->active = 0;
 	s->generation = 0;
@@ -713,7 +706,7 @@ static void hs_sync_events(struct hotstack_session *s)
 			continue;
 		/* Made again after hotplug: at the rate the budget has set. */
 		attr.freq = hs_freq_event(&s->cfg);
-		attr.sample_period = hs_weighted_period(&s->cfg, s->wall ? 1 : sl->tab[0].weight);
+		attr.sample_period = hs_weighted_period(&s->cfg, sl->tab[0].weight);
 		event = perf_event_create_kernel_counter(&attr, t->hdr->slot_cpu[i], NULL,
 							 hotstack_overflow_handler(s), s);
 		if (IS_ERR(event)) {
@@ -1109,7 +1102,7 @@ void hotstack_stop(struct hotstack_session *s)
 	/* It takes ev_lock, never @lock: waited for here. */
 	cancel_delayed_work_sync(&s->budget_work);
 	hs_cost_note(s);
-	if (s->off_cpu && !s->wall) {
+	if (s->off_cpu) {
 		hotstack_off_cpu_stop(s);
 	} else if (s->task_mode) {
 		hs_task_events_release(s);
@@ -1125,9 +1118,6 @@ void hotstack_stop(struct hotstack_session *s)
 		/* No sampler (perf handler or test hook) is still in our tables. */
 		synchronize_rcu();
 	}
-	/* Wall-clock time: its waits counted once its events are gone. */
-	if (s->wall)
-		hotstack_off_cpu_stop(s);
 	s->elapsed_ns[s->active] += ktime_get_ns() - s->run_start_ns;
 	s->state = HOTSTACK_STATE_READY;
 	hs_hdr_update(s);
@@ -1157,8 +1147,7 @@ int hotstack_start(struct hotstack_session *s)
 	s->max_weight = 1;
 	for (i = 0; i < s->tabs.nr_slots; i++) {
 		struct hs_slot *sl = &s->tabs.slots[i];
-		/* Wall-clock time: a sample weighs its time, set as it is taken. */
-		u32 w = s->wall ? 1 : hs_budget_start(s, sl);
+		u32 w = hs_budget_start(s, sl);
 
 		sl->err = 0;
 		/* A budget starts at the rate it allows at the cost known. */
@@ -1167,9 +1156,8 @@ int hotstack_start(struct hotstack_session *s)
 		sl->b_taken = local64_read(&sl->taken);
 		sl->b_timed = sl->timed;
 		sl->b_ns = sl->timed_ns;
-		sl->wall_ns = ktime_get_mono_fast_ns();
 		s->max_weight = max(s->max_weight, w);
-		s->rate_changes += w > 1 && !s->wall;
+		s->rate_changes += w > 1;
 	}
 	s->sample_rate = 0;
 	s->cost_ns = 0;
@@ -1177,18 +1165,15 @@ int hotstack_start(struct hotstack_session *s)
 	hs_budget_publish(s);
 	/* Before the first sample can raise an event of its own. */
 	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
-	if (s->off_cpu && !s->wall)
+	if (s->off_cpu)
 		return hs_off_cpu_start(s);
 	for (i = 0; i < s->tabs.nr_slots; i++)
 		if (s->tabs.slots[i].tab[0].weight > 1)
 			hotstack_event(s, HOTSTACK_EV_RATE, s->tabs.slots[i].tab[0].weight,
 				       s->tabs.hdr->slot_cpu[i]);
-	/* Not wall-clock time's: its tables have the probe for a writer too. */
-	if (!s->wall) {
-		mutex_lock(&hotstack_running_lock);
-		list_add_rcu(&s->run_node, &hotstack_running);
-		mutex_unlock(&hotstack_running_lock);
-	}
+	mutex_lock(&hotstack_running_lock);
+	list_add_rcu(&s->run_node, &hotstack_running);
+	mutex_unlock(&hotstack_running_lock);
 	s->run_start_ns = ktime_get_ns();
 
 	/*
@@ -1203,11 +1188,9 @@ int hotstack_start(struct hotstack_session *s)
 		/* Not added: nothing to remove from the hotplug state. */
 		if (!s->task_mode)
 			hs_stop_events(s);
-		if (!s->wall) {
-			mutex_lock(&hotstack_running_lock);
-			list_del_rcu(&s->run_node);
-			mutex_unlock(&hotstack_running_lock);
-		}
+		mutex_lock(&hotstack_running_lock);
+		list_del_rcu(&s->run_node);
+		mutex_unlock(&hotstack_running_lock);
 		synchronize_rcu();
 		s->state = HOTSTACK_STATE_READY;
 		hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
@@ -1224,9 +1207,6 @@ int hotstack_start(struct hotstack_session *s)
 		if (s->tabs.slots[i].err != -ENODEV)
 			ret = s->tabs.slots[i].err;
 	mutex_unlock(&s->ev_lock);
-	/* Wall-clock time: its waits too, once its events run. */
-	if (!ret && s->wall)
-		ret = hotstack_off_cpu_start(s);
 	if (ret) {
 		/* Nothing half started: release what was created. */
 		hotstack_stop(s);
@@ -1351,7 +1331,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 		st->cpus_sampled += !!READ_ONCE(s->tabs.slots[i].event);
 	}
 	/* An off-CPU session's probe runs on every CPU that has a table. */
-	if (s->off_cpu && !s->wall && s->state == HOTSTACK_STATE_RUNNING)
+	if (s->off_cpu && s->state == HOTSTACK_STATE_RUNNING)
 		st->cpus_sampled = s->tabs.nr_slots;
 }
 

@@ -266,9 +266,9 @@ int cmd_record(int argc, char **argv)
 		goto out_genl;
 	}
 	ret = 1;
-	p.event = o.s.wall ? "wall" : o.s.off_cpu ? "off-cpu" : o.s.event;
+	p.event = o.s.off_cpu ? "off-cpu" : o.s.event;
 	p.keys = o.s.abi.keys;
-	if (o.s.off_cpu && !o.s.wall)
+	if (o.s.off_cpu)
 		snprintf(p.rate, sizeof(p.rate), "every switch");
 	else
 		hs_config_rate(&o.s, p.rate, sizeof(p.rate));
@@ -283,12 +283,10 @@ int cmd_record(int argc, char **argv)
 	hs_live_compute(&st, st.table_entries, p.seconds, &l);
 	if (o.s.off_cpu) {
 		/* Off-CPU: the counts are nanoseconds, the handler runs switches. */
-		fprintf(stderr, "[ hotstack record: %.1f s, %.6f s %s timed in %llu switches%s, "
+		fprintf(stderr, "[ hotstack record: %.1f s, %.6f s off the CPU timed in %llu switches, "
 			"%.6f s dropped, %llu waits untimed (--off-cpu-tasks), %zu stacks, "
 			"%.0f ns/switch; wrote %s ]\n", p.seconds, st.total.samples / 1e9,
-			o.s.wall ? "of wall-clock time" : "off the CPU",
-			(unsigned long long)st.interrupts, o.s.wall ? " and samples" : "",
-			hs_sum_drops(st.total.drops) / 1e9,
+			(unsigned long long)st.interrupts, hs_sum_drops(st.total.drops) / 1e9,
 			(unsigned long long)st.untimed, p.nr, l.cost_ns,
 			strcmp(o.output, "-") ? o.output : "standard output");
 		ret = 0;

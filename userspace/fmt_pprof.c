@@ -247,10 +247,10 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	o->comments = calloc(8 + nr_notes, sizeof(*o->comments));
 	if (!o->comments)
 		return -ENOMEM;
-	/* Off-CPU and wall-clock time: nanoseconds, not samples, the only type. */
-	off = p->event && (!strcmp(p->event, "off-cpu") || !strcmp(p->event, "wall"));
-	ret = hs_value_type(t, &o->types[0], !off ? "samples" : p->event[0] == 'w' ? "wall" :
-			    "off_cpu", off ? "nanoseconds" : "count");
+	/* Off-CPU time: nanoseconds, not samples, its only type. */
+	off = p->event && !strcmp(p->event, "off-cpu");
+	ret = hs_value_type(t, &o->types[0], off ? "off_cpu" : "samples",
+			    off ? "nanoseconds" : "count");
 	o->type_ptrs[0] = &o->types[0];
 	o->type_ptrs[1] = &o->types[1];
 	prof->sample_type = o->type_ptrs;
@@ -263,8 +263,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 		o->period_type = o->types[1];
 		prof->period = period;
 	} else if (off) {
-		ret = ret ?: hs_value_type(t, &o->period_type, p->event[0] == 'w' ? "wall" :
-					   "off_cpu", "nanoseconds");
+		ret = ret ?: hs_value_type(t, &o->period_type, "off_cpu", "nanoseconds");
 		prof->period = 1;
 	} else {
 		ret = ret ?: hs_value_type(t, &o->period_type, p->event ?: "samples", "count");

@@ -193,7 +193,7 @@ void hs_sort_title(const struct hs_view *v, char *buf, size_t len)
 /* Whether @p's counts are nanoseconds (off-CPU time), not samples. */
 static int hs_counts_ns(const struct hs_profile *p)
 {
-	return p->event && (!strcmp(p->event, "off-cpu") || !strcmp(p->event, "wall"));
+	return p->event && !strcmp(p->event, "off-cpu");
 }
 
 static int hs_write_table(FILE *f, const struct hs_profile *p, const struct hs_view *v,
@@ -207,7 +207,7 @@ static int hs_write_table(FILE *f, const struct hs_profile *p, const struct hs_v
 	qsort(rows->fn, rows->nr, sizeof(*rows->fn), by_total ? hs_row_cmp_total : hs_row_cmp_self);
 	fprintf(f, "\n# %s\n#   %%self  %%total %12s  %s\n",
 		by_total ? "by total (the function was on the stack)" :
-		hs_counts_ns(p) ? "by self (the function was running, or the last of a wait)" :
+		hs_counts_ns(p) ? "by self (the function was the thread's last, off the CPU)" :
 			   "by self (the function was running)", hs_counts_ns(p) ? "ms" : "samples",
 		title);
 	for (i = 0; i < rows->nr && shown < v->rows && !ret; i++) {
@@ -246,9 +246,8 @@ int hs_write_report_view(FILE *f, const struct hs_profile *p, const struct hs_vi
 		fprintf(f, "# filter: %s (the samples below are those it keeps)\n",
 			v->filter.spelled);
 	if (hs_counts_ns(p))
-		fprintf(f, "# %s time, ns: %llu, counted: %llu, dropped: %llu (%.3f s, %.3f s, "
-			"%.3f s)\n", strcmp(p->event, "wall") ? "off-CPU" : "wall-clock",
-			(unsigned long long)p->total, (unsigned long long)counted,
+		fprintf(f, "# off-CPU time, ns: %llu, counted: %llu, dropped: %llu (%.3f s, %.3f s, "
+			"%.3f s)\n", (unsigned long long)p->total, (unsigned long long)counted,
 			(unsigned long long)p->dropped, p->total / 1e9, counted / 1e9,
 			p->dropped / 1e9);
 	else

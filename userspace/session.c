@@ -49,9 +49,6 @@ const struct hs_option hs_session_options[] = {
 const struct hs_option hs_off_cpu_options[] = {
 	{ HS_SESSION_OPT_OFF_CPU, "off-cpu", NULL, "time off the CPU instead of samples: where "
 	  "threads wait (sleep, uninterruptible, run queue), in nanoseconds" },
-	{ HS_SESSION_OPT_WALL, "wall", NULL, "wall-clock time: --off-cpu's waits and the time "
-	  "on the CPU, sampled by cpu-clock (-F, -c, -e task-clock), each sample its period, "
-	  "in nanoseconds; keys by context" },
 	{ HS_SESSION_OPT_MIN_BLOCK, "min-block", "USEC", "with --off-cpu: leave out waits "
 	  "shorter than this (counted as dropped; default 0)" },
 	{ HS_SESSION_OPT_OFF_TASKS, "off-cpu-tasks", "N", "with --off-cpu: threads timed off "
@@ -197,10 +194,6 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 	case HS_SESSION_OPT_OFF_CPU:
 		c->off_cpu = 1;
 		break;
-	case HS_SESSION_OPT_WALL:
-		c->off_cpu = 1;
-		c->wall = 1;
-		break;
 	case HS_SESSION_OPT_MIN_BLOCK:
 		if (hs_parse_u64(value, 0, UINT32_MAX, &v))
 			return hs_args_error(a, "--min-block wants microseconds, not '%s'", value);
@@ -235,27 +228,11 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 	if (c->ev.stacks)
 		c->abi.stacks = c->ev.stacks;	/* :k / :u */
 	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks))
-		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu or --wall");
-	if (c->wall && (c->abi.budget_ppm || c->abi.cpus_words))
-		return hs_args_error(a, "--wall times every switch on every CPU: no -C or --budget");
-	if (c->off_cpu && !c->wall && (c->have_F || c->have_c || c->abi.budget_ppm ||
-				       c->abi.cpus_words || c->ev.precise ||
-				       strcmp(c->event, "cycles")))
+		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu");
+	if (c->off_cpu && (c->have_F || c->have_c || c->abi.budget_ppm || c->abi.cpus_words ||
+			   c->ev.precise || strcmp(c->event, "cycles")))
 		return hs_args_error(a, "--off-cpu times every switch on every CPU: no -e, -F, -c, "
 				     "-C or --budget");
-	/* Wall-clock time: a clock samples the time on the CPU (cpu-clock by default). */
-	if (c->wall && !strcmp(c->event, "cycles")) {
-		c->event = "cpu-clock";
-		c->ev.type = PERF_TYPE_SOFTWARE;
-		c->ev.config = PERF_COUNT_SW_CPU_CLOCK;
-	}
-	if (c->wall && (c->ev.type != PERF_TYPE_SOFTWARE ||
-			(c->ev.config != PERF_COUNT_SW_CPU_CLOCK &&
-			 c->ev.config != PERF_COUNT_SW_TASK_CLOCK)))
-		return hs_args_error(a, "--wall samples the time on the CPU by a clock: -e "
-				     "cpu-clock or task-clock, not %s", c->event);
-	if (c->wall)
-		c->abi.keys |= HOTSTACK_KEY_CONTEXT;
 	if (c->off_cpu && !c->abi.off_cpu_tasks)
 		c->abi.off_cpu_tasks = 16384;
 	return 0;
@@ -444,16 +421,13 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;
 	if (c->off_cpu) {
-		/* The process's threads by the PID filter; no event but --wall's clock. */
-		cfg.flags = HOTSTACK_CFG_OFF_CPU |
-			    (cfg.flags & (HOTSTACK_CFG_COLLAPSE | HOTSTACK_CFG_PID |
-					  (c->wall ? HOTSTACK_CFG_FREQ : 0)));
-		if (!c->wall) {
-			cfg.event_type = 0;
-			cfg.event_config = 0;
-			cfg.precise = 0;
-			cfg.sample = 0;
-		}
+		/* No event: the process's threads by the PID filter. */
+		cfg.flags = HOTSTACK_CFG_OFF_CPU | (cfg.flags & (HOTSTACK_CFG_COLLAPSE |
+								 HOTSTACK_CFG_PID));
+		cfg.event_type = 0;
+		cfg.event_config = 0;
+		cfg.precise = 0;
+		cfg.sample = 0;
 	}
 	cfg.cpus_ptr = cfg.cpus_words ? (uintptr_t)c->cpus : 0;
 	if (hs_open_cgroups(c, cgroup_fds, cmd))

@@ -39,7 +39,6 @@ struct hs_config {
 	const char *cgroups[HOTSTACK_MAX_CGROUPS];	/* -G, as given */
 	unsigned int nr_cgroups;
 	int off_cpu;			/* --off-cpu: time off the CPU, not samples */
-	int wall;			/* --wall: and on it, sampled: wall-clock time */
 };
 
 /* The options' ids without a letter; HS_SESSION_OPT_NEXT: the first free for a command. */
@@ -47,7 +46,6 @@ enum {
 	HS_SESSION_OPT_STACKS = HS_OPT_LONG, HS_SESSION_OPT_DEPTH, HS_SESSION_OPT_KEYS,
 	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA, HS_SESSION_OPT_BUDGET,
 	HS_SESSION_OPT_OFF_CPU, HS_SESSION_OPT_MIN_BLOCK, HS_SESSION_OPT_OFF_TASKS,
-	HS_SESSION_OPT_WALL,
 	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
 };
 

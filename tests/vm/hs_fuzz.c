@@ -933,30 +933,20 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 		return true;
 	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return true;
-	/*
-	 * Off-CPU: every CPU, a power of two of task records; no event, or
-	 * (wall-clock time) a clock's of at most 2^32 - 1 ns a period.
-	 */
+	/* Off-CPU: no event, every CPU, a power of two of task records. */
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
-		if ((c->flags & HOTSTACK_CFG_TASK) || c->budget_ppm || c->cpus_ptr || c->cpus_words)
+		if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_TASK | HOTSTACK_CFG_EXCLUDE_IDLE))
+			return true;
+		if (c->event_type || c->event_config || c->precise || c->sample ||
+		    c->budget_ppm || c->cpus_ptr || c->cpus_words)
 			return true;
 		if (!is_pow2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
 		    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
 			return true;
-		if (!c->sample) {
-			if (c->event_type || c->event_config || c->precise ||
-			    (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE)))
-				return true;
-			goto common;
-		}
-		if (c->event_type != PERF_TYPE_SOFTWARE ||
-		    (c->event_config != PERF_COUNT_SW_CPU_CLOCK &&
-		     c->event_config != PERF_COUNT_SW_TASK_CLOCK) ||
-		    (!(c->flags & HOTSTACK_CFG_FREQ) && c->sample > 0xffffffffULL))
-			return true;
-	} else if (c->off_cpu_tasks || c->min_block_us) {
-		return true;
+		goto common;
 	}
+	if (c->off_cpu_tasks || c->min_block_us)
+		return true;
 	/* A budget: a share of each CPU, not for per-task events. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
 		return true;
@@ -1034,12 +1024,6 @@ static void op_configure(struct thr *t)
 		c.event_config = 0;
 		c.precise = 0;
 		c.sample = 0;
-		/* Wall-clock time: cpu-clock samples as well, each its period. */
-		if (chance(t, 50)) {
-			c.event_type = PERF_TYPE_SOFTWARE;
-			c.event_config = PERF_COUNT_SW_CPU_CLOCK;
-			c.sample = 1000000;
-		}
 		c.budget_ppm = 0;
 		c.cpus_ptr = 0;
 		c.cpus_words = 0;

@@ -2395,7 +2395,7 @@ static void test_offcpu(void)
 	}
 	tap(ret == 0, "off-cpu: CONFIGURE (%s)", strerrorname_np(ret));
 	c.sample = 1000;
-	expect_cfg(fd, &c, EINVAL, "off-cpu with a sample period of cycles (wall-clock time takes a clock)");
+	expect_cfg(fd, &c, EINVAL, "off-cpu with a sample period");
 	off_config(&c);
 	c.off_cpu_tasks = 1000;
 	expect_cfg(fd, &c, EINVAL, "off-cpu with off_cpu_tasks not a power of two");
@@ -2448,11 +2448,11 @@ static void test_offcpu(void)
 			tap(by[ctx] > 0, "off-cpu: %s: %.3f ms on the run queue", t[i].comm,
 			    by[ctx] / 1e6);
 		/*
-		 * Never more time off the CPU than the thread lived (1%); that
-		 * none is missing is wall-clock time's check below, whose time
-		 * on the CPU is the profiler's own (the scheduler's CPU time
-		 * missed 21 ms of a spinner's 317 on arm64-debug, the host
-		 * loaded three times over).
+		 * Never more time off the CPU than the thread lived (1%). Not
+		 * "CPU time + off-CPU time == lifetime": the scheduler's CPU
+		 * time missed 21 ms of a spinner's 317 on arm64-debug, the host
+		 * loaded three times over (OFF_TICK_NS); wall-clock time, whose
+		 * time on the CPU would be the profiler's own, is to check it.
 		 */
 		tap(off * 100 <= t[i].life_ns * 101,
 		    "off-cpu: %s: off-CPU %.3f ms (S %.3f D %.3f R %.3f), on-CPU %.3f: at most "
@@ -2510,60 +2510,6 @@ static void test_offcpu(void)
 		    "off-cpu: 48 waiters, 16 records: %llu waits untimed, %.3f ms timed",
 		    (unsigned long long)st.untimed, st.total.counted / 1e6);
 		check_invariant(fd, "off-cpu untimed");
-	}
-
-	/*
-	 * Wall-clock time: cpu-clock samples of 100 us, each counting
-	 * the time since the last sample or switch on its CPU, and the
-	 * waits, in the same tables: a thread's whole profile is its
-	 * lifetime (1%, and 8 ms: a sample's time is its interval, which
-	 * takes in what ran just before the thread took its name, and a
-	 * stalled vCPU stretches it: 4.3 ms over on arm64-debug, the host
-	 * loaded three times over).
-	 */
-#define WALL_SLACK	(8 * 1000000ULL)
-	{
-		struct off_thread w[] = {
-			{ .comm = "hs_wall_sleep", .kind = OFF_SLEEP },
-			{ .comm = "hs_wall_spin", .kind = OFF_SPIN },
-		};
-		__u64 on, all;
-
-		off_config(&c);
-		c.event_type = PERF_TYPE_SOFTWARE;
-		c.event_config = PERF_COUNT_SW_CPU_CLOCK;
-		c.sample = 100000;
-		c.keys |= HOTSTACK_KEY_CONTEXT;
-		ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
-		tap(ret == 0 && xioctl(fd, HOTSTACK_IOC_START, NULL) == 0,
-		    "wall: CONFIGURE (off-CPU and cpu-clock every 100 us) and START (%s)",
-		    strerrorname_np(ret));
-		off_workload(w, 2);
-		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
-		get_stats(fd, &st, 0);
-		check_invariant(fd, "wall");
-		if (map_session(fd, &m)) {
-			tap(false, "wall: mmap the tables");
-			close(fd);
-			return;
-		}
-		for (i = 0; i < 2; i++) {
-			off_sums(&m, w[i].comm, by);
-			off = by[HOTSTACK_CTX_SLEEP] + by[HOTSTACK_CTX_UNINTERRUPTIBLE] +
-			      by[HOTSTACK_CTX_RUNQUEUE];
-			on = by[HOTSTACK_CTX_TASK] + by[HOTSTACK_CTX_SOFTIRQ] +
-			     by[HOTSTACK_CTX_HARDIRQ];
-			all = on + off;
-			tap(all * 100 <= w[i].life_ns * 101 + WALL_SLACK * 100 &&
-			    all * 100 + WALL_SLACK * 100 >= w[i].life_ns * 99,
-			    "wall: %s: %.3f ms on the CPU (sampled) + %.3f off it == its lifetime "
-			    "%.3f ms (1%%, and 8 ms)", w[i].comm, on / 1e6, off / 1e6,
-			    w[i].life_ns / 1e6);
-		}
-		tap(by[HOTSTACK_CTX_TASK] * 100 >= w[1].life_ns * 50,
-		    "wall: the spinner's time is mostly on the CPU, under [task] (%.3f ms)",
-		    by[HOTSTACK_CTX_TASK] / 1e6);
-		munmap(m.base, m.size);
 	}
 	close(fd);
 }

@@ -280,18 +280,9 @@ enum hotstack_state {
  * tasks, or those of HOTSTACK_CFG_PID's process (its threads), or of the
  * cgroups, waits that began after START. Filtered tasks cost the probe
  * a check and are not timed at all (HOTSTACK_DROP_FILTERED stays 0).
- * @budget_ppm, @cpus_ptr and the flag TASK must be 0 (every CPU: waits
- * move between CPUs). With @sample 0, no event: @event_type,
- * @event_config, @precise and the flags FREQ and EXCLUDE_IDLE must be 0
- * too. With @sample, wall-clock time: a PERF_COUNT_SW_CPU_CLOCK or
- * _TASK_CLOCK event as well (period at most 2^32 - 1 ns: EINVAL), whose
- * samples each count, in nanoseconds, the time since the last sample or
- * switch on their CPU (the period, when the timer is on time; a late
- * one's time is not lost), and a task leaving the CPU counts the rest of
- * its stretch on its stack, under HOTSTACK_CTX_TASK: in the same tables
- * as the waits, a thread's time on the CPU and off it add up to its
- * lifetime.
- * EOPNOTSUPP on a kernel without tracepoints.
+ * @event_type, @event_config, @precise, @sample, @budget_ppm, @cpus_ptr
+ * and the flags FREQ, TASK and EXCLUDE_IDLE must be 0 (every CPU:
+ * waits move between CPUs). EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
  * when the tables would take more than the module's memory limit allows;

@@ -122,18 +122,6 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	check_output "its flame graph draws the wait in blues, times in ms" \
 		'<title>hrtimer_nanosleep \([0-9.]+ ms, [0-9.]+%\)</title><rect [^>]*fill="rgb\(([0-9]+),\1,' \
 		sh -c 'hotstack report /tmp/off.pb.gz -o /tmp/off.svg && cat /tmp/off.svg'
-	# --wall: a shell that counts (on the CPU, sampled) then sleeps (off
-	# it, exact: the shell execs its last command), in ns.
-	hotstack record --wall -o /tmp/wall.folded -- \
-		sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; sleep 0.2' \
-		>/tmp/wall.out 2>&1
-	check_output "record --wall -- COMMAND says it timed wall-clock time" \
-		'^\[ hotstack record: .* s of wall-clock time timed in [0-9]+ switches and samples, ' \
-		cat /tmp/wall.out
-	check_output "its profile has the shell's count under [task], its sleep under [sleep]" \
-		'^ok$' awk '/^\[sleep\];.*nanosleep/ { s += $NF } /^\[task\];/ { t += $NF }
-			     END { print (s >= 197000000 && t > 0) ? "ok" : "bad " s " " t }' \
-		/tmp/wall.folded
 else
 	check_output "record --off-cpu on a kernel without tracepoints says why" \
 		"needs the kernel's sched_switch tracepoint" \
