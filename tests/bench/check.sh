@@ -9,7 +9,7 @@
 #   kernel stacks at most 1.08x the unwind-only floor (1.05x now),
 #   IP only at most 1.16x the empty-handler floor (1.11x now);
 # off-CPU time (record --off-cpu -a) adds at most 5000 ns to a context
-# switch of a pipe ping-pong (3886, 2540, 4181 on 6.1, 6.12, 7.2 now);
+# switch of a pipe ping-pong (3847, 2402, 4196 on 6.1, 6.12, 7.2 now);
 # and a budget of 1% (10 kHz asked for) slows the loop by at most 1.1%:
 # from outside, under record -a and record -- CMD, a loop of 0.2 s and one
 # of 2 s (each second apart) from the first sample; and after its first
