@@ -172,6 +172,12 @@ struct hs_tables {
 	u32 off_bits;
 };
 
+/* The off-CPU record of index @i of @t (its key: t->off_keys[i]). */
+static __always_inline struct hs_off_task *hs_off_rec(const struct hs_tables *t, u32 i)
+{
+	return t->off_recs + (size_t)i * t->off_rec_size;
+}
+
 /*
  * The sample paths (sample.c), each a function of its own, the checks of
  * the others compiled out: the fewer a path needs, the less a sample costs.

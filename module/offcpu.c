@@ -59,7 +59,7 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	tracepoint_synchronize_unregister();
 	now = ktime_get_mono_fast_ns();
 	for (i = 0; i <= t->off_mask; i++) {
-		struct hs_off_task *rec = t->off_recs + (size_t)i * t->off_rec_size;
+		struct hs_off_task *rec = hs_off_rec(t, i);
 		struct hs_slot *slot;
 
 		if (t->off_keys[i] <= HS_OFF_GONE)

@@ -423,11 +423,6 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
 /* Places a record's key is looked for at most: past them, none (untimed). */
 #define HS_OFF_PROBES	32
 
-static __always_inline struct hs_off_task *hs_off_rec(struct hs_tables *t, u32 i)
-{
-	return t->off_recs + (size_t)i * t->off_rec_size;
-}
-
 /* The key of @task's record, or NULL: it left no record. */
 static __always_inline unsigned long *hs_off_find(struct hs_tables *t, unsigned long task)
 {

@@ -248,7 +248,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	if (!o->comments)
 		return -ENOMEM;
 	/* Off-CPU time: nanoseconds, not samples, its only type. */
-	off = p->event && !strcmp(p->event, "off-cpu");
+	off = hs_profile_ns(p);
 	ret = hs_value_type(t, &o->types[0], off ? "off_cpu" : "samples",
 			    off ? "nanoseconds" : "count");
 	o->type_ptrs[0] = &o->types[0];

@@ -190,12 +190,6 @@ void hs_sort_title(const struct hs_view *v, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? "  " : "", names[v->sort[i]]);
 }
 
-/* Whether @p's counts are nanoseconds (off-CPU time), not samples. */
-static int hs_counts_ns(const struct hs_profile *p)
-{
-	return p->event && !strcmp(p->event, "off-cpu");
-}
-
 static int hs_write_table(FILE *f, const struct hs_profile *p, const struct hs_view *v,
 			  struct hs_fns *rows, uint64_t counted, int by_total)
 {
@@ -207,8 +201,8 @@ static int hs_write_table(FILE *f, const struct hs_profile *p, const struct hs_v
 	qsort(rows->fn, rows->nr, sizeof(*rows->fn), by_total ? hs_row_cmp_total : hs_row_cmp_self);
 	fprintf(f, "\n# %s\n#   %%self  %%total %12s  %s\n",
 		by_total ? "by total (the function was on the stack)" :
-		hs_counts_ns(p) ? "by self (the function was the thread's last, off the CPU)" :
-			   "by self (the function was running)", hs_counts_ns(p) ? "ms" : "samples",
+		hs_profile_ns(p) ? "by self (the function was the thread's last, off the CPU)" :
+			   "by self (the function was running)", hs_profile_ns(p) ? "ms" : "samples",
 		title);
 	for (i = 0; i < rows->nr && shown < v->rows && !ret; i++) {
 		const struct hs_fn *r = &rows->fn[i];
@@ -216,7 +210,7 @@ static int hs_write_table(FILE *f, const struct hs_profile *p, const struct hs_v
 
 		if (!n || 100.0 * n / counted < v->percent_limit)
 			continue;
-		if (hs_counts_ns(p))
+		if (hs_profile_ns(p))
 			fprintf(f, "  %6.2f%% %6.2f%% %12.3f  %s\n", 100.0 * r->self[0] / counted,
 				100.0 * r->total[0] / counted, n / 1e6, r->name);
 		else
@@ -245,7 +239,7 @@ int hs_write_report_view(FILE *f, const struct hs_profile *p, const struct hs_vi
 	if (v->filter.spelled)
 		fprintf(f, "# filter: %s (the samples below are those it keeps)\n",
 			v->filter.spelled);
-	if (hs_counts_ns(p))
+	if (hs_profile_ns(p))
 		fprintf(f, "# off-CPU time, ns: %llu, counted: %llu, dropped: %llu (%.3f s, %.3f s, "
 			"%.3f s)\n", (unsigned long long)p->total, (unsigned long long)counted,
 			(unsigned long long)p->dropped, p->total / 1e9, counted / 1e9,

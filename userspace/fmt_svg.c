@@ -416,7 +416,7 @@ static int hs_svg_render(FILE *f, const struct hs_profile *p, const struct hs_pr
 {
 	struct hs_svg g = { .diff = !!a, .maps = p->maps, .total = p->total,
 			    .total_a = a ? a->total : 0,
-			    .ns = p->event && !strcmp(p->event, "off-cpu") };
+			    .ns = hs_profile_ns(p) };
 	struct hs_svg_line *l;
 	size_t nr, depth_b, depth;
 	int height;

@@ -532,3 +532,8 @@ int hs_fns_add_keyed(struct hs_fns *f, const struct hs_profile *p, int col, cons
 	free(buf);
 	return ret;
 }
+
+int hs_profile_ns(const struct hs_profile *p)
+{
+	return p->event && !strcmp(p->event, "off-cpu");
+}

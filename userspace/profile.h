@@ -204,4 +204,7 @@ void hs_fns_free(struct hs_fns *f);
 const char *hs_frame_module(const struct hs_profile *p, const char *frame, size_t len,
 			    size_t *mod_len);
 
+/* Whether @p's counts are nanoseconds (off-CPU time), not samples. */
+int hs_profile_ns(const struct hs_profile *p);
+
 #endif
