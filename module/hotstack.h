@@ -166,6 +166,12 @@ struct hs_tables {
 	 */
 	unsigned long *off_keys;	/* [off_mask + 1] */
 	void *off_recs;			/* [off_mask + 1] of @off_rec_size bytes */
+	/*
+	 * ... and with HOTSTACK_CFG_TASK the processes it times (the PID's
+	 * and those forked in them since START): an open-addressing set of
+	 * their struct pid, each referenced until STOP, or NULL when not.
+	 */
+	struct pid **off_procs;		/* [off_mask + 1] */
 	size_t off_rec_size;
 	size_t off_size;
 	u32 off_mask;
@@ -319,7 +325,7 @@ extern struct hotstack_session *hotstack_persistent;
 
 /* offcpu.c: off-CPU sessions (HOTSTACK_CFG_OFF_CPU) */
 int hotstack_off_cpu_init(void);
-bool hotstack_off_cpu_supported(void);
+bool hotstack_off_cpu_supported(bool procs);
 int hotstack_off_cpu_start(struct hotstack_session *s);
 void hotstack_off_cpu_stop(struct hotstack_session *s);
 
@@ -327,8 +333,8 @@ void hotstack_off_cpu_stop(struct hotstack_session *s);
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs);
 void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state);
-struct hs_off_task *hotstack_off_find(struct hs_tables *t, struct task_struct *task,
-				      unsigned long **key);
+void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_struct *child);
+bool hotstack_off_proc_add(struct hs_tables *t, struct pid *pid);
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
 			struct hs_table *tab, struct hs_off_task *rec, u64 ns);
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s);

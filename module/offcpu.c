@@ -2,23 +2,27 @@
 /*
  * hotstack: off-CPU sessions (HOTSTACK_CFG_OFF_CPU). A probe on the
  * sched_switch tracepoint, attached from START to STOP only (no session,
- * no cost): the probe itself is in sample.c, with the sampler it shares
- * its walks and counts with.
+ * no cost), and for a process and what it starts (HOTSTACK_CFG_TASK) one
+ * on sched_process_fork: the probes themselves are in sample.c, with the
+ * sampler they share their walks and counts with.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "hotstack.h"
 
+#include <linux/pid.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
 #if HS_HAVE_SCHED_SWITCH
-static struct tracepoint *hs_sched_switch_tp;
+static struct tracepoint *hs_sched_switch_tp, *hs_sched_fork_tp;
 
 static void hs_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
 		hs_sched_switch_tp = tp;
+	else if (!strcmp(tp->name, "sched_process_fork"))
+		hs_sched_fork_tp = tp;
 }
 
 int hotstack_off_cpu_init(void)
@@ -29,23 +33,54 @@ int hotstack_off_cpu_init(void)
 	return 0;
 }
 
-bool hotstack_off_cpu_supported(void)
+/* @procs: a process and what it starts (HOTSTACK_CFG_TASK): forks too. */
+bool hotstack_off_cpu_supported(bool procs)
 {
-	return hs_sched_switch_tp;
+	return hs_sched_switch_tp && (!procs || hs_sched_fork_tp);
 }
 
-/* No waits yet: every record free; then the probe. */
-int hotstack_off_cpu_start(struct hotstack_session *s)
+/* The references of the set's processes given back (the probes are gone). */
+static void hs_off_procs_put(struct hs_tables *t)
 {
-	struct hs_tables *t = &s->tabs;
+	u32 i;
 
-	memset(t->off_keys, 0, (t->off_mask + 1UL) * sizeof(*t->off_keys));
-	atomic64_set(&s->untimed, 0);
-	return tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
+	for (i = 0; i <= t->off_mask; i++) {
+		put_pid(t->off_procs[i]);
+		t->off_procs[i] = NULL;
+		if (!(i % 1024))
+			cond_resched();
+	}
 }
 
 /*
- * The probe off, and gone from every CPU; then the waits still going on
+ * No waits yet: every record free; a process and what it starts: the
+ * process alone in the set, and the fork probe before the switch probe.
+ */
+int hotstack_off_cpu_start(struct hotstack_session *s)
+{
+	struct hs_tables *t = &s->tabs;
+	int ret;
+
+	memset(t->off_keys, 0, (t->off_mask + 1UL) * sizeof(*t->off_keys));
+	atomic64_set(&s->untimed, 0);
+	if (t->off_procs) {
+		hotstack_off_proc_add(t, s->pid);
+		ret = tracepoint_probe_register(hs_sched_fork_tp, hotstack_sched_fork, s);
+		if (ret)
+			goto out_procs;
+	}
+	ret = tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
+	if (!ret || !t->off_procs)
+		return ret;
+	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
+	tracepoint_synchronize_unregister();
+out_procs:
+	hs_off_procs_put(t);
+	return ret;
+}
+
+/*
+ * The probes off, and gone from every CPU; then the waits still going on
  * are counted up to now, each in the table of the CPU it began on (all
  * quiet now), so that every wait of the session is counted once.
  */
@@ -56,6 +91,8 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	u32 i;
 
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_switch_tp, hotstack_sched_switch, s));
+	if (t->off_procs)
+		WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
 	tracepoint_synchronize_unregister();
 	now = ktime_get_mono_fast_ns();
 	for (i = 0; i <= t->off_mask; i++) {
@@ -73,6 +110,8 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 		if (!(i % 1024))
 			cond_resched();
 	}
+	if (t->off_procs)
+		hs_off_procs_put(t);
 }
 #else
 int hotstack_off_cpu_init(void)
@@ -80,7 +119,7 @@ int hotstack_off_cpu_init(void)
 	return 0;
 }
 
-bool hotstack_off_cpu_supported(void)
+bool hotstack_off_cpu_supported(bool procs)
 {
 	return false;
 }

@@ -107,10 +107,34 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
 		k->context = hs_context(s, regs);
 }
 
+/* Places an off-CPU record's key, or a process, is looked for at most. */
+#define HS_OFF_PROBES	32
+
+/*
+ * Whether @pid (a process's) is in @t's set of the processes an off-CPU
+ * session of a process and what it starts times (hs_tables.off_procs):
+ * pointers compared, never followed.
+ */
+static __always_inline bool hs_off_proc(const struct hs_tables *t, const struct pid *pid)
+{
+	u32 i = hash_ptr(pid, t->off_bits), n;
+
+	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
+		const struct pid *p = READ_ONCE(t->off_procs[i]);
+
+		if (p == pid)
+			return true;
+		if (!p)
+			return false;
+	}
+	return false;
+}
+
 /*
  * Whether the task interrupted is one @s leaves out (s->filter): not of its
  * process (per-task events sample only their tasks and their children:
- * no filter), the idle task, or in none of its cgroups nor below them.
+ * no filter; an off-CPU session of them, its set), the idle task, or in
+ * none of its cgroups nor below them.
  * The task's css_set is RCU's: an NMI or a hardirq is a reader.
  */
 static __always_inline bool hs_filtered(const struct hotstack_session *s)
@@ -118,6 +142,8 @@ static __always_inline bool hs_filtered(const struct hotstack_session *s)
 	unsigned int i;
 
 	if ((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode && task_tgid(current) != s->pid)
+		return true;
+	if (s->tabs.off_procs && !hs_off_proc(&s->tabs, task_tgid(current)))
 		return true;
 	if ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current))
 		return true;
@@ -420,9 +446,6 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
  * after the scheduler's own ordering of the two (p->on_cpu).
  */
 
-/* Places a record's key is looked for at most: past them, none (untimed). */
-#define HS_OFF_PROBES	32
-
 /* The key of @task's record, or NULL: it left no record. */
 static __always_inline unsigned long *hs_off_find(struct hs_tables *t, unsigned long task)
 {
@@ -451,6 +474,54 @@ static __always_inline struct hs_off_task *hs_off_take(struct hs_tables *t, unsi
 			return hs_off_rec(t, i);
 	}
 	return NULL;
+}
+
+/**
+ * hotstack_off_proc_add - a process into an off-CPU session's set
+ * @t: the session's tables (off_procs not NULL)
+ * @pid: the process's (task_tgid()), referenced from here to STOP
+ *
+ * Return: whether it is in the set; false when no place within
+ * HS_OFF_PROBES is free. In any context: a fork's probe, or START.
+ */
+bool hotstack_off_proc_add(struct hs_tables *t, struct pid *pid)
+{
+	u32 i = hash_ptr(pid, t->off_bits), n;
+
+	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
+		struct pid *p = NULL;
+
+		/* The lookups compare only: the reference can follow. */
+		if (try_cmpxchg(&t->off_procs[i], &p, pid)) {
+			get_pid(pid);
+			return true;
+		}
+		if (p == pid)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * hotstack_sched_fork - the sched_process_fork probe of an off-CPU session
+ * of a process and what it starts (HOTSTACK_CFG_TASK)
+ * @data: the session
+ * @parent: the task that forked (current)
+ * @child: the new task, not yet woken
+ *
+ * A process forked in one of the set joins it before it can first run
+ * (a thread is of its parent's process already); one the full set cannot
+ * take counts once in the session's untimed.
+ */
+void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	struct hotstack_session *s = data;
+	struct pid *pid = task_tgid(child);
+
+	if (pid == task_tgid(parent) || !hs_off_proc(&s->tabs, task_tgid(parent)))
+		return;
+	if (!hotstack_off_proc_add(&s->tabs, pid))
+		atomic64_inc(&s->untimed);
 }
 
 /**

@@ -82,6 +82,7 @@ static void hs_free_tables(struct hs_tables *t)
 	kvfree(t->pages);
 	kvfree(t->off_keys);
 	kvfree(t->off_recs);
+	kvfree(t->off_procs);
 	atomic64_sub(t->size + t->off_size, &hotstack_memory);
 	hotstack_user_unreserve(t->user, t->size + t->off_size);
 	memset(t, 0, sizeof(*t));
@@ -237,13 +238,14 @@ static int hs_check_event(const struct hotstack_config *c)
 
 /*
  * An off-CPU session's own fields; the event's must be 0: it has none
- * (uapi/linux/hotstack.h). Every CPU: a wait moves between CPUs.
+ * (uapi/linux/hotstack.h). Every CPU: a wait moves between CPUs. TASK
+ * (with PID, checked with the events'): the process and what it starts.
  */
 static int hs_check_off_cpu(const struct hotstack_config *c)
 {
 	if (!(c->flags & HOTSTACK_CFG_OFF_CPU))
 		return c->off_cpu_tasks || c->min_block_us ? -EINVAL : 0;
-	if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_TASK | HOTSTACK_CFG_EXCLUDE_IDLE))
+	if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE))
 		return -EINVAL;
 	if (c->event_type || c->event_config || c->precise || c->sample || c->budget_ppm ||
 	    c->cpus_ptr || c->cpus_words)
@@ -425,11 +427,16 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	    check_add_overflow(size, hdr_size, &size))
 		return -E2BIG;
 	size = PAGE_ALIGN(size);
-	/* An off-CPU session's task records: a key and a walk buffer each. */
+	/*
+	 * An off-CPU session's task records: a key and a walk buffer each;
+	 * of a process and what it starts, as many places for processes.
+	 */
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
 		t->off_rec_size = ALIGN(struct_size_t(struct hs_off_task, st.frames, c->max_depth),
 					sizeof(u64));
 		t->off_size = (sizeof(*t->off_keys) + t->off_rec_size) * c->off_cpu_tasks;
+		if (c->flags & HOTSTACK_CFG_TASK)
+			t->off_size += sizeof(*t->off_procs) * c->off_cpu_tasks;
 	}
 	ret = hotstack_user_reserve(user, size + t->off_size);
 	if (ret)
@@ -455,7 +462,11 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 		t->off_bits = ilog2(c->off_cpu_tasks);
 		t->off_keys = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_keys), GFP_KERNEL_ACCOUNT);
 		t->off_recs = kvcalloc(c->off_cpu_tasks, t->off_rec_size, GFP_KERNEL_ACCOUNT);
-		if (!t->off_keys || !t->off_recs)
+		if (c->flags & HOTSTACK_CFG_TASK)
+			t->off_procs = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_procs),
+						GFP_KERNEL_ACCOUNT);
+		if (!t->off_keys || !t->off_recs ||
+		    (!t->off_procs && (c->flags & HOTSTACK_CFG_TASK)))
 			goto out_nomem;
 	}
 	i = 0;
@@ -604,7 +615,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	if (cpumask_empty(online))
 		ret = -ENODEV;
 	else if (c->flags & HOTSTACK_CFG_OFF_CPU)
-		ret = hotstack_off_cpu_supported() ? 0 : -EOPNOTSUPP;
+		ret = hotstack_off_cpu_supported(c->flags & HOTSTACK_CFG_TASK) ? 0 : -EOPNOTSUPP;
 	else
 		ret = hs_try_event(c, online);
 	seed = get_random_u64();
@@ -639,7 +650,8 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 		swap(s->cgroups, *cgroups);
 	else
 		hs_cgroups_put(&s->cgroups);
-	s->filter = ((c->flags & HOTSTACK_CFG_PID) && !s->task_mode) ||
+	/* An off-CPU session of a process and what it starts: its set. */
+	s->filter = ((c->flags & HOTSTACK_CFG_PID) && (!s->task_mode || s->off_cpu)) ||
 		    (c->flags & HOTSTACK_CFG_EXCLUDE_IDLE) || s->cgroups.nr;
 	if (c->keys || c->stacks != HOTSTACK_STACK_KERNEL)
 		s->path = HS_PATH_ANY;

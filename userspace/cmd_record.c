@@ -284,7 +284,7 @@ int cmd_record(int argc, char **argv)
 	if (o.s.off_cpu) {
 		/* Off-CPU: the counts are nanoseconds, the handler runs switches. */
 		fprintf(stderr, "[ hotstack record: %.1f s, %.6f s off the CPU timed in %llu switches, "
-			"%.6f s dropped, %llu waits untimed (--off-cpu-tasks), %zu stacks, "
+			"%.6f s dropped, %llu untimed (--off-cpu-tasks), %zu stacks, "
 			"%.0f ns/switch; wrote %s ]\n", p.seconds, st.total.samples / 1e9,
 			(unsigned long long)st.interrupts, hs_sum_drops(st.total.drops) / 1e9,
 			(unsigned long long)st.untimed, p.nr, l.cost_ns,

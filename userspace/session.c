@@ -421,9 +421,13 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;
 	if (c->off_cpu) {
-		/* No event: the process's threads by the PID filter. */
+		/*
+		 * No event: the process and what it starts (TASK), or with
+		 * -a its threads alone, by the PID filter.
+		 */
 		cfg.flags = HOTSTACK_CFG_OFF_CPU | (cfg.flags & (HOTSTACK_CFG_COLLAPSE |
-								 HOTSTACK_CFG_PID));
+								 HOTSTACK_CFG_PID |
+								 HOTSTACK_CFG_TASK));
 		cfg.event_type = 0;
 		cfg.event_config = 0;
 		cfg.precise = 0;

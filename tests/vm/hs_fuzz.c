@@ -933,9 +933,12 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 		return true;
 	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return true;
-	/* Off-CPU: no event, every CPU, a power of two of task records. */
+	/*
+	 * Off-CPU: no event, every CPU, a power of two of task records; TASK
+	 * (a process and what it starts) as for events, below.
+	 */
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
-		if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_TASK | HOTSTACK_CFG_EXCLUDE_IDLE))
+		if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE))
 			return true;
 		if (c->event_type || c->event_config || c->precise || c->sample ||
 		    c->budget_ppm || c->cpus_ptr || c->cpus_words)
@@ -1029,6 +1032,11 @@ static void op_configure(struct thr *t)
 		c.cpus_words = 0;
 		c.off_cpu_tasks = 1U << (4 + below(t, 8));
 		c.min_block_us = chance(t, 20) ? below(t, 1000) : 0;
+		/* This process and what it forks: the fork probe too. */
+		if (chance(t, 25)) {
+			c.flags |= HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK;
+			c.pid = getpid();
+		}
 		memset(&x, 0, sizeof(x));
 	}
 	mutate_config(t, &c, &x);

@@ -2356,6 +2356,104 @@ static void offcpu_hold(const char *ready)
 		pause();
 }
 
+/*
+ * A process of the set sleeping OFF_WAIT_MS once under @comm, as it
+ * measured it in @wait_ns, then (@depth) doing the same in a child of
+ * its own: a process of the set starts it.
+ */
+static void off_proc(const char *comm, unsigned int depth, __u64 *wait_ns)
+{
+	struct timespec ts = { 0, OFF_WAIT_MS * 1000000L };
+	pid_t pid = fork();
+	__u64 t0;
+
+	if (pid)
+		return;
+	prctl(PR_SET_NAME, comm);
+	t0 = mono_ns(CLOCK_MONOTONIC);
+	nanosleep(&ts, NULL);
+	*wait_ns = mono_ns(CLOCK_MONOTONIC) - t0;
+	prctl(PR_SET_NAME, "hs_off_done");
+	if (depth) {
+		off_proc("hs_off_gchild", depth - 1, wait_ns + 1);
+		wait(NULL);
+	}
+	_exit(0);
+}
+
+/*
+ * An off-CPU session of a process and what it starts (TASK): its child's
+ * and grandchild's sleeps timed exactly, a process started before START
+ * not at all, and the processes past the set's 16 places each untimed
+ * once. Nothing else of the test forks while it runs.
+ */
+static void test_offcpu_procs(int fd)
+{
+	__u64 *wait_ns = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			      -1, 0);
+	static const char *const comm[] = { "hs_off_child", "hs_off_gchild", "hs_off_other" };
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	__u64 by[8];
+	unsigned int i;
+	struct map m;
+	pid_t other;
+
+	if (wait_ns == MAP_FAILED) {
+		tap(false, "off-cpu procs: mmap");
+		return;
+	}
+	/* Before START: not of the set however long it sleeps. */
+	other = fork();
+	if (!other) {
+		struct timespec ts = { 0, OFF_WAIT_MS * 1000000L / 10 };
+
+		prctl(PR_SET_NAME, comm[2]);
+		for (;;)
+			nanosleep(&ts, NULL);
+	}
+	off_config(&c);
+	c.flags |= HOTSTACK_CFG_TASK;
+	c.off_cpu_tasks = 16;
+	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0 &&
+	    xioctl(fd, HOTSTACK_IOC_START, NULL) == 0, "off-cpu procs: CONFIGURE, START");
+	off_proc(comm[0], 1, wait_ns);
+	wait(NULL);
+	/* The set: this process, the child, the grandchild; 13 more fit. */
+	for (i = 0; i < 20; i++) {
+		if (!fork())
+			_exit(0);
+		wait(NULL);
+	}
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	get_stats(fd, &st, 0);
+	tap(st.untimed == 7 && hs_sum_drops(st.total.drops) == 0,
+	    "off-cpu procs: 23 processes started, 7 past the set's 16 untimed (%llu), none dropped",
+	    (unsigned long long)st.untimed);
+	check_invariant(fd, "off-cpu procs");
+	if (map_session(fd, &m)) {
+		tap(false, "off-cpu procs: mmap the tables");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		off_sums(&m, comm[i], by);
+		tap(by[HOTSTACK_CTX_SLEEP] * 100 <= wait_ns[i] * 101 &&
+		    (by[HOTSTACK_CTX_SLEEP] + by[HOTSTACK_CTX_RUNQUEUE] + OFF_TICK_NS) * 100 >=
+		    wait_ns[i] * 99,
+		    "off-cpu procs: %s: %.3f ms asleep (+ %.3f run queue), it measured %.3f ms (1%%)",
+		    comm[i], by[HOTSTACK_CTX_SLEEP] / 1e6, by[HOTSTACK_CTX_RUNQUEUE] / 1e6,
+		    wait_ns[i] / 1e6);
+	}
+	off_sums(&m, comm[2], by);
+	tap(!by[HOTSTACK_CTX_SLEEP] && !by[HOTSTACK_CTX_UNINTERRUPTIBLE] &&
+	    !by[HOTSTACK_CTX_RUNQUEUE], "off-cpu procs: %s, started before START, not timed",
+	    comm[2]);
+	munmap(m.base, m.size);
+	munmap(wait_ns, 4096);
+}
+
 static void test_offcpu(void)
 {
 	static const char *const reasons[8] = {
@@ -2403,6 +2501,10 @@ static void test_offcpu(void)
 	off_config(&c);
 	c.flags |= HOTSTACK_CFG_EXCLUDE_IDLE;
 	expect_cfg(fd, &c, EINVAL, "off-cpu with EXCLUDE_IDLE");
+	off_config(&c);
+	c.flags = HOTSTACK_CFG_OFF_CPU | HOTSTACK_CFG_TASK;
+	c.pid = 0;
+	expect_cfg(fd, &c, EINVAL, "off-cpu of what a process starts without the process");
 	default_config(&c);
 	c.min_block_us = 1;
 	expect_cfg(fd, &c, EINVAL, "min_block_us without off-cpu");
@@ -2512,6 +2614,7 @@ static void test_offcpu(void)
 		    (unsigned long long)st.untimed, st.total.counted / 1e6);
 		check_invariant(fd, "off-cpu untimed");
 	}
+	test_offcpu_procs(fd);
 	close(fd);
 }
 

@@ -277,12 +277,16 @@ enum hotstack_state {
  * probe handled, hotstack_stats.untimed the waits it could not time. A
  * wait is counted in the generation it ends in; STOP counts the waits
  * still going on, up to the STOP. Watched: every task but the idle
- * tasks, or those of HOTSTACK_CFG_PID's process (its threads), or of the
- * cgroups, waits that began after START. Filtered tasks cost the probe
- * a check and are not timed at all (HOTSTACK_DROP_FILTERED stays 0).
- * @event_type, @event_config, @precise, @sample, @budget_ppm, @cpus_ptr
- * and the flags FREQ, TASK and EXCLUDE_IDLE must be 0 (every CPU:
- * waits move between CPUs). EOPNOTSUPP on a kernel without tracepoints.
+ * tasks, or those of HOTSTACK_CFG_PID's process (its threads), or with
+ * HOTSTACK_CFG_TASK too those of the process and of every process forked
+ * in one of them since START (a probe on sched_process_fork adds each
+ * before it first runs; off_cpu_tasks processes at most, a process past
+ * them counts once in untimed), or of the cgroups; waits that began
+ * after START. Filtered tasks cost the probe a check and are not timed
+ * at all (HOTSTACK_DROP_FILTERED stays 0). @event_type, @event_config,
+ * @precise, @sample, @budget_ppm, @cpus_ptr and the flags FREQ and
+ * EXCLUDE_IDLE must be 0 (every CPU: waits move between CPUs).
+ * EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
  * when the tables would take more than the module's memory limit allows;
@@ -415,7 +419,8 @@ struct hotstack_cpu_stats {
  * @untimed:	out: off-CPU sessions: waits of watched tasks not timed,
  *		because off_cpu_tasks threads were off the CPU already (or
  *		the task left a CPU that has no table: came online after
- *		CONFIGURE); since START
+ *		CONFIGURE), and processes forked in a HOTSTACK_CFG_TASK
+ *		session's that its full set could not take; since START
  *
  * On input only @size and @flags are read; the out fields are ignored (a
  * struct can be passed again as it came back). The struct grows at its
