@@ -61,7 +61,7 @@ static int hs_top_sort(struct hs_top_opts *o, const char *value)
 int hs_top_parse(int argc, char **argv, struct hs_top_opts *o)
 {
 	static const struct hs_option *const tables[] = {
-		hs_session_options, hs_top_options, hs_filter_options, NULL,
+		hs_session_options, hs_off_cpu_options, hs_top_options, hs_filter_options, NULL,
 	};
 	unsigned long long n;
 	struct hs_args a;
@@ -167,9 +167,15 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 		fprintf(f, "waiting for the first interval...\n");
 		return;
 	}
-	fprintf(f, "samples: %.0f samples/s (%llu in %.2f s), counted %llu, dropped %llu",
-		l.rate, (unsigned long long)t->samples, fr->interval,
-		(unsigned long long)t->counted, (unsigned long long)lost);
+	if (fr->p && hs_profile_ns(fr->p))
+		fprintf(f, "off-CPU: %.3f s of waits ended in %.2f s (%llu switches, %llu untimed), "
+			"counted %.3f s, dropped %.3f s", t->samples / 1e9, fr->interval,
+			(unsigned long long)fr->st.interrupts, (unsigned long long)fr->st.untimed,
+			t->counted / 1e9, lost / 1e9);
+	else
+		fprintf(f, "samples: %.0f samples/s (%llu in %.2f s), counted %llu, dropped %llu",
+			l.rate, (unsigned long long)t->samples, fr->interval,
+			(unsigned long long)t->counted, (unsigned long long)lost);
 	for (i = 0; i < HOTSTACK_DROP_MAX; i++) {
 		if (!t->drops[i] || i == HOTSTACK_DROP_FILTERED)
 			continue;
@@ -177,12 +183,16 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 			(unsigned long long)t->drops[i]);
 		first = 0;
 	}
-	fprintf(f, "%s, filtered out %llu, %llu in NMI\n", first ? "" : ")",
-		(unsigned long long)filtered, (unsigned long long)t->nmi_samples);
+	if (hs_profile_ns(fr->p))
+		fprintf(f, "%s\n", first ? "" : ")");
+	else
+		fprintf(f, "%s, filtered out %llu, %llu in NMI\n", first ? "" : ")",
+			(unsigned long long)filtered, (unsigned long long)t->nmi_samples);
 	fprintf(f, "stacks: %llu distinct, table %.0f%% full (%llu of %llu)\n",
 		(unsigned long long)t->entries, l.fill, (unsigned long long)t->entries,
 		(unsigned long long)l.capacity);
-	fprintf(f, "cost: %.0f ns/sample, overhead %.3f%% CPU\n", l.cost_ns, l.overhead);
+	fprintf(f, "cost: %.0f ns/%s, overhead %.3f%% CPU\n", l.cost_ns,
+		hs_profile_ns(fr->p) ? "switch" : "sample", l.overhead);
 	if (l.budget[0])
 		fprintf(f, "%s\n", l.budget);
 	fprintf(f, "stacks from: %s\n", fr->source);
@@ -198,11 +208,12 @@ int hs_top_render(FILE *f, const struct hs_top_frame *fr, unsigned int nr_fns,
 	char title[64] = "FUNCTION";
 	size_t i, shown;
 	uint64_t counted;
-	int ret;
+	int ret, ns;
 
 	hs_top_header(f, fr);
 	if (!p)
 		return ferror(f) ? -EIO : 0;
+	ns = hs_profile_ns(p);
 	counted = p->total - p->dropped;
 	hs_fns_init(&fns);
 	ret = fr->view ? hs_fns_add_keyed(&fns, p, 0, fr->view->sort, fr->view->nr_sort) :
@@ -217,15 +228,20 @@ int hs_top_render(FILE *f, const struct hs_top_frame *fr, unsigned int nr_fns,
 			title[i] = title[i] >= 'a' && title[i] <= 'z' ? title[i] - 32 : title[i];
 	}
 	qsort(fns.fn, fns.nr, sizeof(*fns.fn), fr->by_total ? hs_top_by_total : hs_top_by_self);
-	fprintf(f, "\n   %%SELF  %%TOTAL       SELF      TOTAL  %s\n", title);
+	fprintf(f, "\n   %%SELF  %%TOTAL  %9s  %9s  %s\n", ns ? "SELF ms" : "SELF",
+		ns ? "TOTAL ms" : "TOTAL", title);
 	for (i = 0, shown = 0; i < fns.nr && shown < nr_fns; i++) {
 		fn = &fns.fn[i];
 		if (!(fr->by_total ? fn->total[0] : fn->self[0]))
 			continue;
-		fprintf(f, " %6.2f%% %6.2f%% %10llu %10llu  %s\n",
-			counted ? 100.0 * fn->self[0] / counted : 0,
-			counted ? 100.0 * fn->total[0] / counted : 0,
-			(unsigned long long)fn->self[0], (unsigned long long)fn->total[0], fn->name);
+		fprintf(f, " %6.2f%% %6.2f%% ", counted ? 100.0 * fn->self[0] / counted : 0,
+			counted ? 100.0 * fn->total[0] / counted : 0);
+		if (ns)
+			fprintf(f, "%10.3f %10.3f  %s\n", fn->self[0] / 1e6, fn->total[0] / 1e6,
+				fn->name);
+		else
+			fprintf(f, "%10llu %10llu  %s\n", (unsigned long long)fn->self[0],
+				(unsigned long long)fn->total[0], fn->name);
 		shown++;
 	}
 	hs_fns_free(&fns);
@@ -340,6 +356,7 @@ static int hs_top_refresh(struct hs_top *t)
 	fr->elapsed = hs_now() - t->start;
 	fr->interval = fr->st.elapsed_ns / 1e9;
 	t->p.keys = t->o.s.abi.keys;
+	t->p.event = fr->event;		/* off-CPU: counts in ns */
 	ret = hs_profile_filter(&t->p, &t->o.view.filter);
 	if (ret)
 		return ret;
@@ -506,8 +523,11 @@ int cmd_top(int argc, char **argv)
 	if (hs_session_configure(t.fd, &t.o.s, "top"))
 		goto out_close;
 	hs_top_source(&t);
-	t.fr.event = t.o.s.event;
-	hs_config_rate(&t.o.s, t.fr.rate, sizeof(t.fr.rate));
+	t.fr.event = t.o.s.off_cpu ? "off-cpu" : t.o.s.event;
+	if (t.o.s.off_cpu)
+		snprintf(t.fr.rate, sizeof(t.fr.rate), "every switch");
+	else
+		hs_config_rate(&t.o.s, t.fr.rate, sizeof(t.fr.rate));
 	t.fr.table_entries = t.o.s.abi.table_entries;
 	t.fr.source = t.source;
 	t.fr.by_total = t.o.by_total;

@@ -307,6 +307,7 @@ int hs_write_hot_stacks(FILE *f, const struct hs_profile *p, unsigned int rows,
 {
 	uint64_t counted = p->total - p->dropped;
 	const struct hs_stack_line **top, *l;
+	int ns = hs_profile_ns(p);
 	size_t i, n = 0, k;
 
 	/* The @rows hottest, kept sorted while the lines go by: no sort of them all. */
@@ -321,13 +322,16 @@ int hs_write_hot_stacks(FILE *f, const struct hs_profile *p, unsigned int rows,
 			top[k] = top[k - 1];
 		top[k] = l;
 	}
-	fprintf(f, "\n  %%STACK    SAMPLES  STACK (innermost first)\n");
+	fprintf(f, "\n  %%STACK %10s  STACK (innermost first)\n", ns ? "ms" : "SAMPLES");
 	for (i = 0; i < n; i++) {
 		double pct = counted ? 100.0 * top[i]->count / counted : 0;
 
 		if (pct < percent_limit)
 			break;
-		fprintf(f, " %6.2f%% %10llu  ", pct, (unsigned long long)top[i]->count);
+		if (ns)
+			fprintf(f, " %6.2f%% %10.3f  ", pct, top[i]->count / 1e6);
+		else
+			fprintf(f, " %6.2f%% %10llu  ", pct, (unsigned long long)top[i]->count);
 		hs_put_stack_innermost_first(f, top[i]);
 		fputc('\n', f);
 	}

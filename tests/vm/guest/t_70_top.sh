@@ -143,6 +143,30 @@ check_output "which it had put in application mode (smkx)" '\\E\[\?1h\\E=' cat /
 check "and its session is gone" \
 	sh -c 'hotstack status >/tmp/st.out && ! grep -q running /tmp/st.out'
 
+# --off-cpu: the interval's waits in ms, a shell's and its children's.
+if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
+	sh -c 'while :; do sleep 0.2; done' &
+	sl=$!
+	hotstack top --off-cpu -b -n 2 -d 1 --sort total -p $sl >/tmp/topo.out 2>&1
+	check "top --off-cpu -b -n 2 -p PID: status 0" [ $? -eq 0 ]
+	kill $sl
+	wait $sl 2>/dev/null
+	sed -e '/^$/d' -e 's/^/#   /' /tmp/topo.out | head -16
+	check_output "its header says off-CPU, every switch" \
+		'^hotstack top - off-cpu, every switch, [0-9]+ CPUs?, up ' cat /tmp/topo.out
+	check_output "and gives the waits that ended in the interval, in s" \
+		'^off-CPU: [0-9.]+ s of waits ended in [0-9.]+ s \([0-9]+ switches, 0 untimed\), counted [0-9.]+ s, dropped 0\.000 s' \
+		cat /tmp/topo.out
+	check_output "its children's sleeps: hrtimer_nanosleep's time in ms" \
+		'^ +[0-9.]+% +[0-9.]+% +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}  hrtimer_nanosleep$' \
+		cat /tmp/topo.out
+	check_output "the stacks' counts are ms too" '^  %STACK +ms  STACK \(innermost first\)$' \
+		cat /tmp/topo.out
+else
+	check_output "top --off-cpu on a kernel without tracepoints says why" \
+		"needs the kernel's sched_switch tracepoint" hotstack top --off-cpu -b -n 1
+fi
+
 # Errors: full screen needs a terminal; bad flags exit 2 with the reason.
 hotstack top </dev/null >/tmp/tope.out 2>&1
 check "top without -b, not on a terminal, exits 2" [ $? -eq 2 ]
