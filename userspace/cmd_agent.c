@@ -184,7 +184,7 @@ static int hs_agent_label_ok(const char *s)
 int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 {
 	static const struct hs_option *const tables[] = {
-		hs_session_options, hs_agent_options, NULL,
+		hs_session_options, hs_off_cpu_options, hs_agent_options, NULL,
 	};
 	unsigned long long v;
 	const char *config;
@@ -590,10 +590,12 @@ static int hs_agent_open(struct hs_agent *ag)
 	ag->fd = fd;
 	if (hs_session_configure(fd, &ag->o.s, "agent"))
 		goto fail;
-	ag->event = ag->o.s.event;
+	ag->event = hs_config_event(&ag->o.s);
 	hs_config_rate(&ag->o.s, ag->rate, sizeof(ag->rate));
-	/* sampleRate: the frequency, or a clock event's period in Hz. */
-	if (ag->o.s.abi.flags & HOTSTACK_CFG_FREQ)
+	/* sampleRate: the frequency, or a clock event's period in Hz (none off the CPU). */
+	if (ag->o.s.off_cpu)
+		ag->hz = 0;
+	else if (ag->o.s.abi.flags & HOTSTACK_CFG_FREQ)
 		ag->hz = ag->o.s.abi.sample;
 	else if (ag->o.s.ev.type == PERF_TYPE_SOFTWARE &&
 		 (ag->o.s.ev.config == PERF_COUNT_SW_CPU_CLOCK ||
@@ -1128,7 +1130,7 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	hs_agent_hostname(&ag);
-	ag.event = ag.o.s.event;
+	ag.event = hs_config_event(&ag.o.s);
 	hs_config_rate(&ag.o.s, ag.rate, sizeof(ag.rate));
 	if ((ag.o.s.abi.stacks & HOTSTACK_STACK_USER) &&
 	    ((ag.o.s.abi.keys & HOTSTACK_KEY_TGID) || ag.o.s.abi.pid)) {

@@ -266,12 +266,9 @@ int cmd_record(int argc, char **argv)
 		goto out_genl;
 	}
 	ret = 1;
-	p.event = o.s.off_cpu ? "off-cpu" : o.s.event;
+	p.event = hs_config_event(&o.s);
 	p.keys = o.s.abi.keys;
-	if (o.s.off_cpu)
-		snprintf(p.rate, sizeof(p.rate), "every switch");
-	else
-		hs_config_rate(&o.s, p.rate, sizeof(p.rate));
+	hs_config_rate(&o.s, p.rate, sizeof(p.rate));
 	p.seconds = now - start;
 	/* The binaries the frames came from, with their build IDs (pprof's mappings). */
 	if (hs_maps_kernel(&p, "/sys") || hs_maps_merge(&p.maps, hs_usyms_maps(u))) {

@@ -523,11 +523,8 @@ int cmd_top(int argc, char **argv)
 	if (hs_session_configure(t.fd, &t.o.s, "top"))
 		goto out_close;
 	hs_top_source(&t);
-	t.fr.event = t.o.s.off_cpu ? "off-cpu" : t.o.s.event;
-	if (t.o.s.off_cpu)
-		snprintf(t.fr.rate, sizeof(t.fr.rate), "every switch");
-	else
-		hs_config_rate(&t.o.s, t.fr.rate, sizeof(t.fr.rate));
+	t.fr.event = hs_config_event(&t.o.s);
+	hs_config_rate(&t.o.s, t.fr.rate, sizeof(t.fr.rate));
 	t.fr.table_entries = t.o.s.abi.table_entries;
 	t.fr.source = t.source;
 	t.fr.by_total = t.o.by_total;

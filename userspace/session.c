@@ -107,6 +107,7 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		if (hs_parse_event(value, &c->ev, err, sizeof(err)))
 			return hs_args_error(a, "%s", err);
 		c->event = value;
+		c->have_e = 1;
 		break;
 	case 'F':
 		if (hs_parse_u64(value, 1, HOTSTACK_MAX_FREQ, &v))
@@ -229,8 +230,8 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 		c->abi.stacks = c->ev.stacks;	/* :k / :u */
 	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks))
 		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu");
-	if (c->off_cpu && (c->have_F || c->have_c || c->abi.budget_ppm || c->abi.cpus_words ||
-			   c->ev.precise || strcmp(c->event, "cycles")))
+	if (c->off_cpu && (c->have_e || c->have_F || c->have_c || c->abi.budget_ppm ||
+			   c->abi.cpus_words))
 		return hs_args_error(a, "--off-cpu times every switch on every CPU: no -e, -F, -c, "
 				     "-C or --budget");
 	if (c->off_cpu && !c->abi.off_cpu_tasks)
@@ -240,7 +241,16 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 
 const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len)
 {
+	if (c->off_cpu) {
+		snprintf(buf, len, "every switch");
+		return buf;
+	}
 	return hs_rate_str(c->abi.flags, c->abi.sample, buf, len);
+}
+
+const char *hs_config_event(const struct hs_config *c)
+{
+	return c->off_cpu ? "off-cpu" : c->event;
 }
 
 /* Bytes a CPU's tables take, both generations: stacks of 16 frames. */

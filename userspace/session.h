@@ -34,7 +34,7 @@ struct hs_config {
 	struct hs_event_spec ev;
 	uint64_t cpus[HS_MAX_CPU_WORDS];	/* -C; abi.cpus_words 0: every CPU */
 	int all_cpus;			/* -a was given */
-	int have_F, have_c;		/* while parsing: -F, -c seen */
+	int have_e, have_F, have_c;	/* while parsing: -e, -F, -c seen */
 	int have_table, have_arena;	/* --table-entries, --arena-frames given */
 	const char *cgroups[HOTSTACK_MAX_CGROUPS];	/* -G, as given */
 	unsigned int nr_cgroups;
@@ -90,8 +90,11 @@ void hs_session_stop(int fd);
 /* GET_STATS of @fd (@flags: HOTSTACK_STATS_READABLE or 0); 0 or -errno. */
 int hs_session_stats(int fd, uint32_t flags, struct hotstack_stats *st);
 
-/* "1000 Hz" or "period N": the rate @c asks for, into @buf. */
+/* "1000 Hz", "period N" or (--off-cpu) "every switch": @c's rate, into @buf. */
 const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len);
+
+/* The event @c samples, or "off-cpu" (a profile of it counts ns: hs_profile_ns()). */
+const char *hs_config_event(const struct hs_config *c);
 
 /* What record's status line (and top's header) shows of a generation. */
 struct hs_live {

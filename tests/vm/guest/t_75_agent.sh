@@ -336,5 +336,27 @@ newest_three() {
 check "the newest three: the last intervals' start times" newest_three
 check "each file is a pprof go tool pprof reads" sh -c '
 	for f in /tmp/od/*; do pprof -raw $f >/dev/null || exit 1; done'
+
+# ---- --off-cpu: each interval's waits, pprof type off_cpu/nanoseconds --------------------
+if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
+	rm -rf /tmp/odo
+	sh -c 'while :; do sleep 0.1; done' &
+	sl=$!
+	hotstack agent -i 1 --off-cpu -p $sl --output-dir /tmp/odo --log /tmp/a9.log &
+	agent=$!
+	wait_until sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a9.log 2>/dev/null) -ge 2 ]' \
+		2>/dev/null
+	agent_stop
+	kill $sl
+	wait $sl 2>/dev/null
+	check "agent --off-cpu exits 0 on SIGTERM (status $agent_rc)" [ $agent_rc -eq 0 ]
+	check_output "it said it times waits, every switch" 'session [0-9]+: off-cpu at every switch' \
+		cat /tmp/a9.log
+	last=$(ls /tmp/odo | tail -n 1)
+	check_output "its profiles' sample type is off_cpu/nanoseconds (go tool pprof -raw)" \
+		'^off_cpu/nanoseconds' pprof -raw /tmp/odo/$last
+	check_output "with the loop's children's sleeps, in ns" \
+		'^\[sleep\];.*hrtimer_nanosleep.* [0-9]{7,}$' hotstack report --format folded /tmp/odo/$last
+fi
 rmmod hs_workload
 rmmod hotstack
