@@ -76,6 +76,32 @@ static void hs_fill(struct hotstack_session *s, struct hs_slot *slot, struct hs_
 }
 
 /*
+ * A sample or a wait of weight @w is over, in @slot's table @tab: counted
+ * (@drop HS_COUNTED or HS_COUNTED_NEW, @flags its key's) or dropped for
+ * @drop. Returns @tab's counters.
+ */
+static __always_inline struct hotstack_cpu_stats *hs_count(struct hotstack_session *s,
+							   struct hs_slot *slot,
+							   struct hs_table *tab, int drop,
+							   u8 flags, u64 w)
+{
+	struct hotstack_cpu_stats *stats = tab->stats;
+
+	hs_add(&stats->samples, w);
+	if (drop >= 0) {
+		hs_drop(s, slot, tab, drop, w);
+	} else {
+		stats->counted += w;
+		if (flags & HOTSTACK_ENTRY_TRUNCATED)
+			stats->truncated += w;
+		/* Only a new entry can take the table to its next fill level. */
+		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
+			hs_fill(s, slot, tab);
+	}
+	return stats;
+}
+
+/*
  * What the sample interrupted. An overflow in an interrupt (hrtimer, NMI)
  * adds hardirq levels of its own (how many is the architecture's to say);
  * a synchronous software event (page fault, context switch) adds none.
@@ -343,20 +369,9 @@ out_count:
 	/* A sample stands for @w at the rate asked for (a budget's W, else 1). */
 	w = READ_ONCE(tab->weight);
 out_count_w:
-	stats = tab->stats;
-	hs_add(&stats->samples, w);
 	if (in_nmi())
-		hs_add(&stats->nmi_samples, w);
-	if (drop >= 0) {
-		hs_drop(s, slot, tab, drop, w);
-	} else {
-		stats->counted += w;
-		if (flags & HOTSTACK_ENTRY_TRUNCATED)
-			stats->truncated += w;
-		/* Only a new entry can take the table to its next fill level. */
-		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
-			hs_fill(s, slot, tab);
-	}
+		hs_add(&tab->stats->nmi_samples, w);
+	stats = hs_count(s, slot, tab, drop, flags, w);
 	if (start)		/* never in a nested sample */
 		hs_timed(slot, stats, start);
 	local_dec(&slot->busy);
@@ -538,23 +553,13 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
 			struct hs_table *tab, struct hs_off_task *rec, u64 ns)
 {
-	struct hotstack_cpu_stats *stats = tab->stats;
 	int drop = rec->drop;
 
 	if (drop < 0 && ns < (u64)s->cfg.min_block_us * NSEC_PER_USEC)
 		drop = HOTSTACK_DROP_SHORT_WAIT;
 	if (drop < 0)
 		drop = hs_table_add(tab, &rec->st, rec->hash, ns, true);
-	hs_add(&stats->samples, ns);
-	if (drop >= 0) {
-		hs_drop(s, slot, tab, drop, ns);
-		return;
-	}
-	stats->counted += ns;
-	if (rec->st.key.flags & HOTSTACK_ENTRY_TRUNCATED)
-		stats->truncated += ns;
-	if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
-		hs_fill(s, slot, tab);
+	hs_count(s, slot, tab, drop, rec->st.key.flags, ns);
 }
 
 /*
