@@ -2330,11 +2330,13 @@ static bool kallsyms_has(const char *name)
 
 /*
  * Two off-CPU sessions running until killed (t_80, around the fuzzer): with
- * two probes on sched_switch, the fuzzer's sessions attach and detach
- * theirs without patching the kernel's text (its static key stays on, its
- * static call on the iterator). QEMU's multi-threaded TCG now and then
- * runs a stale copy of text just patched through int3 (text_poke_bp()):
- * seen at boot once, and once in the fuzzer's thousands of attaches.
+ * two probes on sched_switch and on sched_process_fork (sessions of a
+ * process and what it starts), the fuzzer's sessions attach and detach
+ * theirs without patching the kernel's text (the static keys stay on,
+ * the static calls on the iterator). QEMU's multi-threaded TCG now and
+ * then runs a stale copy of text just patched through int3
+ * (text_poke_bp()): seen at boot once, and once in the fuzzer's thousands
+ * of attaches.
  */
 static void offcpu_hold(const char *ready)
 {
@@ -2344,6 +2346,7 @@ static void offcpu_hold(const char *ready)
 	for (i = 0; i < 2; i++) {
 		fd[i] = open_dev();
 		off_config(&c);
+		c.flags |= HOTSTACK_CFG_TASK;
 		rc = xioctl(fd[i], HOTSTACK_IOC_CONFIGURE, &c) ?:
 		     xioctl(fd[i], HOTSTACK_IOC_START, NULL);
 		if (rc) {
