@@ -245,7 +245,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		if (re.tty)
-			hs_live_status_line(fd, now - start, o.s.abi.table_entries);
+			hs_live_status_line(fd, now - start, o.s.abi.table_entries, o.s.off_cpu);
 		hs_capture_maps(u, &m, o.s.abi.pid, child);
 		if (poll(&pfd, 1, 250) > 0 && have_genl)
 			hs_genl_read_events(&g, hs_record_event, &re);

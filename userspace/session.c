@@ -548,7 +548,7 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 			 (unsigned long long)st->rate_changes);
 }
 
-void hs_live_status_line(int fd, double elapsed, uint32_t table_entries)
+void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu)
 {
 	struct hotstack_stats st;
 	struct hs_live l;
@@ -556,6 +556,16 @@ void hs_live_status_line(int fd, double elapsed, uint32_t table_entries)
 	if (hs_session_stats(fd, 0, &st) || !st.nr_cpus)
 		return;
 	hs_live_compute(&st, table_entries, elapsed, &l);
+	/* Off the CPU: the counts are ns, the handler runs are switches. */
+	if (off_cpu) {
+		fprintf(stderr, "\r[%6.1fs] %.3f s off the CPU timed in %llu switches, %llu stacks "
+			"(%.0f%% of %llu), %.3f s dropped, %llu untimed, %.0f ns/switch\033[K",
+			elapsed, st.total.samples / 1e9, (unsigned long long)st.interrupts,
+			(unsigned long long)st.total.entries, l.fill,
+			(unsigned long long)l.capacity, l.dropped / 1e9,
+			(unsigned long long)st.untimed, l.cost_ns);
+		return;
+	}
 	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu), %llu dropped, "
 		"%.0f ns/sample, %.3f%% CPU%s%s\033[K", elapsed, l.rate,
 		(unsigned long long)st.total.entries, l.fill, (unsigned long long)l.capacity,

@@ -115,7 +115,7 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
  * record's status line on a terminal (stderr): \r, the line, clear to the
  * end: elapsed time, samples/s, stacks and fill, drops, cost, overhead.
  */
-void hs_live_status_line(int fd, double elapsed, uint32_t table_entries);
+void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu);
 
 struct hs_usyms;
 struct hs_table_map;

@@ -168,3 +168,9 @@ have_requests() {
 wait_requests() {
 	wait_until have_requests "$@"
 }
+
+# hs_vmtest pty wants the pseudo-terminals' filesystem.
+pty_ready() {
+	grep -q '^devpts /dev/pts ' /proc/mounts ||
+		{ mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
+}

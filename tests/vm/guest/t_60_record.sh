@@ -119,6 +119,13 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		2>/dev/null
 	check_output "record --off-cpu of a shell times its grandchild's 0.3 s sleep" '^ok$' \
 		slept /tmp/offc.folded
+	# On a terminal, its status line says seconds off the CPU and switches.
+	pty_ready
+	hs_vmtest pty 1.5 '^C' /tmp/offp.raw -- hotstack record --off-cpu -o /tmp/offp.folded -- \
+		sleep 60 >/tmp/offp.out 2>&1
+	check_output "record --off-cpu's status line on a terminal: time off the CPU, switches" \
+		'\] +[0-9]+\.[0-9]{3} s off the CPU timed in [0-9]+ switches, [0-9]+ stacks' \
+		cat /tmp/offp.raw
 	check "record --off-cpu -o FILE.pb.gz" \
 		hotstack record --off-cpu -o /tmp/off.pb.gz -- sleep 0.2
 	check_output "its pprof keeps off-CPU nanoseconds and the reason frames" \

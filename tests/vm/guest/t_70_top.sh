@@ -91,8 +91,7 @@ check_output "read()'s symbolized text shows hs_leaf" \
 
 # Full screen, live: hs_vmtest pty runs top on a 100x40 vt100 pseudo-
 # terminal, types keys and prints the screen after each (see hs_vmtest.c).
-grep -q '^devpts /dev/pts ' /proc/mounts ||
-	{ mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
+pty_ready
 # Screen N of hs_vmtest pty's output in FILE: screen N FILE.
 screen() {
 	awk -v n="$1:" '$1 == "---" && $2 == "screen" { s = $3; next } s == n' "$2"
