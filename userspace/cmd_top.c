@@ -156,7 +156,7 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 	uint64_t filtered = t->drops[HOTSTACK_DROP_FILTERED], lost;
 	struct hs_live l;
 	unsigned int i;
-	int first = 1;
+	int first = 1, ns;
 
 	hs_live_compute(&fr->st, fr->table_entries, fr->interval, &l);
 	lost = l.dropped - filtered;
@@ -167,7 +167,8 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 		fprintf(f, "waiting for the first interval...\n");
 		return;
 	}
-	if (fr->p && hs_profile_ns(fr->p))
+	ns = hs_profile_ns(fr->p);
+	if (ns)
 		fprintf(f, "off-CPU: %.3f s of waits ended in %.2f s (%llu switches, %llu untimed), "
 			"counted %.3f s, dropped %.3f s", t->samples / 1e9, fr->interval,
 			(unsigned long long)fr->st.interrupts, (unsigned long long)fr->st.untimed,
@@ -183,7 +184,7 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 			(unsigned long long)t->drops[i]);
 		first = 0;
 	}
-	if (hs_profile_ns(fr->p))
+	if (ns)
 		fprintf(f, "%s\n", first ? "" : ")");
 	else
 		fprintf(f, "%s, filtered out %llu, %llu in NMI\n", first ? "" : ")",
@@ -192,7 +193,7 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 		(unsigned long long)t->entries, l.fill, (unsigned long long)t->entries,
 		(unsigned long long)l.capacity);
 	fprintf(f, "cost: %.0f ns/%s, overhead %.3f%% CPU\n", l.cost_ns,
-		hs_profile_ns(fr->p) ? "switch" : "sample", l.overhead);
+		ns ? "switch" : "sample", l.overhead);
 	if (l.budget[0])
 		fprintf(f, "%s\n", l.budget);
 	fprintf(f, "stacks from: %s\n", fr->source);
