@@ -96,6 +96,9 @@ extern enum cpuhp_state hotstack_cpuhp_state;
  * @timed_ns:	their handler time
  * @b_taken, @b_timed, @b_ns: the budget worker's last look at them
  * @b_cost:	the budget worker's handler time per sample (ns)
+ * @off_gap:	off-CPU with a budget's W > 1: switch-outs until the next
+ *		one timed (the probe of this CPU alone writes it)
+ * @off_rnd:	the xorshift state those gaps are drawn from
  * @unwind:	the x86 kernel walk's unwinder state: here, not on the stack,
  *		where the kernel's CONFIG_INIT_STACK_ALL_ZERO would clear it
  *		on every sample before __unwind_start() clears it again
@@ -115,6 +118,7 @@ struct hs_slot {
 	u64 timed;
 	u64 timed_ns;
 	u64 b_taken, b_timed, b_ns, b_cost;
+	u32 off_gap, off_rnd;
 #ifdef CONFIG_X86_64
 	struct unwind_state unwind;
 #endif
@@ -126,6 +130,9 @@ struct hs_slot {
 /* The largest weight a budget gives a sample: its period times this. */
 #define HS_MAX_WEIGHT	BIT(20)
 
+/* ... and an off-CPU wait: one switch-out in this many timed, at most. */
+#define HS_MAX_OFF_WEIGHT	1024
+
 /*
  * struct hs_off_task - what an off-CPU session keeps of a task that left
  * a CPU until it runs again (offcpu.c): when it left, and its stack
@@ -134,8 +141,9 @@ struct hs_slot {
 struct hs_off_task {
 	u64 t0;			/* when it left: ktime_get_mono_fast_ns() */
 	u64 hash;		/* of @st, as hs_table_add() takes it */
-	s32 drop;		/* HS_COUNTED, or why its stack cannot count */
-	u32 cpu;		/* the CPU it left */
+	s16 drop;		/* HS_COUNTED, or why its stack cannot count */
+	u16 cpu;		/* the CPU it left (CONFIG_NR_CPUS is 8192 at most) */
+	u32 w;			/* the budget's W then: the wait counts W times */
 	struct hs_stack st;
 };
 

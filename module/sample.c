@@ -547,29 +547,52 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
  * @rec: the record of the wait
  * @ns: how long it was
  *
- * As a sample of weight @ns: one count or one drop, in nanoseconds.
- * Called with preemption off.
+ * As a sample of weight @ns (times the budget's W it was taken at): one
+ * count or one drop, in nanoseconds. Called with preemption off.
  */
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
 			struct hs_table *tab, struct hs_off_task *rec, u64 ns)
 {
 	int drop = rec->drop;
+	u64 w = ns * rec->w;
 
 	if (drop < 0 && ns < (u64)s->cfg.min_block_us * NSEC_PER_USEC)
 		drop = HOTSTACK_DROP_SHORT_WAIT;
 	if (drop < 0)
-		drop = hs_table_add(tab, &rec->st, rec->hash, ns, true);
-	hs_count(s, slot, tab, drop, rec->st.key.flags, ns);
+		drop = hs_table_add(tab, &rec->st, rec->hash, w, true);
+	hs_count(s, slot, tab, drop, rec->st.key.flags, w);
+}
+
+/*
+ * With a budget's W > 1: whether this switch-out is one of those left
+ * out. The gaps between the timed ones are drawn from [1, 2W - 1] (mean
+ * W, so that each counts W), not W each: no task's switches can fall in
+ * step with them (two tasks taking turns on a CPU, W even).
+ */
+static __always_inline bool hs_off_skip(struct hs_slot *slot, u32 w)
+{
+	u32 x = slot->off_rnd;
+
+	if (slot->off_gap > 1) {
+		slot->off_gap--;
+		return true;
+	}
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	slot->off_rnd = x;
+	slot->off_gap = 1 + reciprocal_scale(x, 2 * w - 1);
+	return false;
 }
 
 /*
  * The current task leaves the CPU (@preempt, @prev_state: why) at @now:
  * its stacks walked from @regs (its caller's: hs_probe_regs()) into a
- * record, or counted as untimed when there is no free one.
+ * record of weight @w, or counted as untimed when there is no free one.
  */
 static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_slot *slot,
 					 struct hs_table *tab, struct pt_regs *regs,
-					 bool preempt, unsigned int prev_state, u64 now)
+					 bool preempt, unsigned int prev_state, u64 now, u32 w)
 {
 	struct hs_off_task *rec = hs_off_take(&s->tabs, (unsigned long)current);
 	struct hs_stack *st = slot->buf;
@@ -590,6 +613,7 @@ static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_s
 	rec->hash = hash;
 	rec->drop = drop;
 	rec->cpu = smp_processor_id();
+	rec->w = w;
 	rec->st.key = st->key;
 	memcpy(rec->st.frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
 }
@@ -603,8 +627,9 @@ static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_s
  * @prev_state: @prev's state when it called schedule()
  *
  * @next's wait, if it left a record, ends and is counted here; then
- * @prev's begins, if the session watches it. The work of the two is
- * timed as one handler run, one in HOTSTACK_TIMED_EVERY.
+ * @prev's begins, if the session watches it (with a budget's W > 1, one
+ * switch-out in W on average). The work of the two is timed as one
+ * handler run, one in HOTSTACK_TIMED_EVERY.
  */
 void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state)
@@ -612,12 +637,13 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	struct hotstack_session *s = data;
 	struct hs_tables *t = &s->tabs;
 	struct hs_slot *slot = t->slot_of_cpu[smp_processor_id()];
-	u64 now = ktime_get_mono_fast_ns(), start = 0;
 	bool watch = !is_idle_task(prev) && prev_state != TASK_DEAD &&
 		     !(s->filter && hs_filtered(s));
 	unsigned long *key = hs_off_find(t, (unsigned long)next);
 	struct hs_table *tab;
 	struct pt_regs regs;
+	u64 now = 0, start = 0;
+	u32 w;
 
 	if (unlikely(!slot)) {
 		/* A CPU that came online after CONFIGURE: no table, no walk. */
@@ -632,6 +658,11 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	}
 	tab = &slot->tab[READ_ONCE(s->active)];
 	OPTIMIZER_HIDE_VAR(tab);
+	/* A switch-out a budget leaves out reads no clock. */
+	w = READ_ONCE(tab->weight);
+	watch = watch && (w == 1 || !hs_off_skip(slot, w));
+	if (key || watch)
+		now = ktime_get_mono_fast_ns();
 	local64_inc(&slot->taken);
 	local64_inc((local64_t *)&tab->interrupts);
 	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
@@ -645,7 +676,7 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	}
 	if (watch) {
 		hs_probe_regs(&regs);
-		hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now);
+		hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now, w);
 	}
 	if (start)
 		hs_timed(slot, tab->stats, start);

@@ -12,6 +12,7 @@
 #include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/perf_event.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -191,11 +192,18 @@ static u64 hs_base_period(const struct hotstack_config *c)
 	return c->sample;
 }
 
-/* The largest weight @c's event can take: its period times it, or its frequency over it. */
+/*
+ * The largest weight @c's event can take: its period times it, or its
+ * frequency over it; an off-CPU session's: one switch in HS_MAX_OFF_WEIGHT.
+ */
 static u32 hs_max_weight(const struct hotstack_config *c)
 {
 	u64 base = hs_base_period(c);
-	u64 w = hs_freq_event(c) ? base : div64_u64(S64_MAX, base);
+	u64 w;
+
+	if (c->flags & HOTSTACK_CFG_OFF_CPU)
+		return HS_MAX_OFF_WEIGHT;
+	w = hs_freq_event(c) ? base : div64_u64(S64_MAX, base);
 
 	return min_t(u64, max_t(u64, w, 1), HS_MAX_WEIGHT);
 }
@@ -247,8 +255,8 @@ static int hs_check_off_cpu(const struct hotstack_config *c)
 		return c->off_cpu_tasks || c->min_block_us ? -EINVAL : 0;
 	if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE))
 		return -EINVAL;
-	if (c->event_type || c->event_config || c->precise || c->sample || c->budget_ppm ||
-	    c->cpus_ptr || c->cpus_words)
+	if (c->event_type || c->event_config || c->precise || c->sample ||
+	    c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
 		return -EINVAL;
 	if (!is_power_of_2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
 	    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
@@ -923,6 +931,15 @@ static int hs_task_events_start(struct hotstack_session *s)
 }
 
 /*
+ * The cost of a sample of @s outside the handler (the interrupt's entry
+ * and exit), for its budget: none for the off-CPU probe, a call.
+ */
+static u64 hs_floor_ns(const struct hotstack_session *s)
+{
+	return s->off_cpu ? 0 : min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+}
+
+/*
  * What a handler run of each path cost on average, in the session that
  * last stopped with timed runs (ns; 0: none yet): where a budget starts.
  */
@@ -951,7 +968,7 @@ static u64 hs_cost_guess(const struct hotstack_session *s, const struct hs_slot 
 static u32 hs_budget_start(struct hotstack_session *s, struct hs_slot *sl)
 {
 	u64 rate = hs_config_rate(&s->cfg);
-	u64 floor = min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+	u64 floor = hs_floor_ns(s);
 	u64 budget = 19ULL * s->cfg.budget_ppm * 1000;	/* 20 x 95% of a second's */
 
 	sl->b_cost = min_t(u64, hs_cost_guess(s, sl), NSEC_PER_MSEC);
@@ -1002,7 +1019,7 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 	sl->b_timed = timed;
 	sl->b_ns = ns;
 	spent = *n * (sl->b_cost + floor);
-	if (!sl->event || !budget_ns)
+	if ((!sl->event && !s->off_cpu) || !budget_ns)
 		return spent;
 	/* W' = W * spent / (0.95 budget), rounded up; the same W when it holds. */
 	nw = clamp_t(u64, div64_u64(min_t(u64, spent, 10ULL * NSEC_PER_SEC) * w * 20 +
@@ -1020,9 +1037,10 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 	 * perf refuses a frequency past kernel.perf_event_max_sample_rate,
 	 * which it lowers itself when its interrupts take long: then the
 	 * next larger W it takes, doubling (the rate lower than the budget
-	 * needs). A lower W it refuses stays as it was.
+	 * needs). A lower W it refuses stays as it was. The off-CPU probe
+	 * reads its W from the table at each switch-out.
 	 */
-	while (perf_event_period(sl->event, hs_weighted_period(&s->cfg, nw))) {
+	while (sl->event && perf_event_period(sl->event, hs_weighted_period(&s->cfg, nw))) {
 		if (!hs_freq_event(&s->cfg) || nw < w || nw == hs_max_weight(&s->cfg))
 			return spent;
 		nw = min_t(u64, 2ULL * nw, hs_max_weight(&s->cfg));
@@ -1055,7 +1073,7 @@ static void hs_budget_work(struct work_struct *work)
 	struct hotstack_session *s = container_of(to_delayed_work(work),
 						  struct hotstack_session, budget_work);
 	u64 now = ktime_get_ns(), dt = now - s->budget_last;
-	u64 floor = min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+	u64 floor = hs_floor_ns(s);
 	u64 budget_ns = div_u64(dt * s->cfg.budget_ppm, 1000000);
 	u64 n, n_all = 0, spent = 0, changes = s->rate_changes;
 	unsigned int i, sampled = 0;
@@ -1068,7 +1086,8 @@ static void hs_budget_work(struct work_struct *work)
 
 		spent += hs_budget_slot(s, sl, budget_ns, floor, &n, &changes);
 		n_all += n;
-		if (sl->event) {
+		/* The off-CPU probe runs on every CPU, its tables on all of them. */
+		if (sl->event || s->off_cpu) {
 			sampled++;
 			wmax = max(wmax, sl->tab[0].weight);
 		}
@@ -1088,6 +1107,16 @@ static void hs_budget_work(struct work_struct *work)
 	queue_delayed_work(system_unbound_wq, &s->budget_work, msecs_to_jiffies(s->budget_ms));
 }
 
+/* A budget's worker, first after 10 ms, once the session runs. */
+static void hs_budget_begin(struct hotstack_session *s)
+{
+	if (!s->cfg.budget_ppm)
+		return;
+	s->budget_last = ktime_get_ns();
+	s->budget_ms = 10;
+	queue_delayed_work(system_unbound_wq, &s->budget_work, msecs_to_jiffies(10));
+}
+
 /*
  * START of an off-CPU session: the probe, no events; not on the test
  * hook's list (its tables have one writer, the probe).
@@ -1103,6 +1132,7 @@ static int hs_off_cpu_start(struct hotstack_session *s)
 	s->run_start_ns = ktime_get_ns();
 	s->state = HOTSTACK_STATE_RUNNING;
 	hs_hdr_update(s);
+	hs_budget_begin(s);
 	return 0;
 }
 
@@ -1168,6 +1198,9 @@ int hotstack_start(struct hotstack_session *s)
 		sl->b_taken = local64_read(&sl->taken);
 		sl->b_timed = sl->timed;
 		sl->b_ns = sl->timed_ns;
+		/* hs_off_skip()'s gaps: xorshift, never from 0. */
+		sl->off_gap = 0;
+		sl->off_rnd = get_random_u32() | 1;
 		s->max_weight = max(s->max_weight, w);
 		s->rate_changes += w > 1;
 	}
@@ -1225,11 +1258,7 @@ int hotstack_start(struct hotstack_session *s)
 		return ret;
 	}
 	hs_hdr_update(s);
-	if (s->cfg.budget_ppm) {
-		s->budget_last = ktime_get_ns();
-		s->budget_ms = 10;
-		queue_delayed_work(system_unbound_wq, &s->budget_work, msecs_to_jiffies(10));
-	}
+	hs_budget_begin(s);
 	return 0;
 }
 
@@ -1321,7 +1350,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 		return;
 	st->budget_ppm = s->cfg.budget_ppm;
 	if (st->budget_ppm) {
-		st->floor_ns = min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+		st->floor_ns = hs_floor_ns(s);
 		st->rate_changes = READ_ONCE(s->rate_changes);
 		smp_rmb();	/* pairs with hs_budget_work()'s wmb */
 		st->sample_rate = READ_ONCE(s->sample_rate);

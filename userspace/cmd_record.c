@@ -277,15 +277,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (hs_write_profile("record", o.output, o.format, &p, NULL))
 		goto out_genl;
-	hs_live_compute(&st, st.table_entries, p.seconds, &l);
+	hs_live_compute(&st, st.table_entries, p.seconds, o.s.off_cpu, &l);
 	if (o.s.off_cpu) {
-		/* Off-CPU: the counts are nanoseconds, the handler runs switches. */
-		fprintf(stderr, "[ hotstack record: %.1f s, %.6f s off the CPU timed in %llu switches, "
-			"%.6f s dropped, %llu untimed (--off-cpu-tasks), %zu stacks, "
-			"%.0f ns/switch; wrote %s ]\n", p.seconds, st.total.samples / 1e9,
-			(unsigned long long)st.interrupts, hs_sum_drops(st.total.drops) / 1e9,
-			(unsigned long long)st.untimed, p.nr, l.cost_ns,
-			strcmp(o.output, "-") ? o.output : "standard output");
+		char text[512];
+
+		hs_live_off_cpu(&st, &l, text, sizeof(text));
+		fprintf(stderr, "[ hotstack record: %.1f s, %zu stacks, %s; wrote %s ]\n", p.seconds,
+			p.nr, text, strcmp(o.output, "-") ? o.output : "standard output");
 		ret = 0;
 		goto out_genl;
 	}

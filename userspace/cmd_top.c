@@ -158,7 +158,8 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 	unsigned int i;
 	int first = 1, ns;
 
-	hs_live_compute(&fr->st, fr->table_entries, fr->interval, &l);
+	ns = fr->p && hs_profile_ns(fr->p);
+	hs_live_compute(&fr->st, fr->table_entries, fr->interval, ns, &l);
 	lost = l.dropped - filtered;
 	fprintf(f, "hotstack top - %s, %s, %u CPU%s, up %.1f s, sorted by %s\n", fr->event,
 		fr->rate, fr->st.nr_cpus, fr->st.nr_cpus == 1 ? "" : "s", fr->elapsed,
@@ -167,7 +168,6 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 		fprintf(f, "waiting for the first interval...\n");
 		return;
 	}
-	ns = hs_profile_ns(fr->p);
 	if (ns)
 		fprintf(f, "off-CPU: %.3f s of waits ended in %.2f s (%llu switches, %llu untimed), "
 			"counted %.3f s, dropped %.3f s", t->samples / 1e9, fr->interval,

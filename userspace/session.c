@@ -230,10 +230,8 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 		c->abi.stacks = c->ev.stacks;	/* :k / :u */
 	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks))
 		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu");
-	if (c->off_cpu && (c->have_e || c->have_F || c->have_c || c->abi.budget_ppm ||
-			   c->abi.cpus_words))
-		return hs_args_error(a, "--off-cpu times every switch on every CPU: no -e, -F, -c, "
-				     "-C or --budget");
+	if (c->off_cpu && (c->have_e || c->have_F || c->have_c || c->abi.cpus_words))
+		return hs_args_error(a, "--off-cpu times switches on every CPU: no -e, -F, -c or -C");
 	if (c->off_cpu && !c->abi.off_cpu_tasks)
 		c->abi.off_cpu_tasks = 16384;
 	return 0;
@@ -423,9 +421,10 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	 * A process on every CPU: events on its own tasks, inherited by what
 	 * they start, so nothing else is sampled. With -a or -C, or a budget
 	 * (the module cannot change inherited events' periods): every CPU's
-	 * event, and the others' samples filtered out.
+	 * event, and the others' samples filtered out. Off-CPU time has no
+	 * events: a budget changes nothing there.
 	 */
-	if (cfg.pid && !c->all_cpus && !cfg.cpus_words && !cfg.budget_ppm)
+	if (cfg.pid && !c->all_cpus && !cfg.cpus_words && (!cfg.budget_ppm || c->off_cpu))
 		cfg.flags |= HOTSTACK_CFG_TASK;
 	cfg.event_type = c->ev.type;
 	cfg.event_config = c->ev.config;
@@ -452,7 +451,7 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	hs_close_cgroups(cgroup_fds, c->nr_cgroups);
 	if (!err) {
 		/* Once, when configured (not again for the cycles fallback's try). */
-		if (cfg.pid && cfg.budget_ppm && !c->all_cpus && !cfg.cpus_words)
+		if (cfg.pid && cfg.budget_ppm && !c->all_cpus && !cfg.cpus_words && !c->off_cpu)
 			fprintf(stderr, "hotstack %s: with --budget every CPU is sampled and other "
 				"processes' samples filtered out: the budget is of each CPU, theirs "
 				"included\n", cmd);
@@ -527,7 +526,7 @@ int hs_session_stats(int fd, uint32_t flags, struct hotstack_stats *st)
 }
 
 void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
-		     struct hs_live *l)
+		     int off_cpu, struct hs_live *l)
 {
 	const struct hotstack_cpu_stats *t = &st->total;
 
@@ -541,11 +540,26 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 	l->cost_ns = t->timed ? (double)t->handler_ns / t->timed : 0;
 	l->overhead = st->elapsed_ns && st->nr_cpus ?
 		      100.0 * l->cost_ns * st->interrupts / ((double)st->elapsed_ns * st->nr_cpus) : 0;
-	if (st->budget_ppm)
+	if (st->budget_ppm && off_cpu)
+		snprintf(l->budget, sizeof(l->budget), "budget %.4g%%: %.3f%% CPU, one switch "
+			 "in %u timed and counted %u times, %llu rate changes",
+			 st->budget_ppm / 1e4, st->window_ppm / 1e4, st->max_weight,
+			 st->max_weight, (unsigned long long)st->rate_changes);
+	else if (st->budget_ppm)
 		snprintf(l->budget, sizeof(l->budget), "budget %.4g%%: %.3f%% CPU with %u ns "
 			 "a sample for the interrupt, a sample counts %u, %llu rate changes",
 			 st->budget_ppm / 1e4, st->window_ppm / 1e4, st->floor_ns, st->max_weight,
 			 (unsigned long long)st->rate_changes);
+}
+
+void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, char *buf,
+		     size_t size)
+{
+	snprintf(buf, size, "%.6f s off the CPU timed in %llu switches, %.6f s dropped, %llu "
+		 "untimed%s, %.0f ns/switch%s%s", st->total.samples / 1e9,
+		 (unsigned long long)st->interrupts, l->dropped / 1e9,
+		 (unsigned long long)st->untimed, st->untimed ? " (--off-cpu-tasks)" : "",
+		 l->cost_ns, l->budget[0] ? "; " : "", l->budget);
 }
 
 void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu)
@@ -555,15 +569,14 @@ void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off
 
 	if (hs_session_stats(fd, 0, &st) || !st.nr_cpus)
 		return;
-	hs_live_compute(&st, table_entries, elapsed, &l);
-	/* Off the CPU: the counts are ns, the handler runs are switches. */
+	hs_live_compute(&st, table_entries, elapsed, off_cpu, &l);
 	if (off_cpu) {
-		fprintf(stderr, "\r[%6.1fs] %.3f s off the CPU timed in %llu switches, %llu stacks "
-			"(%.0f%% of %llu), %.3f s dropped, %llu untimed, %.0f ns/switch\033[K",
-			elapsed, st.total.samples / 1e9, (unsigned long long)st.interrupts,
+		char text[512];
+
+		hs_live_off_cpu(&st, &l, text, sizeof(text));
+		fprintf(stderr, "\r[%6.1fs] %llu stacks (%.0f%% of %llu), %s\033[K", elapsed,
 			(unsigned long long)st.total.entries, l.fill,
-			(unsigned long long)l.capacity, l.dropped / 1e9,
-			(unsigned long long)st.untimed, l.cost_ns);
+			(unsigned long long)l.capacity, text);
 		return;
 	}
 	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu), %llu dropped, "

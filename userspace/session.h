@@ -109,7 +109,13 @@ struct hs_live {
 
 /* @st's counters, over @seconds (for the rate), tables of @table_entries. */
 void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
-		     struct hs_live *l);
+		     int off_cpu, struct hs_live *l);
+/*
+ * An off-CPU session's counters as record's summary and status line give
+ * them (nanoseconds: time; handler runs: switches), with its budget.
+ */
+void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, char *buf,
+		     size_t size);
 
 /*
  * record's status line on a terminal (stderr): \r, the line, clear to the

@@ -934,14 +934,15 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return true;
 	/*
-	 * Off-CPU: no event, every CPU, a power of two of task records; TASK
-	 * (a process and what it starts) as for events, below.
+	 * Off-CPU: no event, every CPU, a power of two of task records, a
+	 * budget of any kind; TASK (a process and what it starts) as for
+	 * events, below.
 	 */
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
 		if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE))
 			return true;
 		if (c->event_type || c->event_config || c->precise || c->sample ||
-		    c->budget_ppm || c->cpus_ptr || c->cpus_words)
+		    c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
 			return true;
 		if (!is_pow2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
 		    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
@@ -1027,7 +1028,8 @@ static void op_configure(struct thr *t)
 		c.event_config = 0;
 		c.precise = 0;
 		c.sample = 0;
-		c.budget_ppm = 0;
+		/* A budget's worker re-weighing the probe, now and then. */
+		c.budget_ppm = chance(t, 25) ? 1 + below(t, 1000000) : 0;
 		c.cpus_ptr = 0;
 		c.cpus_words = 0;
 		c.off_cpu_tasks = 1U << (4 + below(t, 8));

@@ -2457,6 +2457,121 @@ static void test_offcpu_procs(int fd)
 	munmap(wait_ns, 4096);
 }
 
+/* The budget's nappers: threads on CPU 0, each sleeping 1 ms at a time. */
+#define OFF_NAPPERS	8
+static volatile int nap_stop;
+
+/* The module's most: one switch-out in 1024 (uapi budget_ppm). */
+#define HS_MAX_OFF_WEIGHT	1024
+
+static void *nap_thread(void *arg)
+{
+	struct timespec ts = { 0, 1000000 };
+	char comm[16];
+	cpu_set_t cpu0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	sched_setaffinity(0, sizeof(cpu0), &cpu0);
+	snprintf(comm, sizeof(comm), "hs_off_nap%ld", (long)arg);
+	prctl(PR_SET_NAME, comm);
+	while (!nap_stop)
+		nanosleep(&ts, NULL);
+	prctl(PR_SET_NAME, "hs_off_done");
+	return NULL;
+}
+
+/*
+ * A budget on an off-CPU session, beside one without, both of this
+ * process, on the same waits (OFF_NAPPERS threads taking turns on CPU 0,
+ * 1 ms naps): a third of what the probe of an exact session took of CPU 0
+ * on them just before, so that the budget times one switch-out in W > 1
+ * (said in the stats; a few, not the most, HS_MAX_OFF_WEIGHT: a switch
+ * left out still costs a check, and then a budget too low for that is
+ * passed), each counting W times its wait. Their off-CPU time is the
+ * exact session's within 10%, and each napper's within 50%: each has its
+ * share of the timed waits. (A fixed one in W instead of the random gaps
+ * left these nappers' checks green: their turns on CPU 0 are in no fixed
+ * order.)
+ */
+static void test_offcpu_budget(int fd)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	struct map m[2];
+	pthread_t th[OFF_NAPPERS];
+	__u64 by[8], sum[OFF_NAPPERS][2], all[2] = { 0, 0 };
+	unsigned int i, k;
+	int fd2 = open_dev();
+
+	double ppm;
+
+	/* What the exact probe takes of CPU 0 (where the nappers are). */
+	off_config(&c);
+	xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
+	xioctl(fd, HOTSTACK_IOC_START, NULL);
+	nap_stop = 0;
+	for (i = 0; i < OFF_NAPPERS; i++)
+		pthread_create(&th[i], NULL, nap_thread, (void *)(long)i);
+	msleep(300);
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	get_stats(fd, &st, 0);
+	ppm = st.total.timed && st.elapsed_ns ?
+	      (double)st.total.handler_ns / st.total.timed * st.interrupts / st.elapsed_ns * 1e6 : 0;
+	c.budget_ppm = ppm / 3 > 1 ? ppm / 3 : 1;
+	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0 &&
+	    xioctl(fd2, HOTSTACK_IOC_CONFIGURE, &c) == 0,
+	    "off-cpu budget: CONFIGURE %u ppm, a third of the %.0f ppm an exact probe took",
+	    c.budget_ppm, ppm);
+	c.budget_ppm = 0;
+	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0, "off-cpu budget: CONFIGURE the exact one");
+	xioctl(fd, HOTSTACK_IOC_START, NULL);
+	xioctl(fd2, HOTSTACK_IOC_START, NULL);
+	tap(wait_for(budget_acted, &fd2), "off-cpu budget: the module weighed the switches");
+	/* A second of it at the budget's W. */
+	msleep(1000);
+	get_stats(fd2, &st, 0);
+	nap_stop = 1;
+	for (i = 0; i < OFF_NAPPERS; i++)
+		pthread_join(th[i], NULL);
+	xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	tap(st.budget_ppm && st.floor_ns == 0 && st.max_weight > 1 &&
+	    st.max_weight < HS_MAX_OFF_WEIGHT && st.window_ppm > 0,
+	    "off-cpu budget: stats say budget %u ppm, no floor (%u ns), one switch in %u timed, "
+	    "%llu switches/s of %llu ns: %.3f%% of the CPUs", st.budget_ppm, st.floor_ns,
+	    st.max_weight, (unsigned long long)st.sample_rate, (unsigned long long)st.cost_ns,
+	    st.window_ppm / 1e4);
+	check_invariant(fd2, "off-cpu budget");
+	if (map_session(fd, &m[0]) || map_session(fd2, &m[1])) {
+		tap(false, "off-cpu budget: mmap the tables");
+		close(fd2);
+		return;
+	}
+	for (i = 0; i < OFF_NAPPERS; i++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "hs_off_nap%u", i);
+		for (k = 0; k < 2; k++) {
+			off_sums(&m[k], comm, by);
+			sum[i][k] = by[HOTSTACK_CTX_SLEEP] + by[HOTSTACK_CTX_UNINTERRUPTIBLE] +
+				    by[HOTSTACK_CTX_RUNQUEUE];
+			all[k] += sum[i][k];
+		}
+	}
+	tap(all[0] > 0 && all[1] * 10 >= all[0] * 9 && all[1] * 10 <= all[0] * 11,
+	    "off-cpu budget: %u nappers: %.3f ms off the CPU weighed, %.3f ms exactly (10%%)",
+	    OFF_NAPPERS, all[1] / 1e6, all[0] / 1e6);
+	for (i = 0, k = 0; i < OFF_NAPPERS; i++)
+		k += sum[i][1] * 2 >= sum[i][0] && sum[i][1] * 2 <= sum[i][0] * 3;
+	tap(k == OFF_NAPPERS, "off-cpu budget: each napper's weighed time within 50%% of its "
+	    "exact one (%u of %u; the first: %.3f ms of %.3f)", k, OFF_NAPPERS, sum[0][1] / 1e6,
+	    sum[0][0] / 1e6);
+	munmap(m[0].base, m[0].size);
+	munmap(m[1].base, m[1].size);
+	close(fd2);
+}
+
 static void test_offcpu(void)
 {
 	static const char *const reasons[8] = {
@@ -2618,6 +2733,7 @@ static void test_offcpu(void)
 		check_invariant(fd, "off-cpu untimed");
 	}
 	test_offcpu_procs(fd);
+	test_offcpu_budget(fd);
 	close(fd);
 }
 

@@ -248,7 +248,12 @@ enum hotstack_state {
  *		counted, drops, nmi_samples, truncated): counts stay in units
  *		of the rate asked for (cpu-clock: W * period nanoseconds).
  *		Not with HOTSTACK_CFG_TASK (per-task events follow children,
- *		whose periods the module cannot change): EINVAL.
+ *		whose periods the module cannot change): EINVAL. Off-CPU
+ *		sessions (any kind): the cost is the probe's, timed per
+ *		switch (no floor), and W > 1 times one switch-out in W on
+ *		average (the gaps between them drawn at random from
+ *		[1, 2W - 1], at most 1 in 1024), each such wait counting
+ *		W times its nanoseconds.
  * @nr_cgroups:	file descriptors at @cgroups_ptr, 0-HOTSTACK_MAX_CGROUPS
  * @cgroups_ptr: user pointer to @nr_cgroups __s32 file descriptors, each
  *		of a cgroup v2 directory (open(2) it O_RDONLY): only tasks in
@@ -282,10 +287,11 @@ enum hotstack_state {
  * in one of them since START (a probe on sched_process_fork adds each
  * before it first runs; off_cpu_tasks processes at most, a process past
  * them counts once in untimed), or of the cgroups; waits that began
- * after START. Filtered tasks cost the probe a check and are not timed
- * at all (HOTSTACK_DROP_FILTERED stays 0). @event_type, @event_config,
- * @precise, @sample, @budget_ppm, @cpus_ptr and the flags FREQ and
- * EXCLUDE_IDLE must be 0 (every CPU: waits move between CPUs).
+ * after START (with a budget, one in W of them: @budget_ppm). Filtered
+ * tasks cost the probe a check and are not timed at all
+ * (HOTSTACK_DROP_FILTERED stays 0). @event_type, @event_config,
+ * @precise, @sample, @cpus_ptr and the flags FREQ and EXCLUDE_IDLE
+ * must be 0 (every CPU: waits move between CPUs).
  * EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG

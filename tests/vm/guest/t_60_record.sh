@@ -124,8 +124,15 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	hs_vmtest pty 1.5 '^C' /tmp/offp.raw -- hotstack record --off-cpu -o /tmp/offp.folded -- \
 		sleep 60 >/tmp/offp.out 2>&1
 	check_output "record --off-cpu's status line on a terminal: time off the CPU, switches" \
-		'\] +[0-9]+\.[0-9]{3} s off the CPU timed in [0-9]+ switches, [0-9]+ stacks' \
+		'\] +[0-9]+ stacks \([0-9]+% of [0-9]+\), [0-9]+\.[0-9]{6} s off the CPU timed in [0-9]+ switches' \
 		cat /tmp/offp.raw
+	# A budget: past it, one switch-out in W timed and counted W times.
+	hotstack record --off-cpu --budget 0.01% -o /tmp/offb.folded -- \
+		sh -c 'dd if=/dev/zero bs=1 count=20000 2>/dev/null | cat >/dev/null' \
+		>/tmp/offb.out 2>&1
+	check_output "record --off-cpu --budget: the summary says the switches were weighed" \
+		'budget 0\.01%: .* one switch in [0-9]+ timed and counted [0-9]+ times, [1-9][0-9]* rate changes' \
+		cat /tmp/offb.out
 	check "record --off-cpu -o FILE.pb.gz" \
 		hotstack record --off-cpu -o /tmp/off.pb.gz -- sleep 0.2
 	check_output "its pprof keeps off-CPU nanoseconds and the reason frames" \
