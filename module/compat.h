@@ -169,6 +169,16 @@ static inline void hs_cgroup_put(struct cgroup *cgrp)
 {
 	cgroup_put(cgrp);
 }
+
+/*
+ * The cgroup v2 id of @task (HOTSTACK_KEY_CGROUP), as
+ * bpf_get_current_cgroup_id() reads it; 0 without cgroups. Its css_set
+ * is RCU's: an NMI or a hardirq is a reader.
+ */
+static __always_inline u64 hs_task_cgroup_id(struct task_struct *task)
+{
+	return cgroup_id(task_dfl_cgroup(task));
+}
 #else
 static inline struct cgroup *hs_cgroup_get_fd(int fd)
 {
@@ -177,6 +187,11 @@ static inline struct cgroup *hs_cgroup_get_fd(int fd)
 
 static inline void hs_cgroup_put(struct cgroup *cgrp)
 {
+}
+
+static __always_inline u64 hs_task_cgroup_id(struct task_struct *task)
+{
+	return 0;
 }
 #endif
 

@@ -52,7 +52,8 @@ static bool hs_item_equal(const struct hs_reader *r, const struct hotstack_entry
 
 	if (a->hash != b->hash || a->nr_kernel != b->nr_kernel || a->nr_user != b->nr_user ||
 	    a->flags != b->flags || a->context != b->context || a->depth != b->depth ||
-	    a->tgid != b->tgid || memcmp(a->comm, b->comm, sizeof(a->comm)))
+	    a->tgid != b->tgid || memcmp(a->comm, b->comm, sizeof(a->comm)) ||
+	    a->cgroup != b->cgroup)
 		return false;
 	for (i = 0; i < a->nr_kernel + a->nr_user; i++)
 		if (hs_cmp(fa[i], fb[i]))
@@ -227,6 +228,8 @@ static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
 	}
 	if (e->tgid)
 		p += sprintf(p, "[pid %u];", e->tgid);
+	if (e->cgroup)
+		p += sprintf(p, "[cgroup %llu];", e->cgroup);
 	if (e->context && e->context < ARRAY_SIZE(hs_context_names) &&
 	    hs_context_names[e->context])
 		p += sprintf(p, "%s;", hs_context_names[e->context]);

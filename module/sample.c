@@ -131,6 +131,8 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
 		memcpy(k->comm, current->comm, sizeof(k->comm));
 	if (keys & HOTSTACK_KEY_CONTEXT)
 		k->context = hs_context(s, regs);
+	if (keys & HOTSTACK_KEY_CGROUP)
+		k->cgroup = hs_task_cgroup_id(current);
 }
 
 /* Places an off-CPU record's key, or a process, is looked for at most. */

@@ -42,7 +42,7 @@
 #define HS_COUNTED_NEW	(-2)	/* a new entry was made for it */
 
 /* Words of key in front of the frames in a walk buffer (struct hs_key). */
-#define HS_KEY_WORDS		4
+#define HS_KEY_WORDS		5
 
 /*
  * struct hs_key - what identifies a stack besides its frames, laid out as
@@ -58,6 +58,7 @@ struct hs_key {
 	u32 tgid;
 	u32 pad;	/* 0 */
 	char comm[16];
+	u64 cgroup;
 };
 
 /* A stack to count: its key, immediately followed by its frames. */
@@ -123,7 +124,8 @@ static __always_inline u64 hs_mix_frame(u64 h, u64 frame)
  *
  * The order is the sampler's, which hashes each frame as the walk keeps
  * it: first the key's words known before the walk (tgid and pad; the
- * comm, when not empty: no HOTSTACK_KEY_COMM), hs_hash_start(); then the
+ * comm, when not empty: no HOTSTACK_KEY_COMM; the cgroup, when not 0),
+ * hs_hash_start(); then the
  * frames, one hs_mix_frame() each; last the key's first word (frame counts,
  * flags, depth: known after the walk), hs_hash_end().
  */
@@ -134,6 +136,8 @@ static inline u64 hs_hash_start(const struct hs_key *k, u64 seed)
 
 	if (k->comm[0])
 		h = hs_mix(hs_mix(h, key[2]), key[3]);
+	if (k->cgroup)
+		h = hs_mix(h, k->cgroup);
 	return h;
 }
 
@@ -161,13 +165,13 @@ static inline u32 hs_index(const struct hs_table *t, u64 hash)
 	return hash >> t->shift;
 }
 
-/* @keys false: no entry of the table has a tgid or comm, nor has @k. */
+/* @keys false: no entry of the table has a tgid, comm or cgroup, nor has @k. */
 static __always_inline bool hs_key_equal(const struct hotstack_entry *e,
 					 const struct hs_key *k, const bool keys)
 {
 	return hs_word(&e->nr_kernel) == hs_word(&k->nr_kernel) &&
 	       (!keys || (e->tgid == k->tgid && hs_word(e->comm) == hs_word(k->comm) &&
-			  hs_word(e->comm + 8) == hs_word(k->comm + 8)));
+			  hs_word(e->comm + 8) == hs_word(k->comm + 8) && e->cgroup == k->cgroup));
 }
 
 /* Whether entry @e (published) holds exactly @st (@keys: hs_key_equal()'s). */
@@ -228,6 +232,7 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 	e->depth = st->key.depth;
 	e->tgid = st->key.tgid;
 	memcpy(e->comm, st->key.comm, sizeof(e->comm));
+	e->cgroup = st->key.cgroup;
 	WRITE_ONCE(stats->arena_used, used + hs_arena_words(nr));
 	WRITE_ONCE(stats->entries, stats->entries + 1);
 	/* Publish: frames and fields before the hash (pairs with readers' acquire). */

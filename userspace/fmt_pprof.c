@@ -24,6 +24,7 @@
 
 #include <linux/hotstack.h>
 
+#include "cgroup.h"
 #include "maps.h"
 #include "profile.h"
 #include "profile.pb-c.h"
@@ -331,7 +332,8 @@ static int hs_pprof_frames(struct hs_pprof_out *o, const struct hs_profile *p, s
 		hs_line_keys(p, &p->lines[i], &key);
 		off[i] = nr_ids;
 		nr_ids += hs_frames_of(&p->lines[i], key.frames);
-		o->nr_labels += !!key.comm + !!key.pid + !!key.context;
+		/* A cgroup: its path, and what the path says (hs_pprof_cgroup()). */
+		o->nr_labels += !!key.comm + !!key.pid + !!key.context + 4 * !!key.cgroup;
 	}
 	off[p->nr] = nr_ids;
 	o->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(*o->ids));
@@ -413,9 +415,35 @@ static int hs_pprof_label(struct hs_pprof_out *o, Perftools__Profiles__Sample *s
 }
 
 /*
+ * The labels of a cgroup key: "cgroup" its path, and those of the
+ * OpenTelemetry resource that the path names, where it names them:
+ * "container.id", "k8s.pod.uid", "systemd.unit".
+ */
+static int hs_pprof_cgroup(struct hs_pprof_out *o, Perftools__Profiles__Sample *smp,
+			   Perftools__Profiles__Label **l, const struct hs_line_keys *k)
+{
+	struct hs_cgroup_info info;
+	int ret;
+
+	hs_cgroup_parse(k->cgroup, k->cgroup_len, &info);
+	ret = hs_pprof_label(o, smp, (*l)++, "cgroup", k->cgroup, k->cgroup_len, 0);
+	if (!ret && info.container_id[0])
+		ret = hs_pprof_label(o, smp, (*l)++, "container.id", info.container_id,
+				     strlen(info.container_id), 0);
+	if (!ret && info.pod_uid[0])
+		ret = hs_pprof_label(o, smp, (*l)++, "k8s.pod.uid", info.pod_uid,
+				     strlen(info.pod_uid), 0);
+	if (!ret && info.unit[0])
+		ret = hs_pprof_label(o, smp, (*l)++, "systemd.unit", info.unit,
+				     strlen(info.unit), 0);
+	return ret;
+}
+
+/*
  * One sample per folded line: its locations (hs_pprof_frames()'), its
  * count (and count x period), its keys as labels: "comm" and "context"
- * strings, "pid" a number (go tool pprof -tags, -tagfocus=comm=bash).
+ * strings, "pid" a number (go tool pprof -tags, -tagfocus=comm=bash),
+ * the cgroup's (hs_pprof_cgroup()).
  */
 static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
 			    const size_t *off, int64_t period)
@@ -444,6 +472,8 @@ static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
 			ret = hs_pprof_label(o, s, l++, "comm", k->comm, k->comm_len, 0);
 		if (!ret && k->pid)
 			ret = hs_pprof_label(o, s, l++, "pid", NULL, 0, k->pid);
+		if (!ret && k->cgroup)
+			ret = hs_pprof_cgroup(o, s, &l, k);
 		/* "[task]" as "task": -tagfocus=context=task. */
 		if (!ret && k->context)
 			ret = hs_pprof_label(o, s, l++, "context", k->context + 1,
@@ -684,18 +714,19 @@ static int hs_pprof_read_maps(struct hs_profile *p, const Perftools__Profiles__P
 }
 
 /*
- * A sample's labels "comm", "pid" and "context" back into its keys, the
- * leading frames "comm;[pid N];[task]" (and the profile's keys noted).
+ * A sample's labels "comm", "pid", "cgroup" and "context" back into its
+ * keys, the leading frames "comm;[pid N];[cgroup PATH];[task]" (and the
+ * profile's keys noted; the labels a cgroup's path gives follow it).
  */
 static int hs_pprof_keys(struct hs_profile *p, const Perftools__Profiles__Profile *prof,
 			 const Perftools__Profiles__Sample *s, char **buf, size_t *n, size_t *cap)
 {
-	static const char *const order[] = { "comm", "pid", "context" };
-	char pid[32], ctx[64];
+	static const char *const order[] = { "comm", "pid", "cgroup", "context" };
+	char pid[32], ctx[64], cg[HS_CGROUP_FRAME_MAX + 16];
 	size_t i, j;
 	int ret = 0;
 
-	for (j = 0; j < 3 && !ret; j++) {
+	for (j = 0; j < 4 && !ret; j++) {
 		for (i = 0; i < s->n_label; i++) {
 			const Perftools__Profiles__Label *l = s->label[i];
 
@@ -709,6 +740,11 @@ static int hs_pprof_keys(struct hs_profile *p, const Perftools__Profiles__Profil
 				ret = hs_append(buf, n, cap, hs_pprof_str(prof, l->str));
 				p->keys |= HOTSTACK_KEY_COMM;
 			} else if (j == 2 && hs_pprof_str(prof, l->str)[0]) {
+				snprintf(cg, sizeof(cg), HS_CGROUP_KEY "%.*s]", HS_CGROUP_FRAME_MAX,
+					 hs_pprof_str(prof, l->str));
+				ret = hs_append(buf, n, cap, cg);
+				p->keys |= HOTSTACK_KEY_CGROUP;
+			} else if (j == 3 && hs_pprof_str(prof, l->str)[0]) {
 				snprintf(ctx, sizeof(ctx), "[%s]", hs_pprof_str(prof, l->str));
 				ret = hs_append(buf, n, cap, ctx);
 				p->keys |= HOTSTACK_KEY_CONTEXT;

@@ -10,6 +10,7 @@
 
 #include <linux/hotstack.h>
 
+#include "cgroup.h"
 #include "maps.h"
 #include "profile.h"
 #include "table.h"
@@ -28,6 +29,14 @@ static uint32_t hs_pid_key(const char *s, size_t len)
 		pid = pid * 10 + (s[i] - '0');
 	}
 	return pid;
+}
+
+/* Whether @s[0..len) is a cgroup key, "[cgroup PATH]". */
+static int hs_is_cgroup(const char *s, size_t len)
+{
+	size_t n = sizeof(HS_CGROUP_KEY) - 1;
+
+	return len > n + 1 && !memcmp(s, HS_CGROUP_KEY, n) && s[len - 1] == ']';
 }
 
 /* Whether @s[0..len) is a context key. */
@@ -52,10 +61,9 @@ void hs_line_keys(const struct hs_profile *p, const struct hs_stack_line *l,
 	if (e == end || hs_is_drop_stack(s))
 		return;
 	n = hs_next_frame_end(e + 1, end);
-	/* A process name: "[pid N]" after it, or the keys say so. */
-	if ((p->keys & HOTSTACK_KEY_COMM) || hs_pid_key(e + 1, n - e - 1)) {
-		if (s[0] == '[' && !(p->keys & HOTSTACK_KEY_COMM))
-			return;
+	/* A process name: "[pid N]" or "[cgroup PATH]" after it, or the keys say so. */
+	if (((p->keys & HOTSTACK_KEY_COMM) || hs_pid_key(e + 1, n - e - 1) ||
+	     hs_is_cgroup(e + 1, n - e - 1)) && (s[0] != '[' || (p->keys & HOTSTACK_KEY_COMM))) {
 		k->comm = s;
 		k->comm_len = e - s;
 		s = e + 1;
@@ -63,6 +71,16 @@ void hs_line_keys(const struct hs_profile *p, const struct hs_stack_line *l,
 	}
 	k->pid = hs_pid_key(s, e - s);
 	if (k->pid) {
+		if (e == end) {
+			k->frames = end;
+			return;
+		}
+		s = e + 1;
+		e = hs_next_frame_end(s, end);
+	}
+	if (hs_is_cgroup(s, e - s)) {
+		k->cgroup = s + sizeof(HS_CGROUP_KEY) - 1;
+		k->cgroup_len = e - 1 - k->cgroup;
 		if (e == end) {
 			k->frames = end;
 			return;
@@ -178,7 +196,7 @@ static void hs_quote(char *out, size_t size, const char *s, size_t len)
 	out[i] = '\0';
 }
 
-/* HOTSTACK_KEY_* of a list "comm,pid,context" (what is not a key is left out). */
+/* HOTSTACK_KEY_* of a list "comm,pid,cgroup,context" (what is not a key is left out). */
 static uint32_t hs_keys_of(const char *s)
 {
 	uint32_t keys = 0;
@@ -186,6 +204,7 @@ static uint32_t hs_keys_of(const char *s)
 	keys |= strstr(s, "comm") ? HOTSTACK_KEY_COMM : 0;
 	keys |= strstr(s, "pid") ? HOTSTACK_KEY_TGID : 0;
 	keys |= strstr(s, "context") ? HOTSTACK_KEY_CONTEXT : 0;
+	keys |= strstr(s, "cgroup") ? HOTSTACK_KEY_CGROUP : 0;
 	return keys;
 }
 

@@ -58,6 +58,8 @@ struct hs_line_keys {
 	const char *comm;	/* the process name */
 	size_t comm_len;
 	uint32_t pid;		/* from "[pid N]" */
+	const char *cgroup;	/* the PATH (or ID) of "[cgroup PATH]" */
+	size_t cgroup_len;
 	const char *context;	/* "[task]", "[softirq]", "[hardirq]", "[idle]" */
 	size_t context_len;
 	const char *frames;	/* what follows them: markers and frames */
@@ -65,8 +67,9 @@ struct hs_line_keys {
 
 /*
  * The keys of line @l of @p: a process name is the leading frame when a
- * "[pid N]" key follows it (read()'s and perf's layout) or when p->keys
- * says the lines have one; then "[pid N]", then the context.
+ * "[pid N]" or "[cgroup PATH]" key follows it (read()'s and perf's
+ * layout) or when p->keys says the lines have one; then "[pid N]", then
+ * "[cgroup PATH]", then the context.
  */
 void hs_line_keys(const struct hs_profile *p, const struct hs_stack_line *l,
 		  struct hs_line_keys *k);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "cgroup.h"
 #include "device.h"
 #include "session.h"
 #include "table.h"
@@ -31,8 +32,8 @@ const struct hs_option hs_session_options[] = {
 	{ HS_SESSION_OPT_STACKS, "stacks", "kernel|user|both", "the stacks to walk "
 	  "(default kernel; user stacks by frame pointers)" },
 	{ HS_SESSION_OPT_DEPTH, "max-depth", "N", "frames kept per stack, 1-1024 (default 127)" },
-	{ HS_SESSION_OPT_KEYS, "keys", "comm,pid,context", "count stacks apart by these too "
-	  "(leading frames)" },
+	{ HS_SESSION_OPT_KEYS, "keys", "comm,pid,cgroup,context", "count stacks apart by these "
+	  "too (leading frames; cgroup: the task's cgroup v2, [cgroup PATH])" },
 	{ HS_SESSION_OPT_COLLAPSE, "collapse", NULL, "collapse direct recursion "
 	  "(marked [collapsed N])" },
 	{ HS_SESSION_OPT_TABLE, "table-entries", "N", "stacks per CPU table, a power of two "
@@ -71,13 +72,14 @@ void hs_config_defaults(struct hs_config *c)
 	c->abi.arena_frames = 131072;
 }
 
-/* --keys: a comma-separated list of comm, pid and context, none empty. */
+/* --keys: a comma-separated list of comm, pid, context and cgroup, none empty. */
 static int hs_parse_keys(const char *s, uint32_t *keys)
 {
 	static const struct { const char *name; uint32_t key; } names[] = {
 		{ "comm", HOTSTACK_KEY_COMM },
 		{ "pid", HOTSTACK_KEY_TGID },
 		{ "context", HOTSTACK_KEY_CONTEXT },
+		{ "cgroup", HOTSTACK_KEY_CGROUP },
 	};
 	const char *e;
 	size_t i, n;
@@ -164,8 +166,8 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		break;
 	case HS_SESSION_OPT_KEYS:
 		if (hs_parse_keys(value, &c->abi.keys))
-			return hs_args_error(a, "--keys takes a list of comm, pid and context, "
-					     "not '%s'", value);
+			return hs_args_error(a, "--keys takes a list of comm, pid, cgroup and "
+					     "context, not '%s'", value);
 		break;
 	case HS_SESSION_OPT_COLLAPSE:
 		c->abi.flags |= HOTSTACK_CFG_COLLAPSE;
@@ -601,8 +603,13 @@ static int hs_not_execd(pid_t pid)
 void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid, int child)
 {
 	static uint32_t pids[4096];
+	static uint64_t ids[4096];
 	size_t n, i;
 
+	/* The cgroups' names, while they are there to read. */
+	n = m->base ? hs_table_cgroups(m, ids, sizeof(ids) / sizeof(ids[0])) : 0;
+	if (n)
+		hs_cgroups_capture(HS_CGROUP_ROOT, ids, n);
 	if (!u)
 		return;
 	if (pid && !(child && hs_not_execd(child)))

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "cgroup.h"
 #include "events.h"
 #include "profile.h"
 #include "symbols.h"
@@ -119,6 +120,7 @@ static int hs_item_equal(const struct hs_table_copy *c, const struct hotstack_en
 	return a->hash == b->hash && a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
 	       a->flags == b->flags && a->context == b->context && a->depth == b->depth &&
 	       a->tgid == b->tgid && !memcmp(a->comm, b->comm, sizeof(a->comm)) &&
+	       a->cgroup == b->cgroup &&
 	       !memcmp(c->frames + a->frames, c->frames + b->frames,
 		       (a->nr_kernel + a->nr_user) * sizeof(uint64_t));
 }
@@ -285,7 +287,9 @@ void hs_table_copy_free(struct hs_table_copy *c)
 	memset(c, 0, sizeof(*c));
 }
 
-size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
+/* The distinct nonzero keys @key gives of the active generation's entries (hs_table_pids()). */
+static size_t hs_table_keys(const struct hs_table_map *m, uint64_t (*key)(const struct hotstack_entry *),
+			    uint64_t *out, size_t max)
 {
 	struct hs_hdr_view v;
 	size_t nr = 0, k;
@@ -298,20 +302,45 @@ size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
 			slot * v.slot_size + v.cpu_stats_size);
 
 		for (i = 0; i < v.table_entries; i++) {
-			uint32_t tgid;
+			uint64_t x;
 
 			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
 				continue;
-			tgid = e[i].tgid;
-			if (!tgid || (nr && pids[nr - 1] == tgid))
+			x = key(&e[i]);
+			if (!x || (nr && out[nr - 1] == x))
 				continue;
-			for (k = 0; k < nr && pids[k] != tgid; k++)
+			for (k = 0; k < nr && out[k] != x; k++)
 				;
 			if (k == nr && nr < max)
-				pids[nr++] = tgid;
+				out[nr++] = x;
 		}
 	}
 	return nr;
+}
+
+static uint64_t hs_entry_tgid(const struct hotstack_entry *e)
+{
+	return e->tgid;
+}
+
+static uint64_t hs_entry_cgroup(const struct hotstack_entry *e)
+{
+	return e->cgroup;
+}
+
+size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
+{
+	uint64_t ids[4096];
+	size_t i, nr = hs_table_keys(m, hs_entry_tgid, ids, max < 4096 ? max : 4096);
+
+	for (i = 0; i < nr; i++)
+		pids[i] = ids[i];
+	return nr;
+}
+
+size_t hs_table_cgroups(const struct hs_table_map *m, uint64_t *ids, size_t max)
+{
+	return hs_table_keys(m, hs_entry_cgroup, ids, max);
 }
 
 int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops)
@@ -362,6 +391,23 @@ static char *hs_put_name(char *p, const char *s, size_t len)
 static const char hs_unknown[HS_KSYM_NAMES_PAD] = HS_UNKNOWN_FRAME;
 
 /*
+ * The cgroup key "[cgroup PATH];" at @q, by its captured path (its ';'
+ * made ':', HS_CGROUP_FRAME_MAX bytes at most), else "[cgroup ID];".
+ */
+static char *hs_put_cgroup(char *q, uint64_t id)
+{
+	const char *name = hs_cgroup_name(id);
+	size_t i;
+
+	if (!name)
+		return q + sprintf(q, HS_CGROUP_KEY "%llu];", (unsigned long long)id);
+	q += sprintf(q, HS_CGROUP_KEY);
+	for (i = 0; name[i] && i < HS_CGROUP_FRAME_MAX; i++)
+		*q++ = name[i] == ';' ? ':' : name[i] == '\n' ? ' ' : name[i];
+	return hs_put(q, "]", 1);
+}
+
+/*
  * Format entry @e (its frames @f, its kernel frames' ranges @sym) at @q,
  * as read() does, up to @end; returns the end of the line (not ended).
  */
@@ -381,6 +427,8 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 	}
 	if (e->tgid)
 		q += sprintf(q, "[pid %u];", e->tgid);
+	if (e->cgroup)
+		q = hs_put_cgroup(q, e->cgroup);
 	if (e->context && e->context < HS_NR_CONTEXTS &&
 	    hs_context_names[e->context])
 		q += sprintf(q, "%s;", hs_context_names[e->context]);

@@ -73,6 +73,8 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
  * most @max of them (a live view: no consistency needed). Returns how many.
  */
 size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max);
+/* The same of the cgroups (cgroup key). */
+size_t hs_table_cgroups(const struct hs_table_map *m, uint64_t *ids, size_t max);
 
 /*
  * The samples lost, as "[dropped];[REASON] COUNT" stacks, and the

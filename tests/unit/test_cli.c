@@ -47,7 +47,7 @@ static void every_command_has_help(void **state)
 	static const struct {
 		const char *cmd, *options[16];
 	} cmds[] = {
-		{ "record", { "-e, --event EVENT", "--keys comm,pid,context", "-d, --duration",
+		{ "record", { "-e, --event EVENT", "--keys comm,pid,cgroup,context", "-d, --duration",
 			      "-o, --output FILE", "--format FORMAT", "-h, --help" } },
 		{ "top", { "-F, --freq HZ", "--table-entries N", "-b, --batch", "-n, --iterations N",
 			   "--sort ORDER,KEYS", "--comm NAMES", "--symbol REGEX", "-h, --help" } },

@@ -62,7 +62,7 @@ static void options(void **state)
 	(void)state;
 	assert_int_equal(parse(&o, "-e", "cpu-clock", "-c", "100000", "-C", "0,2-3", "-g",
 			       "--stacks", "both", "--max-depth", "64", "--keys",
-			       "comm,pid,context", "--collapse", "-o", "out.json", "--", "ls",
+			       "comm,pid,cgroup,context", "--collapse", "-o", "out.json", "--", "ls",
 			       "-l", NULL), 0);
 	assert_int_equal(o.s.ev.type, PERF_TYPE_SOFTWARE);
 	assert_false((o.s.abi.flags & HOTSTACK_CFG_FREQ));

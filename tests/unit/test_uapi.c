@@ -68,7 +68,8 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_config, reserved), 96);
 	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER0);
 	assert_int_equal(sizeof(struct hotstack_mmap_header), 152);
-	assert_int_equal(sizeof(struct hotstack_entry), 48);
+	assert_int_equal(sizeof(struct hotstack_entry), 56);
+	assert_int_equal(offsetof(struct hotstack_entry, cgroup), 48);
 }
 
 static void ioctl_numbers(void **state)

@@ -615,7 +615,7 @@ static void test_config_errors(void)
 	BAD(stacks, 4, EINVAL);
 	BAD(max_depth, 0, EINVAL);
 	BAD(max_depth, HOTSTACK_MAX_DEPTH + 1, EINVAL);
-	BAD(keys, 8, EINVAL);
+	BAD(keys, 16, EINVAL);
 	BAD(table_entries, 1000, EINVAL);
 	BAD(table_entries, 8, EINVAL);
 	BAD(table_entries, 1U << 25, EINVAL);

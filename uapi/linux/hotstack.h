@@ -175,7 +175,8 @@ enum hotstack_state {
 #define HOTSTACK_KEY_TGID		_BITUL(0)
 #define HOTSTACK_KEY_COMM		_BITUL(1)
 #define HOTSTACK_KEY_CONTEXT		_BITUL(2)
-#define HOTSTACK_KEY_ALL		0x7U
+#define HOTSTACK_KEY_CGROUP		_BITUL(3)
+#define HOTSTACK_KEY_ALL		0xfU
 
 /* cgroups a CONFIGURE may name (hotstack_config.cgroups_ptr). */
 #define HOTSTACK_MAX_CGROUPS		32
@@ -264,7 +265,7 @@ enum hotstack_state {
  * @off_cpu_tasks: with HOTSTACK_CFG_OFF_CPU, how many threads may be
  *		off the CPU and timed at once: a power of two in
  *		[HOTSTACK_MIN_OFF_CPU_TASKS, HOTSTACK_MAX_OFF_CPU_TASKS]
- *		(max_depth * 8 + 64 bytes each, counted as tables). Else 0.
+ *		(max_depth * 8 + 72 bytes each, counted as tables). Else 0.
  * @min_block_us: with HOTSTACK_CFG_OFF_CPU, waits shorter than this many
  *		microseconds are counted as HOTSTACK_DROP_SHORT_WAIT. Else 0.
  * @reserved:	must be 0
@@ -516,6 +517,10 @@ enum hotstack_context {
  *		namespace numbers it (0 for a process outside it)
  * @frames:	index of the first frame in the CPU's arena
  * @comm:	task name (with HOTSTACK_KEY_COMM; else zeros)
+ * @cgroup:	the task's cgroup v2 id (with HOTSTACK_KEY_CGROUP; else 0),
+ *		as bpf_get_current_cgroup_id() gives it: on 64-bit kernels the
+ *		inode number of its directory in the cgroup2 filesystem (1:
+ *		the root; a kernel without cgroups: 0)
  */
 struct hotstack_entry {
 	__u64 hash;
@@ -528,6 +533,7 @@ struct hotstack_entry {
 	__u32 tgid;
 	__u32 frames;
 	char comm[16];
+	__u64 cgroup;
 };
 
 /*

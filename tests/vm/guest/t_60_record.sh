@@ -88,6 +88,53 @@ if grep -qw cgroup2 /proc/filesystems; then
 	kill $ga $gi $gb
 	wait $ga $gi $gb 2>/dev/null
 	rmdir $cg/hs-a/inner $cg/hs-a $cg/hs-b
+	# --keys cgroup: each sample under its task's cgroup, named by its
+	# path as the runtimes lay them out: systemd's docker scope, kubelet's
+	# pod slice with containerd's scope, docker in docker (cgroupfs,
+	# nested). A cgroup made, used and removed while recording (by the
+	# command) keeps its name.
+	id1=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	id2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
+	uid=1234abcd_5678_90ab_cdef_1234567890ab
+	c1=system.slice/docker-$id1.scope
+	c2=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid.slice
+	c2=$c2/cri-containerd-$id2.scope
+	c3=docker/$id1/docker/$id2
+	mkdir -p $cg/$c1 $cg/$c2 $cg/$c3
+	sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec hs_vmtest uspin 60000" &
+	p1=$!
+	sh -c "echo \$\$ >$cg/$c2/cgroup.procs && exec hs_vmtest uspin 60000" &
+	p2=$!
+	sh -c "echo \$\$ >$cg/$c3/cgroup.procs && exec hs_vmtest uspin 60000" &
+	p3=$!
+	check "the three containers' processes are in their cgroups" wait_until sh -c \
+		"grep -qx $p1 $cg/$c1/cgroup.procs && grep -qx $p2 $cg/$c2/cgroup.procs &&
+		 grep -qx $p3 $cg/$c3/cgroup.procs"
+	hotstack record -e cpu-clock -F 1000 -a --keys pid,cgroup -o /tmp/cgk.folded -- sh -c "
+		mkdir $cg/hs-gone.scope &&
+		sh -c 'echo \$\$ >$cg/hs-gone.scope/cgroup.procs && exec hs_vmtest uspin 1000' &&
+		rmdir $cg/hs-gone.scope" >/tmp/cgk.out 2>&1
+	check "record -a --keys pid,cgroup -- COMMAND" [ $? -eq 0 ]
+	# Every sample of each process under its own cgroup, and some.
+	keyed() {
+		n=$(grep -c "^\[pid $1\];\[cgroup /$2\];" /tmp/cgk.folded)
+		o=$(grep "^\[pid $1\];" /tmp/cgk.folded | grep -v -c "^\[pid $1\];\[cgroup /$2\];")
+		[ "$n" -gt 0 ] && [ "$o" -eq 0 ] && echo ok || echo "bad: $n under it, $o not"
+	}
+	check_output "a docker scope's samples, all under [cgroup /$c1]" '^ok$' keyed $p1 $c1
+	check_output "a kubelet pod's containerd scope's, all under their cgroup" '^ok$' \
+		keyed $p2 "$c2"
+	check_output "a nested docker's, all under the innermost cgroup" '^ok$' keyed $p3 $c3
+	check_output "a cgroup removed before the recording ended keeps its name" '^[1-9]' \
+		sh -c "grep -c '^\[pid [0-9]*\];\[cgroup /hs-gone.scope\];' /tmp/cgk.folded"
+	hotstack report /tmp/cgk.folded -o /tmp/cgk.pb.gz 2>/dev/null
+	check_output "pprof keeps the cgroup key (its label), and gives it back" '^ok$' sh -c \
+		"hotstack report --format folded /tmp/cgk.pb.gz | sort >/tmp/cgk.back &&
+		 sort /tmp/cgk.folded | grep -v '^#' | cmp -s - /tmp/cgk.back && echo ok"
+	kill $p1 $p2 $p3
+	wait $p1 $p2 $p3 2>/dev/null
+	rmdir $cg/$c1 $cg/system.slice $cg/$c2 $cg/${c2%/*} $cg/${c2%/*/*} $cg/${c2%%/*} \
+		$cg/$c3 $cg/${c3%/*} $cg/${c3%/*/*} $cg/docker
 	[ -n "$mounted" ] && umount $cg
 else
 	echo "# -G: this kernel has no cgroups (CONFIG_CGROUPS, the tests' own debug and arm64 kernels): its refusals only"

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cgroup key in the tool: a path's container, pod and unit in the
+ * runtimes' layouts; ids named from a cgroup tree (kept once it is gone);
+ * the "[cgroup PATH]" key among a line's keys; its pprof labels, and back.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "cgroup.h"
+#include "profile.h"
+#include "pprof_decode.h"
+
+#define ID1 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define ID2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+#define UID "1234abcd-5678-90ab-cdef-1234567890ab"
+#define UID_ "1234abcd_5678_90ab_cdef_1234567890ab"
+
+static void expect(const char *path, const char *container, const char *pod, const char *unit)
+{
+	struct hs_cgroup_info i;
+
+	hs_cgroup_parse(path, strlen(path), &i);
+	if (strcmp(i.container_id, container) || strcmp(i.pod_uid, pod) || strcmp(i.unit, unit))
+		fail_msg("%s: container '%s' pod '%s' unit '%s', not '%s' '%s' '%s'", path,
+			 i.container_id, i.pod_uid, i.unit, container, pod, unit);
+}
+
+static void layouts(void **state)
+{
+	(void)state;
+	/* systemd's driver: the runtimes' scopes. */
+	expect("/system.slice/docker-" ID1 ".scope", ID1, "", "docker-" ID1 ".scope");
+	expect("/system.slice/crio-" ID1 ".scope", ID1, "", "crio-" ID1 ".scope");
+	expect("/machine.slice/libpod-" ID1 ".scope/container", ID1, "", "libpod-" ID1 ".scope");
+	/* CRI-O's conmon is no container. */
+	expect("/system.slice/crio-conmon-" ID1 ".scope", "", "",
+	       "crio-conmon-" ID1 ".scope");
+	/* Kubernetes with systemd: the pod's uid escaped ('-' as '_'). */
+	expect("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	       ".slice/cri-containerd-" ID1 ".scope", ID1, UID, "cri-containerd-" ID1 ".scope");
+	expect("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID2 ".scope", ID2, UID,
+	       "crio-" ID2 ".scope");
+	/* cgroupfs's driver. */
+	expect("/docker/" ID1, ID1, "", "");
+	expect("/kubepods/besteffort/pod" UID "/" ID2, ID2, UID, "");
+	/* Nested: the innermost container (docker in docker). */
+	expect("/docker/" ID1 "/docker/" ID2, ID2, "", "");
+	expect("/system.slice/docker-" ID1 ".scope/docker/" ID2, ID2, "", "docker-" ID1 ".scope");
+	/* No container: the unit alone, or nothing. */
+	expect("/system.slice/ssh.service", "", "", "ssh.service");
+	expect("/user.slice/user-1000.slice/session-3.scope", "", "", "session-3.scope");
+	expect("/", "", "", "");
+	/* Near misses: 63 hex digits, a pod without its uid, another runtime's scope. */
+	expect("/docker/" ID1 "0", "", "", "");
+	expect("/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde", "", "", "");
+	expect("/kubepods/podxyz/" ID1, ID1, "", "");
+	expect("/system.slice/rkt-" ID1 ".scope", "", "", "rkt-" ID1 ".scope");
+}
+
+static uint64_t ino_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+/* Ids named by a walk of a tree; a directory removed keeps its name. */
+static void names(void **state)
+{
+	char root[] = "/tmp/hs_cgroupXXXXXX", path[256];
+	uint64_t ids[3];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/system.slice", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/system.slice/docker-%s.scope", root, ID1);
+	assert_int_equal(mkdir(path, 0755), 0);
+	ids[0] = ino_of(root);
+	ids[1] = ino_of(path);
+	ids[2] = 1;	/* no directory of the tree */
+	assert_int_equal(hs_cgroups_capture(root, ids, 2), 2);
+	assert_string_equal(hs_cgroup_name(ids[0]), "/");
+	assert_string_equal(hs_cgroup_name(ids[1]), "/system.slice/docker-" ID1 ".scope");
+	assert_null(hs_cgroup_name(ids[2]));
+	assert_null(hs_cgroup_name(0));
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/system.slice", root);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rmdir(root), 0);
+	/* Gone, and looked for again (the unknown id): still named. */
+	assert_int_equal(hs_cgroups_capture("/nonexistent", ids, 3), 2);
+	assert_string_equal(hs_cgroup_name(ids[1]), "/system.slice/docker-" ID1 ".scope");
+}
+
+static const char folded[] =
+	"bash;[pid 7];[cgroup /system.slice/docker-" ID1 ".scope];[task];main;f 3\n"
+	"[cgroup /kubepods/besteffort/pod" UID "/" ID2 "];[task];main;g 2\n"
+	"[pid 9];[cgroup /];h 1\n";
+
+/* The key among a line's keys, with and without the others. */
+static void line_keys(void **state)
+{
+	struct hs_profile p = { 0 };
+	struct hs_line_keys k;
+	size_t bad;
+
+	(void)state;
+	assert_int_equal(hs_profile_parse(&p, folded, &bad), 0);
+	assert_int_equal(p.nr, 3);
+	hs_line_keys(&p, &p.lines[0], &k);
+	assert_true(k.comm && k.comm_len == 4 && !memcmp(k.comm, "bash", 4));
+	assert_int_equal(k.pid, 7);
+	assert_true(k.cgroup && k.cgroup_len == strlen("/system.slice/docker-" ID1 ".scope"));
+	assert_true(!memcmp(k.cgroup, "/system.slice/docker-" ID1 ".scope", k.cgroup_len));
+	assert_true(k.context && !memcmp(k.context, "[task]", 6));
+	assert_true(!strncmp(k.frames, "main;f", 6));
+	hs_line_keys(&p, &p.lines[1], &k);
+	assert_null(k.comm);
+	assert_int_equal(k.pid, 0);
+	assert_true(k.cgroup && !memcmp(k.cgroup, "/kubepods/", 10));
+	assert_true(k.context && !strncmp(k.frames, "main;g", 6));
+	hs_line_keys(&p, &p.lines[2], &k);
+	assert_int_equal(k.pid, 9);
+	assert_true(k.cgroup && k.cgroup_len == 1 && k.cgroup[0] == '/');
+	assert_true(!strncmp(k.frames, "h", 1));
+	hs_profile_free(&p);
+}
+
+/* The label of @key of sample @s, "" when it has none. */
+static const char *label(const Perftools__Profiles__Profile *prof,
+			 const Perftools__Profiles__Sample *s, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(str(prof, s->label[i]->key), key))
+			return str(prof, s->label[i]->str);
+	return "";
+}
+
+/* pprof: the path and what it says as labels; read back, the same lines. */
+static void pprof_labels(void **state)
+{
+	struct hs_profile p = { 0 }, q = { 0 };
+	Perftools__Profiles__Profile *prof;
+	char path[] = "/tmp/hs_cgroup_pprofXXXXXX", err[256], *text = NULL;
+	size_t bad, len = 0, i, seen = 0;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_int_equal(hs_profile_parse(&p, folded, &bad), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_int_equal(hs_write_pprof(f, &p), 0);
+	fclose(f);
+	prof = decode(path);
+	assert_non_null(prof);
+	for (i = 0; i < prof->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = prof->sample[i];
+		const char *cg = label(prof, s, "cgroup");
+
+		if (!strcmp(cg, "/system.slice/docker-" ID1 ".scope")) {
+			assert_string_equal(label(prof, s, "container.id"), ID1);
+			assert_string_equal(label(prof, s, "systemd.unit"), "docker-" ID1 ".scope");
+			assert_string_equal(label(prof, s, "k8s.pod.uid"), "");
+			seen++;
+		} else if (!strncmp(cg, "/kubepods/", 10)) {
+			assert_string_equal(label(prof, s, "container.id"), ID2);
+			assert_string_equal(label(prof, s, "k8s.pod.uid"), UID);
+			seen++;
+		} else if (!strcmp(cg, "/")) {
+			assert_string_equal(label(prof, s, "container.id"), "");
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 3);
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	assert_int_equal(hs_profile_load(&q, path, err, sizeof(err)), 0);
+	f = open_memstream(&text, &len);
+	assert_int_equal(hs_write_folded(f, &q), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "bash;[pid 7];[cgroup /system.slice/docker-" ID1
+				     ".scope];[task];main;f 3\n"));
+	assert_non_null(strstr(text, "[cgroup /kubepods/besteffort/pod" UID "/" ID2
+				     "];[task];main;g 2\n"));
+	assert_non_null(strstr(text, "[pid 9];[cgroup /];h 1\n"));
+	free(text);
+	unlink(path);
+	hs_profile_free(&p);
+	hs_profile_free(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(layouts),
+		cmocka_unit_test(names),
+		cmocka_unit_test(line_keys),
+		cmocka_unit_test(pprof_labels),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hotstack tool: cgroup v2 ids (HOTSTACK_KEY_CGROUP) named by their paths,
+ * captured while a session runs (a cgroup removed before the profile is
+ * written keeps its name), and what a path says of its container.
+ */
+#ifndef HOTSTACK_CGROUP_H
+#define HOTSTACK_CGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The cgroup key's frame: "[cgroup PATH]" (or "[cgroup ID]": no name captured). */
+#define HS_CGROUP_KEY		"[cgroup "
+/* A path longer is cut there in the frame. */
+#define HS_CGROUP_FRAME_MAX	512
+
+/* Where the cgroup2 filesystem is looked for. */
+#define HS_CGROUP_ROOT	"/sys/fs/cgroup"
+
+/*
+ * The path of cgroup @id below the cgroup2 root ("/" for the root,
+ * "/system.slice/ssh.service"), as last captured; NULL when unknown.
+ */
+const char *hs_cgroup_name(uint64_t id);
+
+/*
+ * Name the ids of @ids that have no name yet: the cgroup2 tree under
+ * @root (HS_CGROUP_ROOT; another for tests) is scanned once when one of
+ * them is new. Names stay for the tool's life. Returns how many of @ids
+ * have a name.
+ */
+size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n);
+
+/* What a cgroup path says of the container and unit it is (empty strings: nothing). */
+struct hs_cgroup_info {
+	char container_id[65];	/* docker, containerd, CRI-O, podman: 64 hex digits */
+	char pod_uid[37];	/* Kubernetes: kubepods...pod<uid> */
+	char unit[128];		/* the innermost systemd unit (*.service, *.scope) */
+};
+
+/*
+ * Parse @path (@len bytes): the runtimes' usual layouts, systemd's
+ * (docker-ID.scope, cri-containerd-ID.scope, crio-ID.scope,
+ * libpod-ID.scope, kubepods-...-podUID.slice) and cgroupfs's
+ * (/docker/ID, /kubepods/.../podUID/ID), nested ones by their innermost.
+ */
+void hs_cgroup_parse(const char *path, size_t len, struct hs_cgroup_info *info);
+
+#endif
