@@ -47,7 +47,8 @@ static int hs_diff_write(const char *out, int format, const char *names[2],
 int cmd_diff(int argc, char **argv)
 {
 	static const struct hs_option *const tables[] = {
-		hs_diff_options, hs_filter_options, hs_view_options, NULL,
+		hs_diff_options, hs_filter_options, hs_cgroup_filter_options, hs_view_options,
+		NULL,
 	};
 	const char *out = NULL, *format = NULL, *names[2];
 	struct hs_profile p[2] = { 0 };

@@ -23,7 +23,8 @@ static const struct hs_option hs_report_options[] = {
 int cmd_report(int argc, char **argv)
 {
 	static const struct hs_option *const tables[] = {
-		hs_report_options, hs_filter_options, hs_view_options, hs_graph_options, NULL,
+		hs_report_options, hs_filter_options, hs_cgroup_filter_options, hs_view_options,
+		hs_graph_options, NULL,
 	};
 	const char *path = "hotstack.folded", *out = NULL, *format = NULL;
 	struct hs_profile p = { 0 };

@@ -181,6 +181,7 @@ void hs_sort_title(const struct hs_view *v, char *buf, size_t len)
 	static const char *const names[] = {
 		[HS_SORT_SYM] = "function", [HS_SORT_COMM] = "comm", [HS_SORT_PID] = "pid",
 		[HS_SORT_MODULE] = "module", [HS_SORT_CONTEXT] = "context",
+		[HS_SORT_CGROUP] = "cgroup", [HS_SORT_CONTAINER] = "container",
 	};
 	size_t n = 0;
 	int i;

@@ -461,6 +461,7 @@ static int hs_name_put(char **buf, size_t *n, size_t *cap, const char *s, size_t
 static int hs_row_name(const struct hs_profile *p, const struct hs_line_keys *k, const int *sort,
 		       int nr, const char *frame, size_t flen, char **buf, size_t *n, size_t *cap)
 {
+	struct hs_cgroup_info info;
 	const char *s;
 	char pid[24];
 	size_t len;
@@ -483,6 +484,17 @@ static int hs_row_name(const struct hs_profile *p, const struct hs_line_keys *k,
 		case HS_SORT_PID:
 			len = k->pid ? (size_t)snprintf(pid, sizeof(pid), "[pid %u]", k->pid) : 1;
 			s = k->pid ? pid : "-";
+			break;
+		case HS_SORT_CGROUP:
+			s = k->cgroup ?: "-";
+			len = k->cgroup ? k->cgroup_len : 1;
+			break;
+		case HS_SORT_CONTAINER:
+			/* Its id as docker ps shows it: 12 digits. */
+			if (k->cgroup)
+				hs_cgroup_parse(k->cgroup, k->cgroup_len, &info);
+			s = k->cgroup && info.container_id[0] ? info.container_id : "-";
+			len = s[0] == '-' ? 1 : 12;
 			break;
 		default:
 			s = k->context ?: "-";

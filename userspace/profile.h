@@ -189,7 +189,12 @@ void hs_fns_init(struct hs_fns *f);
 int hs_fns_add(struct hs_fns *f, const struct hs_profile *p, int col);
 
 /* The keys a row of the report can be by (perf report's --sort). */
-enum hs_sort_key { HS_SORT_SYM, HS_SORT_COMM, HS_SORT_PID, HS_SORT_MODULE, HS_SORT_CONTEXT };
+enum hs_sort_key {
+	HS_SORT_SYM, HS_SORT_COMM, HS_SORT_PID, HS_SORT_MODULE, HS_SORT_CONTEXT,
+	HS_SORT_CGROUP,		/* the cgroup key's path */
+	HS_SORT_CONTAINER,	/* the container its path names (cgroup.h) */
+	HS_NR_SORT
+};
 
 /*
  * The same by the keys @sort[0..nr) (in that order): a row is named by

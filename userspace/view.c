@@ -4,13 +4,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "cgroup.h"
 #include "maps.h"
 #include "profile.h"
 #include "view.h"
 
 enum {
-	O_COMM = HS_OPT_LONG + 100, O_PID, O_SYMBOL, O_MODULE,
+	O_COMM = HS_OPT_LONG + 100, O_PID, O_SYMBOL, O_MODULE, O_CGROUP, O_CONTAINER,
 	O_SORT, O_ROWS = 'n', O_PERCENT = HS_OPT_LONG + 110, O_CHILDREN, O_NO_CHILDREN,
 	O_GRAPH = 'g',
 };
@@ -20,12 +22,20 @@ const struct hs_option hs_filter_options[] = {
 	{ O_PID, "pid", "PIDS", "only these processes' stacks ([pid N] keys, comma-separated)" },
 	{ O_SYMBOL, "symbol", "REGEX", "only stacks with a function matching REGEX (extended)" },
 	{ O_MODULE, "module", "MODS", "only stacks with a frame of these modules (func [MOD])" },
+	{ O_CONTAINER, "container", "IDS", "only these containers' stacks (ids or their "
+	  "prefixes, comma-separated; record --keys cgroup)" },
+	HS_OPTION_END,
+};
+
+const struct hs_option hs_cgroup_filter_options[] = {
+	{ O_CGROUP, "cgroup", "PATHS", "only stacks of these cgroups and those below them "
+	  "([cgroup PATH] keys, comma-separated; record --keys cgroup)" },
 	HS_OPTION_END,
 };
 
 const struct hs_option hs_view_options[] = {
-	{ O_SORT, "sort", "KEYS", "rows by sym (default), comm, pid, module, context, or a "
-	  "list of them: comm,sym" },
+	{ O_SORT, "sort", "KEYS", "rows by sym (default), comm, pid, module, context, cgroup, "
+	  "container, or a list of them: comm,sym" },
 	{ O_ROWS, "rows", "N", "rows of each table and of the hottest stacks (default 20)" },
 	{ O_PERCENT, "percent-limit", "PCT", "leave out rows under PCT percent" },
 	{ O_CHILDREN, "children", NULL, "one table, by total (the function and its callees)" },
@@ -53,6 +63,8 @@ void hs_view_free(struct hs_view *v)
 	free(v->filter.comm);
 	free(v->filter.pid);
 	free(v->filter.module);
+	free(v->filter.cgroup);
+	free(v->filter.container);
 	if (v->filter.have_symbol)
 		regfree(&v->filter.symbol);
 	memset(&v->filter, 0, sizeof(v->filter));
@@ -60,7 +72,7 @@ void hs_view_free(struct hs_view *v)
 
 int hs_filter_active(const struct hs_filter *f)
 {
-	return f->comm || f->pid || f->module || f->have_symbol;
+	return f->comm || f->pid || f->module || f->have_symbol || f->cgroup || f->container;
 }
 
 /* Whether @s[0..len) is one of the comma-separated @list. */
@@ -71,6 +83,40 @@ static int hs_in_list(const char *list, const char *s, size_t len)
 	for (;; list = e + 1) {
 		e = strchrnul(list, ',');
 		if ((size_t)(e - list) == len && !memcmp(list, s, len))
+			return 1;
+		if (!*e)
+			return 0;
+	}
+}
+
+/* Whether cgroup path @s[0..len) is one of @list's or below one of them. */
+static int hs_under_list(const char *list, const char *s, size_t len)
+{
+	const char *e;
+	size_t n;
+
+	for (;; list = e + 1) {
+		e = strchrnul(list, ',');
+		n = e - list;
+		/* "/" is every cgroup's; "/a" is "/a" and "/a/b", not "/ab". */
+		while (n > 1 && list[n - 1] == '/')
+			n--;
+		if (n <= len && !memcmp(list, s, n) &&
+		    (n == len || s[n] == '/' || (n == 1 && list[0] == '/')))
+			return 1;
+		if (!*e)
+			return 0;
+	}
+}
+
+/* Whether one of @list is a prefix of @id (docker's short ids). */
+static int hs_prefix_in_list(const char *list, const char *id)
+{
+	const char *e;
+
+	for (;; list = e + 1) {
+		e = strchrnul(list, ',');
+		if ((size_t)(e - list) <= strlen(id) && !strncasecmp(list, id, e - list))
 			return 1;
 		if (!*e)
 			return 0;
@@ -109,6 +155,7 @@ int hs_sort_keys(struct hs_view *v, const char *s)
 	static const char *const names[] = {
 		[HS_SORT_SYM] = "sym", [HS_SORT_COMM] = "comm", [HS_SORT_PID] = "pid",
 		[HS_SORT_MODULE] = "module", [HS_SORT_CONTEXT] = "context",
+		[HS_SORT_CGROUP] = "cgroup", [HS_SORT_CONTAINER] = "container",
 	};
 	const char *e;
 	int i, j;
@@ -116,10 +163,10 @@ int hs_sort_keys(struct hs_view *v, const char *s)
 	v->nr_sort = 0;
 	for (;; s = e + 1) {
 		e = strchrnul(s, ',');
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < HS_NR_SORT; i++)
 			if (strlen(names[i]) == (size_t)(e - s) && !memcmp(names[i], s, e - s))
 				break;
-		if (i == 5 || v->nr_sort == 5)
+		if (i == HS_NR_SORT || v->nr_sort == HS_NR_SORT)
 			return -1;
 		for (j = 0; j < v->nr_sort; j++)
 			if (v->sort[j] == i)
@@ -141,19 +188,28 @@ int hs_view_option(struct hs_args *a, struct hs_view *v, int id, const char *val
 	case O_COMM:
 	case O_PID:
 	case O_MODULE:
-		if (!hs_list_ok(value, id == O_PID))
-			return hs_args_error(a, "--%s wants a comma-separated list%s, not '%s'",
-					     id == O_COMM ? "comm" : id == O_PID ? "pid" : "module",
-					     id == O_PID ? " of process IDs" : "", value);
+	case O_CGROUP:
+	case O_CONTAINER:
 		{
-			char **slot = id == O_COMM ? &f->comm : id == O_PID ? &f->pid : &f->module;
+			static const char *const opt[] = {
+				[O_COMM - O_COMM] = "comm", [O_PID - O_COMM] = "pid",
+				[O_MODULE - O_COMM] = "module", [O_CGROUP - O_COMM] = "cgroup",
+				[O_CONTAINER - O_COMM] = "container",
+			};
+			char **slot = id == O_COMM ? &f->comm : id == O_PID ? &f->pid :
+				      id == O_MODULE ? &f->module : id == O_CGROUP ? &f->cgroup :
+				      &f->container;
 
+			if (!hs_list_ok(value, id == O_PID))
+				return hs_args_error(a, "--%s wants a comma-separated list%s, not '%s'",
+						     opt[id - O_COMM],
+						     id == O_PID ? " of process IDs" : "", value);
 			free(*slot);
 			*slot = strdup(value);
 			if (!*slot)
 				return hs_args_error(a, "%s", strerror(ENOMEM));
+			hs_filter_spell(f, opt[id - O_COMM], value);
 		}
-		hs_filter_spell(f, id == O_COMM ? "comm" : id == O_PID ? "pid" : "module", value);
 		break;
 	case O_SYMBOL:
 		if (f->have_symbol)
@@ -170,8 +226,9 @@ int hs_view_option(struct hs_args *a, struct hs_view *v, int id, const char *val
 		break;
 	case O_SORT:
 		if (hs_sort_keys(v, value))
-			return hs_args_error(a, "--sort wants sym, comm, pid, module or context, "
-					     "or a list of them, each once, not '%s'", value);
+			return hs_args_error(a, "--sort wants sym, comm, pid, module, context, cgroup "
+					     "or container, or a list of them, each once, not '%s'",
+					     value);
 		break;
 	case O_ROWS:
 		if (hs_parse_u64(value, 1, 1000000, &n))
@@ -258,6 +315,18 @@ static int hs_line_passes(const struct hs_profile *p, const struct hs_stack_line
 			return 0;
 		snprintf(pid, sizeof(pid), "%u", k.pid);
 		if (!hs_in_list(f->pid, pid, strlen(pid)))
+			return 0;
+	}
+	if (f->cgroup && (!k.cgroup || !hs_under_list(f->cgroup, k.cgroup, k.cgroup_len)))
+		return 0;
+	if (f->container) {
+		struct hs_cgroup_info info;
+
+		if (!k.cgroup)
+			return 0;
+		hs_cgroup_parse(k.cgroup, k.cgroup_len, &info);
+		if (!info.container_id[0] ||
+		    !hs_prefix_in_list(f->container, info.container_id))
 			return 0;
 	}
 	for (s = k.frames; s < end && !(sym && module); s = e + 1) {

@@ -2,8 +2,9 @@
 /*
  * hotstack tool: what a command shows of a profile, as perf report's
  * options ask. Filters that apply to every output (--comm, --pid,
- * --symbol, --module); the rows of the report by sort keys (--sort sym,
- * comm, pid, module, context, and lists of them); how many (-n,
+ * --symbol, --module, --cgroup, --container); the rows of the report by
+ * sort keys (--sort sym, comm, pid, module, context, cgroup, container,
+ * and lists of them); how many (-n,
  * --percent-limit); self, total or both (--no-children, --children); the
  * hottest stacks; and each row's call graph (-g caller|callee).
  */
@@ -15,6 +16,7 @@
 #include <stdio.h>
 
 #include "options.h"
+#include "profile.h"
 
 struct hs_profile;
 
@@ -25,6 +27,8 @@ struct hs_filter {
 	regex_t symbol;		/* --symbol: a function on the stack matches */
 	int have_symbol;
 	char *module;		/* --module: a frame "func [MOD]" of one of them */
+	char *cgroup;		/* --cgroup: cgroup paths (those below them too) */
+	char *container;	/* --container: container ids or their prefixes */
 	const char *spelled;	/* the options as given, for the report's header */
 	char spelled_buf[256];
 };
@@ -37,7 +41,7 @@ enum hs_graph { HS_GRAPH_NONE, HS_GRAPH_CALLER, HS_GRAPH_CALLEE };
 
 struct hs_view {
 	struct hs_filter filter;
-	int sort[5];		/* enum hs_sort_key (profile.h), in the order asked */
+	int sort[HS_NR_SORT];	/* enum hs_sort_key (profile.h), in the order asked */
 	int nr_sort;
 	unsigned int rows;	/* -n: rows a table (and hottest stacks) */
 	double percent_limit;	/* --percent-limit: rows under it are not shown */
@@ -49,7 +53,8 @@ struct hs_view {
 void hs_view_defaults(struct hs_view *v);
 
 /* The view's options, for a command's option tables (report, diff, top). */
-extern const struct hs_option hs_filter_options[];	/* --comm --pid --symbol --module */
+extern const struct hs_option hs_filter_options[];	/* --comm --pid --symbol --module --container */
+extern const struct hs_option hs_cgroup_filter_options[];	/* --cgroup (not top's: its -G) */
 extern const struct hs_option hs_view_options[];	/* --sort -n --percent-limit --children */
 extern const struct hs_option hs_graph_options[];	/* -g caller|callee (report) */
 

@@ -204,6 +204,64 @@ static void pprof_labels(void **state)
 	hs_profile_free(&q);
 }
 
+/* @argv of the tool's report on the folded text above; its standard output. */
+static char *report(const char *args)
+{
+	char path[] = "/tmp/hs_cgroup_foldedXXXXXX", cmd[512], *out = NULL;
+	size_t len = 0, n;
+	char buf[4096];
+	FILE *f, *o;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, folded, strlen(folded)), (ssize_t)strlen(folded));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "../../userspace/hotstack report %s %s", path, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	o = open_memstream(&out, &len);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, o);
+	assert_int_equal(pclose(f), 0);
+	fclose(o);
+	unlink(path);
+	return out;
+}
+
+/* report's --cgroup (and below), --container (a prefix), --sort cgroup/container. */
+static void filters_and_sorts(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = report("--format folded --cgroup /kubepods");
+	assert_string_equal(out, "[cgroup /kubepods/besteffort/pod" UID "/" ID2
+			    "];[task];main;g 2\n");
+	free(out);
+	/* "/kube" is no cgroup of them: a path's components, not its letters. */
+	out = report("--format folded --cgroup /kube,/system.slice/");
+	assert_string_equal(out, "bash;[pid 7];[cgroup /system.slice/docker-" ID1
+			    ".scope];[task];main;f 3\n");
+	free(out);
+	out = report("--format folded --cgroup /");
+	assert_non_null(strstr(out, "[pid 9];[cgroup /];h 1\n"));
+	assert_int_equal(strlen(out), strlen(folded));
+	free(out);
+	/* docker ps's short id. */
+	out = report("--format folded --container 0123456789AB");
+	assert_string_equal(out, "bash;[pid 7];[cgroup /system.slice/docker-" ID1
+			    ".scope];[task];main;f 3\n");
+	free(out);
+	out = report("--sort container --no-children");
+	assert_non_null(strstr(out, "0123456789ab"));
+	assert_non_null(strstr(out, "fedcba987654"));
+	assert_non_null(strstr(out, "container"));
+	free(out);
+	out = report("--sort cgroup --no-children");
+	assert_non_null(strstr(out, "/kubepods/besteffort/pod" UID "/" ID2));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +269,7 @@ int main(void)
 		cmocka_unit_test(names),
 		cmocka_unit_test(line_keys),
 		cmocka_unit_test(pprof_labels),
+		cmocka_unit_test(filters_and_sorts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
