@@ -173,11 +173,17 @@ static inline void hs_cgroup_put(struct cgroup *cgrp)
 /*
  * The cgroup v2 id of @task (HOTSTACK_KEY_CGROUP), as
  * bpf_get_current_cgroup_id() reads it; 0 without cgroups. Its css_set
- * is RCU's: an NMI or a hardirq is a reader.
+ * is RCU's: read under rcu_read_lock(), which an NMI may take (lockdep's
+ * RCU checks do not count an NMI or a hardirq as a reader).
  */
 static __always_inline u64 hs_task_cgroup_id(struct task_struct *task)
 {
-	return cgroup_id(task_dfl_cgroup(task));
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(task));
+	rcu_read_unlock();
+	return id;
 }
 #else
 static inline struct cgroup *hs_cgroup_get_fd(int fd)

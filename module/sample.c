@@ -163,7 +163,7 @@ static __always_inline bool hs_off_proc(const struct hs_tables *t, const struct 
  * process (per-task events sample only their tasks and their children:
  * no filter; an off-CPU session of them, its set), the idle task, or in
  * none of its cgroups nor below them.
- * The task's css_set is RCU's: an NMI or a hardirq is a reader.
+ * The task's css_set is RCU's: read under rcu_read_lock() (hs_task_cgroup_id()).
  */
 static __always_inline bool hs_filtered(const struct hotstack_session *s)
 {
@@ -175,10 +175,14 @@ static __always_inline bool hs_filtered(const struct hotstack_session *s)
 		return true;
 	if ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current))
 		return true;
+	if (!s->cgroups.nr)
+		return false;
+	rcu_read_lock();
 	for (i = 0; i < s->cgroups.nr; i++)
 		if (task_under_cgroup_hierarchy(current, s->cgroups.cg[i]))
-			return false;
-	return s->cgroups.nr;
+			break;
+	rcu_read_unlock();
+	return i == s->cgroups.nr;
 }
 
 /*
