@@ -287,34 +287,46 @@ void hs_table_copy_free(struct hs_table_copy *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The distinct nonzero keys @key gives of the active generation's entries (hs_table_pids()). */
-static size_t hs_table_keys(const struct hs_table_map *m, uint64_t (*key)(const struct hotstack_entry *),
-			    uint64_t *out, size_t max)
+/*
+ * The distinct nonzero values @key gives of the active generation's
+ * entries, at most @max, when the session counts by @need (a
+ * HOTSTACK_KEY_*): one pass over the tables, a set on the side.
+ */
+static size_t hs_table_keys(const struct hs_table_map *m, uint32_t need,
+			    uint64_t (*key)(const struct hotstack_entry *), uint64_t *out, size_t max)
 {
+	size_t nr = 0, size = 1, k;
 	struct hs_hdr_view v;
-	size_t nr = 0, k;
 	unsigned int slot, i;
+	uint64_t *set;
 
-	if (hs_read_header(m, HS_GEN_ACTIVE, &v))
+	if (hs_read_header(m, HS_GEN_ACTIVE, &v) || !(v.keys & need) || !max)
 		return 0;
-	for (slot = 0; slot < v.nr_slots; slot++) {
+	while (size < 2 * max)
+		size *= 2;
+	set = calloc(size, sizeof(*set));
+	if (!set)
+		return 0;
+	for (slot = 0; slot < v.nr_slots && nr < max; slot++) {
 		const struct hotstack_entry *e = (const void *)((const char *)m->base + v.gen_offset +
 			slot * v.slot_size + v.cpu_stats_size);
 
-		for (i = 0; i < v.table_entries; i++) {
+		for (i = 0; i < v.table_entries && nr < max; i++) {
 			uint64_t x;
 
 			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
 				continue;
 			x = key(&e[i]);
-			if (!x || (nr && out[nr - 1] == x))
+			if (!x)
 				continue;
-			for (k = 0; k < nr && out[k] != x; k++)
+			for (k = (x * 0x9e3779b97f4a7c15ULL) >> 40; set[k & (size - 1)] &&
+			     set[k & (size - 1)] != x; k++)
 				;
-			if (k == nr && nr < max)
-				out[nr++] = x;
+			if (!set[k & (size - 1)])
+				out[nr++] = set[k & (size - 1)] = x;
 		}
 	}
+	free(set);
 	return nr;
 }
 
@@ -331,7 +343,8 @@ static uint64_t hs_entry_cgroup(const struct hotstack_entry *e)
 size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
 {
 	uint64_t ids[4096];
-	size_t i, nr = hs_table_keys(m, hs_entry_tgid, ids, max < 4096 ? max : 4096);
+	size_t i, nr = hs_table_keys(m, HOTSTACK_KEY_TGID, hs_entry_tgid, ids,
+				     max < 4096 ? max : 4096);
 
 	for (i = 0; i < nr; i++)
 		pids[i] = ids[i];
@@ -340,7 +353,7 @@ size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
 
 size_t hs_table_cgroups(const struct hs_table_map *m, uint64_t *ids, size_t max)
 {
-	return hs_table_keys(m, hs_entry_cgroup, ids, max);
+	return hs_table_keys(m, HOTSTACK_KEY_CGROUP, hs_entry_cgroup, ids, max);
 }
 
 int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops)
