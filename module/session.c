@@ -1143,7 +1143,9 @@ void hotstack_stop(struct hotstack_session *s)
 		return;
 	/* It takes ev_lock, never @lock: waited for here. */
 	cancel_delayed_work_sync(&s->budget_work);
-	hs_cost_note(s);
+	/* A sampler's cost, for the next budgets to start from (not the probe's). */
+	if (!s->off_cpu)
+		hs_cost_note(s);
 	if (s->off_cpu) {
 		hotstack_off_cpu_stop(s);
 	} else if (s->task_mode) {
