@@ -1246,6 +1246,20 @@ static bool budget_acted(void *arg)
 	return !get_stats(*(int *)arg, &st, 0) && st.rate_changes > 0 && st.window_ppm > 0;
 }
 
+/* Whether session @arg's handler has run @runs times (handler runs, this generation). */
+struct budget_runs {
+	int fd;
+	__u64 runs;
+};
+
+static bool budget_ran(void *arg)
+{
+	const struct budget_runs *r = arg;
+	struct hotstack_stats st;
+
+	return !get_stats(r->fd, &st, 0) && st.interrupts >= r->runs;
+}
+
 /* Whether the budget of session @arg has looked at a window (whatever it made of it). */
 static bool budget_looked(void *arg)
 {
@@ -1295,8 +1309,18 @@ static void test_budget(const char *event)
 	    "budget (%s): stats say budget %u ppm, floor %u ns, weight %u, %llu samples/s "
 	    "of %llu ns: %.3f%% of the CPUs", event, a.budget_ppm, a.floor_ns, a.max_weight,
 	    (unsigned long long)a.sample_rate, (unsigned long long)a.cost_ns, a.window_ppm / 1e4);
-	/* A second of sampling at the lowered rate. */
+	/*
+	 * A second of sampling at the lowered rate, or longer, until the
+	 * handler has run a few times: a slow host's W can put seconds
+	 * between samples (arm64's cycles on trixie-arm64: W 3816, none in a
+	 * second, in one make check).
+	 */
 	msleep(1000);
+	{
+		struct budget_runs r = { fd, a.interrupts + 4 };
+
+		wait_for(budget_ran, &r);
+	}
 	get_stats(fd, &b, 0);
 	dt = (b.elapsed_ns - a.elapsed_ns) / 1e9;
 	rate = dt > 0 ? (b.interrupts - a.interrupts) / dt : 0;
