@@ -2570,20 +2570,27 @@ static void test_offcpu_budget(int fd)
 	xioctl(fd, HOTSTACK_IOC_START, NULL);
 	xioctl(fd2, HOTSTACK_IOC_START, NULL);
 	tap(wait_for(budget_acted, &fd2), "off-cpu budget: the module weighed the switches");
-	/* Two seconds of it at the budget's W. */
-	msleep(2000);
-	get_stats(fd2, &st, 0);
+	/*
+	 * Two seconds of it, the stats looked at every 100 ms: the worker
+	 * weighs the probe again each window, and beside the exact session
+	 * it may find W = 1 enough by the end (sid-generic in one make check).
+	 */
+	for (i = 0, w = 0; i < 20; i++) {
+		msleep(100);
+		get_stats(fd2, &st, 0);
+		w = st.max_weight > w ? st.max_weight : w;
+	}
 	nap_stop = 1;
 	for (i = 0; i < OFF_NAPPERS; i++)
 		pthread_join(th[i], NULL);
 	xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
 	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
-	tap(st.budget_ppm && st.floor_ns == 0 && st.max_weight > 1 &&
-	    st.max_weight < HS_MAX_OFF_WEIGHT && st.window_ppm > 0,
-	    "off-cpu budget: stats say budget %u ppm, no floor (%u ns), one switch in %u timed, "
-	    "%llu switches/s of %llu ns: %.3f%% of the CPUs", st.budget_ppm, st.floor_ns,
-	    st.max_weight, (unsigned long long)st.sample_rate, (unsigned long long)st.cost_ns,
-	    st.window_ppm / 1e4);
+	tap(st.budget_ppm && st.floor_ns == 0 && w > 1 && w < HS_MAX_OFF_WEIGHT &&
+	    st.window_ppm > 0,
+	    "off-cpu budget: stats say budget %u ppm, no floor (%u ns), one switch in up to %u "
+	    "timed (%u at the end), %llu switches/s of %llu ns: %.3f%% of the CPUs",
+	    st.budget_ppm, st.floor_ns, w, st.max_weight, (unsigned long long)st.sample_rate,
+	    (unsigned long long)st.cost_ns, st.window_ppm / 1e4);
 	check_invariant(fd2, "off-cpu budget");
 	if (map_session(fd, &m[0]) || map_session(fd2, &m[1])) {
 		tap(false, "off-cpu budget: mmap the tables");
