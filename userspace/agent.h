@@ -10,6 +10,9 @@
 /* --label options at most. */
 #define HS_AGENT_MAX_LABELS	32
 
+/* --group-by: one profile an interval for each of these (and one for the rest). */
+enum { HS_GROUP_NONE, HS_GROUP_CONTAINER, HS_GROUP_CGROUP, HS_GROUP_UNIT };
+
 struct hs_agent_opts {
 	struct hs_config s;		/* the session's options, as record takes them */
 	int session_opts;		/* one of them was given */
@@ -19,6 +22,7 @@ struct hs_agent_opts {
 	const char *name;		/* --name: the application's name in Pyroscope */
 	const char *labels[HS_AGENT_MAX_LABELS];	/* --label KEY=VALUE, in order */
 	size_t nr_labels;
+	int group_by;			/* --group-by: HS_GROUP_* */
 	const char *output_dir;		/* --output-dir, or NULL */
 	unsigned long keep;		/* --keep: files kept in it */
 	unsigned long queue;		/* --queue: profiles waiting to be pushed at most */

@@ -18,6 +18,7 @@
  * leave its push --drain seconds, and exit 0.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,7 @@
 #include <linux/perf_event.h>
 
 #include "agent.h"
+#include "cgroup.h"
 #include "commands.h"
 #include "device.h"
 #include "events.h"
@@ -55,6 +57,7 @@
 enum {
 	O_INTERVAL = 'i', O_PERSISTENT = HS_SESSION_OPT_NEXT, O_PUSH, O_NAME, O_LABEL,
 	O_OUTPUT_DIR, O_KEEP, O_QUEUE, O_QUEUE_MB, O_TIMEOUT, O_DRAIN, O_TENANT, O_LOG, O_CONFIG,
+	O_GROUP_BY,
 };
 
 static const struct hs_option hs_agent_options[] = {
@@ -67,8 +70,12 @@ static const struct hs_option hs_agent_options[] = {
 	{ O_NAME, "name", "APP", "the application's name in Pyroscope (default hotstack)" },
 	{ O_LABEL, "label", "KEY=VALUE", "a label of every profile, besides hostname, "
 	  "kernel_release and event (repeat it; the same key replaces one of those)" },
+	{ O_GROUP_BY, "group-by", "KIND", "one profile an interval per container (labels "
+	  "container_id and pod_uid), cgroup (label cgroup) or unit (systemd unit: label unit), "
+	  "and one for the samples of none; keys the session by cgroup" },
 	{ O_OUTPUT_DIR, "output-dir", "DIR", "write each profile as DIR/hotstack-START.pb.gz "
-	  "(START: YYYYmmddTHHMMSSZ, UTC)" },
+	  "(START: YYYYmmddTHHMMSSZ, UTC; with --group-by, a group's as "
+	  "hotstack-START-GROUP.pb.gz)" },
 	{ O_KEEP, "keep", "N", "with --output-dir: keep the newest N files (default 360)" },
 	{ O_QUEUE, "queue", "N", "profiles waiting to be pushed at most; past it the oldest is "
 	  "dropped (default 60)" },
@@ -308,6 +315,14 @@ int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 			break;
 		case O_CONFIG:
 			break;	/* read before the options */
+		case O_GROUP_BY:
+			o->group_by = !strcmp(value, "container") ? HS_GROUP_CONTAINER :
+				      !strcmp(value, "cgroup") ? HS_GROUP_CGROUP :
+				      !strcmp(value, "unit") ? HS_GROUP_UNIT : HS_GROUP_NONE;
+			if (!o->group_by)
+				ret = hs_args_error(&a, "--group-by wants container, cgroup or unit, "
+						    "not '%s'", value);
+			break;
 		}
 		if (ret)
 			goto out;
@@ -323,6 +338,12 @@ int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 				    "autostart_freq say: no session options with it");
 	else if (o->persistent && o->s.abi.pid)
 		ret = hs_args_error(&a, "--persistent and -p do not go together");
+	else if (o->persistent && o->group_by)
+		ret = hs_args_error(&a, "--group-by needs the cgroup key, which the persistent "
+				    "session has not: drop --persistent");
+	/* The groups are read from the cgroup key. */
+	if (o->group_by)
+		o->s.abi.keys |= HOTSTACK_KEY_CGROUP;
 out:
 	hs_args_free(&a);
 	return ret;
@@ -436,8 +457,19 @@ static void hs_agent_signal(int sig)
 		hs_agent_stop = 1;
 }
 
-/* Labels: hostname, kernel_release, event and --label's, in Pyroscope's name. */
-#define HS_AGENT_NOTES	(HS_AGENT_MAX_LABELS + 8)
+/* Labels: hostname, kernel_release, event, --label's and a group's, in Pyroscope's name. */
+#define HS_AGENT_NOTES	(HS_AGENT_MAX_LABELS + 10)
+
+/*
+ * A --group-by group: its labels ("container_id=ID" and "pod_uid=UID";
+ * "cgroup=PATH"; "unit=NAME"; none for the samples of no group), its
+ * file name's part, and its interval's profile.
+ */
+struct hs_agent_group {
+	char label[2][320];
+	char file[72];
+	struct hs_profile p;
+};
 
 struct hs_agent {
 	struct hs_agent_opts o;
@@ -490,22 +522,29 @@ static void hs_agent_sanitize(char *s)
  * given twice taking the last value) as Pyroscope's name and as the
  * profile's notes.
  */
-static void hs_agent_labels(struct hs_agent *ag, char *extra_notes[], size_t nr_extra)
+static void hs_agent_labels(struct hs_agent *ag, const struct hs_agent_group *g,
+			    char *extra_notes[], size_t nr_extra)
 {
-	const char *keys[HS_AGENT_MAX_LABELS + 3], *vals[HS_AGENT_MAX_LABELS + 3];
-	size_t klen[HS_AGENT_MAX_LABELS + 3], nr = 0, i, j, n, used;
+	const char *keys[HS_AGENT_MAX_LABELS + 5], *vals[HS_AGENT_MAX_LABELS + 5];
+	const char *given[HS_AGENT_MAX_LABELS + 2];
+	size_t klen[HS_AGENT_MAX_LABELS + 5], nr = 0, i, j, n, used, nr_given;
 
 	keys[nr] = "hostname", klen[nr] = 8, vals[nr++] = ag->hostname;
 	keys[nr] = "kernel_release", klen[nr] = 14, vals[nr++] = ag->release;
 	keys[nr] = "event", klen[nr] = 5, vals[nr++] = ag->event;
-	for (i = 0; i < ag->o.nr_labels; i++) {
-		const char *eq = strchr(ag->o.labels[i], '=');
+	/* --label's, then the group's (KEY=VALUE each), the last of a key winning. */
+	memcpy(given, ag->o.labels, ag->o.nr_labels * sizeof(given[0]));
+	nr_given = ag->o.nr_labels;
+	for (i = 0; g && i < 2; i++)
+		if (g->label[i][0])
+			given[nr_given++] = g->label[i];
+	for (i = 0; i < nr_given; i++) {
+		const char *eq = strchr(given[i], '=');
 
 		for (j = 0; j < nr; j++)
-			if (klen[j] == (size_t)(eq - ag->o.labels[i]) &&
-			    !memcmp(keys[j], ag->o.labels[i], klen[j]))
+			if (klen[j] == (size_t)(eq - given[i]) && !memcmp(keys[j], given[i], klen[j]))
 				break;
-		keys[j] = ag->o.labels[i], klen[j] = eq - ag->o.labels[i], vals[j] = eq + 1;
+		keys[j] = given[i], klen[j] = eq - given[i], vals[j] = eq + 1;
 		if (j == nr)
 			nr++;
 	}
@@ -670,9 +709,10 @@ static int hs_agent_file_filter(const struct dirent *d)
 	       !strcmp(d->d_name + n - 6, ".pb.gz");
 }
 
-static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t len, int64_t from)
+static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t len, int64_t from,
+				const char *group)
 {
-	char name[64], path[4096], tmp[4096];
+	char name[160], path[4096], tmp[4096];
 	struct dirent **list;
 	struct tm tm;
 	time_t t = from;
@@ -680,7 +720,9 @@ static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t le
 	int fd, n, i;
 
 	gmtime_r(&t, &tm);
-	strftime(name, sizeof(name), "hotstack-%Y%m%dT%H%M%SZ.pb.gz", &tm);
+	strftime(name, sizeof(name), "hotstack-%Y%m%dT%H%M%SZ", &tm);
+	snprintf(name + strlen(name), sizeof(name) - strlen(name), "%s%s.pb.gz", group ? "-" : "",
+		 group ?: "");
 	snprintf(path, sizeof(path), "%s/%s", ag->o.output_dir, name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", ag->o.output_dir, name);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -736,19 +778,182 @@ static void hs_agent_push_status(struct hs_agent *ag, char *buf, size_t len)
 }
 
 /*
+ * Serialize @p, labeled as group @g's (NULL: no --group-by), with the
+ * notes @extra, for the sender and the directory; its bytes added to
+ * *@bytes. 0 or -errno.
+ */
+static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct hs_agent_group *g,
+			 char *extra[], size_t nr_extra, int64_t until, size_t *bytes)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	hs_agent_labels(ag, g, extra, nr_extra);
+	p->notes = ag->notes;
+	f = open_memstream(&buf, &len);
+	ret = f ? hs_write_pprof(f, p) : -ENOMEM;
+	if (f && fclose(f) && !ret)
+		ret = -ENOMEM;
+	p->notes = NULL;
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*bytes += len;
+	if (ag->o.output_dir)
+		hs_agent_write_file(ag, buf, len, ag->from, g && g->file[0] ? g->file : NULL);
+	if (ag->push)
+		hs_push_queue(ag->push, buf, len, ag->name, ag->hz, ag->from, until,
+			      ag->intervals);
+	else
+		free(buf);
+	return 0;
+}
+
+/*
+ * Line @l's group by --group-by into @g (labels, file name part), all
+ * empty when it has none: no cgroup key, or a cgroup of no container
+ * (no unit).
+ */
+static void hs_agent_group_of(const struct hs_agent *ag, const struct hs_profile *p,
+			      const struct hs_stack_line *l, struct hs_agent_group *g)
+{
+	struct hs_cgroup_info info;
+	struct hs_line_keys k;
+	size_t n, i;
+	char *v;
+
+	memset(g->label, 0, sizeof(g->label));
+	g->file[0] = '\0';
+	hs_line_keys(p, l, &k);
+	if (!k.cgroup)
+		return;
+	hs_cgroup_parse(k.cgroup, k.cgroup_len, &info);
+	if (ag->o.group_by == HS_GROUP_CONTAINER && info.container_id[0]) {
+		snprintf(g->label[0], sizeof(g->label[0]), "container_id=%s", info.container_id);
+		if (info.pod_uid[0])
+			snprintf(g->label[1], sizeof(g->label[1]), "pod_uid=%s", info.pod_uid);
+	} else if (ag->o.group_by == HS_GROUP_CGROUP) {
+		/* A value is 256 bytes at most: a longer path keeps its innermost part. */
+		n = k.cgroup_len > 256 ? 256 : k.cgroup_len;
+		snprintf(g->label[0], sizeof(g->label[0]), "cgroup=%.*s", (int)n,
+			 k.cgroup + k.cgroup_len - n);
+	} else if (ag->o.group_by == HS_GROUP_UNIT && info.unit[0]) {
+		snprintf(g->label[0], sizeof(g->label[0]), "unit=%s", info.unit);
+	} else {
+		return;
+	}
+	v = strchr(g->label[0], '=') + 1;
+	hs_agent_sanitize(v);
+	/* The file's part: the value in [A-Za-z0-9._-], its end and a hash past 60 bytes. */
+	n = strlen(v);
+	if (n <= 60) {
+		snprintf(g->file, sizeof(g->file), "%s", v);
+	} else {
+		snprintf(g->file, sizeof(g->file), "%s-%08x", v + n - 51,
+			 (unsigned int)hs_hash(v, n));
+	}
+	for (i = 0; g->file[i]; i++)
+		if (!isalnum((unsigned char)g->file[i]) && !strchr("._-", g->file[i]))
+			g->file[i] = '_';
+}
+
+/*
+ * @p's lines by group (--group-by): *@out, *@nr of them, the first
+ * those of no group (drops included). 0 or -ENOMEM; free each profile
+ * and *@out.
+ */
+static int hs_agent_split(const struct hs_agent *ag, const struct hs_profile *p,
+			  struct hs_agent_group **out, size_t *nr)
+{
+	struct hs_agent_group *g = calloc(1, sizeof(*g)), one, *more;
+	struct hs_strtab names;
+	char key[sizeof(one.label)];
+	size_t i;
+	long id;
+	int ret = g ? 0 : -ENOMEM;
+
+	*nr = g ? 1 : 0;
+	hs_strtab_init(&names, 1);
+	if (!ret && hs_strtab_add(&names, "", 0) < 0)
+		ret = -ENOMEM;
+	for (i = 0; i < p->nr && !ret; i++) {
+		hs_agent_group_of(ag, p, &p->lines[i], &one);
+		snprintf(key, sizeof(key), "%s%s%s", one.label[0], one.label[1][0] ? "," : "",
+			 one.label[1]);
+		id = hs_strtab_add(&names, key, strlen(key));
+		if (id >= 0 && (size_t)id == *nr) {
+			more = realloc(g, (*nr + 1) * sizeof(*g));
+			if (!more) {
+				ret = -ENOMEM;
+				break;
+			}
+			g = more;
+			g[*nr] = one;
+			memset(&g[*nr].p, 0, sizeof(g[*nr].p));
+			++*nr;
+		}
+		ret = id < 0 ? -ENOMEM : hs_profile_add(&g[id].p, p->lines[i].stack,
+							p->lines[i].len, p->lines[i].count);
+	}
+	hs_strtab_free(&names);
+	*out = g;
+	return ret;
+}
+
+/*
+ * --group-by: one profile for each group of @p's lines (and one for the
+ * lines of none, when there are some or nothing else), each with the
+ * notes @extra and a note of its own. Their count in *@nr_sent.
+ */
+static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char *extra[2],
+				int64_t until, size_t *bytes, size_t *nr_sent)
+{
+	char group[700], *notes[3] = { extra[0], extra[1], group };
+	struct hs_agent_group *g;
+	size_t n, i;
+	int ret;
+
+	ret = hs_agent_split(ag, p, &g, &n);
+	for (i = 0; i < n && !ret; i++) {
+		if (!i && !g[i].p.nr && n > 1)
+			continue;
+		g[i].p.event = p->event;
+		memcpy(g[i].p.rate, p->rate, sizeof(p->rate));
+		g[i].p.seconds = p->seconds;
+		g[i].p.time_ns = p->time_ns;
+		g[i].p.keys = p->keys;
+		g[i].p.maps = p->maps;
+		snprintf(group, sizeof(group), "group: %s%s%s, %" PRIu64 " of the interval's %"
+			 PRIu64 " samples", i ? g[i].label[0] : "none", g[i].label[1][0] ? "," : "",
+			 g[i].label[1], g[i].p.total, p->total);
+		ret = hs_agent_send(ag, &g[i].p, &g[i], notes, 3, until, bytes);
+		g[i].p.maps = NULL;
+		++*nr_sent;
+	}
+	for (i = 0; i < n; i++) {
+		g[i].p.maps = NULL;
+		hs_profile_free(&g[i].p);
+	}
+	free(g);
+	return ret;
+}
+
+/*
  * The interval [ag->from, @until) is in @p (its counters @total): stamp,
- * serialize, hand to the sender and the directory, say so.
+ * serialize, hand to the sender and the directory (a profile for each
+ * group with --group-by), say so.
  */
 static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 			  const struct hotstack_cpu_stats *total, uint64_t generation,
 			  int64_t until, double until_real)
 {
-	char counters[160], interval[96], status[256], *extra[2] = { counters, interval };
+	char counters[160], interval[96], status[256], groups[64], *extra[2] = { counters, interval };
 	uint64_t drops = hs_sum_drops(total->drops);
 	uint64_t filtered = total->drops[HOTSTACK_DROP_FILTERED];
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	size_t len = 0, sent = 0;
 	int ret;
 
 	ag->intervals++;
@@ -758,42 +963,34 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 		 (uint64_t)total->counted, drops - filtered, filtered);
 	snprintf(interval, sizeof(interval), "interval: %" PRIu64 " of session %u, generation %"
 		 PRIu64, ag->intervals, ag->session_id, generation);
-	hs_agent_labels(ag, extra, 2);
 	p->event = ag->event;
 	snprintf(p->rate, sizeof(p->rate), "%s", ag->rate);
 	p->time_ns = (int64_t)(ag->from_real * 1e9);
 	if (!p->seconds)
 		p->seconds = until_real - ag->from_real;
-	p->notes = ag->notes;
 	ret = hs_maps_kernel(p, "/sys");
-	f = ret ? NULL : open_memstream(&buf, &len);
-	ret = f ? hs_write_pprof(f, p) : -ENOMEM;
-	if (f && fclose(f) && !ret)
-		ret = -ENOMEM;
-	p->notes = NULL;
+	if (!ret && ag->o.group_by)
+		ret = hs_agent_send_groups(ag, p, extra, until, &len, &sent);
+	else if (!ret)
+		ret = hs_agent_send(ag, p, NULL, extra, 2, until, &len);
 	if (ret) {
-		hs_agent_log("interval %" PRIu64 ": cannot make its profile: %s", ag->intervals,
-			     strerror(-ret));
-		free(buf);
+		hs_agent_log("interval %" PRIu64 ": cannot make its profile%s: %s", ag->intervals,
+			     sent ? "s (some were sent)" : "", strerror(-ret));
 		ag->lost++;
 		return;
 	}
 	ag->samples += total->samples;
 	ag->counted += total->counted;
 	ag->dropped += drops - filtered;
-	if (ag->o.output_dir)
-		hs_agent_write_file(ag, buf, len, ag->from);
-	if (ag->push)
-		hs_push_queue(ag->push, buf, len, ag->name, ag->hz, ag->from, until,
-			      ag->intervals);
-	else
-		free(buf);
+	groups[0] = '\0';
+	if (ag->o.group_by)
+		snprintf(groups, sizeof(groups), " in %zu profiles", sent);
 	hs_agent_push_status(ag, status, sizeof(status));
 	hs_agent_log("interval %" PRIu64 " [%" PRId64 ", %" PRId64 ") %.1f s: %" PRIu64
 		     " samples, %" PRIu64 " counted, %" PRIu64 " dropped, %" PRIu64 " filtered, "
-		     "%zu stacks, %zu bytes%s", ag->intervals, ag->from, until, p->seconds,
+		     "%zu stacks, %zu bytes%s%s", ag->intervals, ag->from, until, p->seconds,
 		     (uint64_t)total->samples, (uint64_t)total->counted, drops - filtered,
-		     filtered, p->nr, len, status);
+		     filtered, p->nr, len, groups, status);
 	hs_agent_notify("STATUS=%" PRIu64 " intervals, %" PRIu64 " samples%s", ag->intervals,
 			ag->samples, status);
 }
@@ -1085,8 +1282,11 @@ static int hs_agent_run(struct hs_agent *ag)
 			ag->from_real = now;
 			next = hs_agent_first_boundary(now, ag->o.interval);
 		}
-		/* User stacks: the processes' mappings each second, for their symbols. */
-		tick = ag->u ? fmin(next, now + 1) : next;
+		/*
+		 * User stacks: the processes' mappings each second, for their
+		 * symbols; the cgroup key: the new cgroups' names, while they are.
+		 */
+		tick = ag->u || (ag->o.s.abi.keys & HOTSTACK_KEY_CGROUP) ? fmin(next, now + 1) : next;
 		hs_agent_sleep_until(tick);
 		if (hs_agent_stop || hs_agent_hup)
 			continue;

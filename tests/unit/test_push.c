@@ -436,6 +436,10 @@ static void test_agent_options(void **state)
 	char *argv3[] = { "agent", "--persistent", "-F", "49", "--output-dir", "/tmp/x", NULL };
 	char *argv4[] = { "agent", "-i", "5", NULL };
 	char *argv5[] = { "agent", "--push", "ftp://x", NULL };
+	char *argv6[] = { "agent", "--output-dir", "/tmp/x", "--group-by", "container", NULL };
+	char *argv7[] = { "agent", "--output-dir", "/tmp/x", "--group-by", "pod", NULL };
+	char *argv8[] = { "agent", "--persistent", "--output-dir", "/tmp/x", "--group-by", "unit",
+			  NULL };
 
 	(void)state;
 	assert_int_equal(hs_agent_parse(9, argv1, &o), 0);
@@ -471,6 +475,15 @@ static void test_agent_options(void **state)
 	assert_int_equal(hs_agent_parse(3, argv4, &o), 2);
 	hs_agent_opts_free(&o);
 	assert_int_equal(hs_agent_parse(3, argv5, &o), 2);
+	hs_agent_opts_free(&o);
+	/* --group-by: the session keyed by cgroup; a kind it has not; not the persistent one's. */
+	assert_int_equal(hs_agent_parse(5, argv6, &o), 0);
+	assert_int_equal(o.group_by, HS_GROUP_CONTAINER);
+	assert_int_equal(o.s.abi.keys, HOTSTACK_KEY_CGROUP);
+	hs_agent_opts_free(&o);
+	assert_int_equal(hs_agent_parse(5, argv7, &o), 2);
+	hs_agent_opts_free(&o);
+	assert_int_equal(hs_agent_parse(6, argv8, &o), 2);
 	hs_agent_opts_free(&o);
 	f = fopen(path, "w");
 	fprintf(f, "config /etc/other\n");

@@ -360,5 +360,96 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		'^\[sleep\];.*hrtimer_nanosleep.* [0-9]{7,}$' \
 		sh -c 'for f in /tmp/odo/*; do hotstack report --format folded $f; done'
 fi
+
+# ---- --group-by container: a profile per container an interval -------------------------
+# Two processes in cgroups laid out as docker's systemd scope and a
+# kubelet pod's containerd scope name them; the rest of the machine is
+# the profile of no container. Each sample in its container's profile
+# alone, and the profiles of an interval adding up to the session's.
+cg=/sys/fs/cgroup
+mounted=
+grep -q " $cg cgroup2 " /proc/mounts || { mkdir -p $cg && mount -t cgroup2 none $cg && mounted=1; }
+id1=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+id2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
+uid=1234abcd_5678_90ab_cdef_1234567890ab
+c1=system.slice/docker-$id1.scope
+c2=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid.slice
+c2=$c2/cri-containerd-$id2.scope
+# The pod's uid as Kubernetes writes it (systemd escapes its '-' as '_').
+uid=$(echo $uid | tr _ -)
+mkdir -p $cg/$c1 $cg/$c2
+sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec hs_vmtest uspin 60000" &
+p1=$!
+sh -c "echo \$\$ >$cg/$c2/cgroup.procs && exec hs_vmtest uspin 60000" &
+p2=$!
+check "the two containers' processes are in their cgroups" wait_until sh -c \
+	"grep -qx $p1 $cg/$c1/cgroup.procs && grep -qx $p2 $cg/$c2/cgroup.procs"
+L=/tmp/lg
+rm -rf /tmp/og
+listen_start $L 200
+hotstack agent -i 1 $RATE --group-by container --push $URL --output-dir /tmp/og \
+	--log /tmp/ag.log &
+agent=$!
+# Three intervals with the pod's container in them.
+pod_pushes() {
+	[ $(param name <$L/log 2>/dev/null | grep -c "container_id=$id2") -ge 3 ]
+}
+wait_until pod_pushes
+agent_stop
+listen_stop
+kill $p1 $p2
+wait $p1 $p2 2>/dev/null
+rmdir $cg/$c1 $cg/system.slice $cg/$c2 $cg/${c2%/*} $cg/${c2%/*/*} $cg/${c2%%/*}
+[ -n "$mounted" ] && umount $cg
+sed 's/^/# /' /tmp/ag.log
+check "agent --group-by container exits 0 on SIGTERM (status $agent_rc)" [ $agent_rc -eq 0 ]
+base="hotstack{hostname=$(hostname),kernel_release=$(uname -r),event=cpu-clock"
+group_names() {
+	param name <$L/log | sort | uniq -c
+	[ $(param name <$L/log | grep -c -F -x "$base,container_id=$id1}") -ge 3 ] &&
+		[ $(param name <$L/log | grep -c -F -x "$base,container_id=$id2,pod_uid=$uid}") -ge 3 ] &&
+		[ $(param name <$L/log | grep -v -c -F -x -e "$base}" -e "$base,container_id=$id1}" \
+			-e "$base,container_id=$id2,pod_uid=$uid}") -eq 0 ]
+}
+check "each push names its container (and pod), or none" group_names
+check "every pushed profile is a pprof go tool pprof reads" profiles $L
+# group_sums RAW: "INTERVAL ALL DROPPED COUNTED DROPS GROUP_N GROUP_M STRAY CONTAINER":
+# raw_sums's, the interval, the group's note, and the samples whose
+# container.id label is not the profile's container (all those with one
+# in the profile of none).
+group_sums() {
+	n=$(sed -n 's/^Comment: hotstack interval: \([0-9]*\) of .*/\1/p' "$1")
+	g=$(sed -n "s/^Comment: hotstack group: .*, \([0-9]*\) of the interval's \([0-9]*\) samples/\1 \2/p" "$1")
+	c=$(sed -n 's/^Comment: hotstack group: container_id=\([0-9a-f]*\).*/\1/p' "$1")
+	stray=$(awk -v c="$c" '
+		/^Samples:/ { in_s = 1; next }
+		/^Locations/ { in_s = 0 }
+		in_s && /^ *[0-9]+( +[0-9]+)*: / { n++; own[n] = 0; next }
+		in_s && /container\.id:\[/ { if (c != "" && index($0, "container.id:[" c "]")) own[n] = 1; else bad[n] = 1 }
+		END { for (i = 1; i <= n; i++) s += c != "" ? !own[i] : bad[i] + 0; print s + 0 }' "$1")
+	set -- $(raw_sums "$1")
+	echo "$n $1 $2 $3 $4 $g $stray ${c:-none}"
+}
+groups_add_up() {
+	for r in $L/*.raw; do group_sums $r; done | sort -n >/tmp/gs
+	cat /tmp/gs
+	awk '
+		{ if ($6 != $2 || $8 != 0) bad = 1
+		  all[$1] += $2; dr[$1] += $3; c[$1] = $4; d[$1] = $5; m[$1] = $7 }
+		END {
+			for (i in all) {
+				n++
+				if (all[i] != m[i] || all[i] - dr[i] != c[i] || dr[i] != d[i]) bad = 1
+			}
+			exit bad || n < 3
+		}' /tmp/gs
+}
+check "each group's samples are its container's alone, the group notes them, and an interval's groups add up to the session's counted and drops" \
+	groups_add_up
+check_output "the interval's log line says how many profiles it made" \
+	'interval [0-9]+ \[[0-9]+, [0-9]+\) .* bytes in [23] profiles; push:' cat /tmp/ag.log
+check_output "--output-dir: hotstack-START-ID.pb.gz for each container" '^[1-9][0-9]* [1-9][0-9]*$' \
+	sh -c "echo \$(ls /tmp/og | grep -c -E '^hotstack-[0-9]{8}T[0-9]{6}Z-$id1\.pb\.gz$') \
+		\$(ls /tmp/og | grep -c -E '^hotstack-[0-9]{8}T[0-9]{6}Z-$id2\.pb\.gz$')"
 rmmod hs_workload
 rmmod hotstack
