@@ -11,6 +11,7 @@ set -euo pipefail
 # for a kernel that cannot load modules here), not the test suite's.
 if [ "${1:-}" = --run ]; then
 	shift
+	run=1
 	packages=(
 		make gcc libc6-dev pkg-config linux-headers-amd64 libelf-dev
 		libmnl-dev libdw-dev libncurses-dev libiberty-dev libcurl4-openssl-dev
@@ -38,6 +39,8 @@ packages=(
 	man-db groff-base
 	# pprof: profile.proto, protoc-c, protobuf-c, zlib; go tool pprof reads it in the tests
 	golang-github-google-pprof-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go
+	# OTLP: the reader of tests/unit/otlp_check.py (protoc, Python's protobuf)
+	protobuf-compiler python3-protobuf
 	# hotstack agent: pushing to Pyroscope
 	libcurl4-openssl-dev
 	# make deb and its checks (tests/deb.sh): Debian's packaging tools, lintian,
@@ -66,13 +69,54 @@ packages=(
 )
 fi
 
+# OTLP profiles: opentelemetry-proto 1.11 or newer (profiles/v1development
+# with its stack table). Debian 12 has no such package and Debian 13's is
+# 1.5: sid's (arch: all, proto files only) is fetched with apt from a
+# sources list of its own, and unpacked in the cache where
+# userspace/Makefile looks for it (OTEL_PROTO_DIRS), once.
+otel_proto() {
+	local cache=${HOTSTACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hotstack}
+	local dir=$cache/opentelemetry-proto tmp mirror opts rc=0
+	grep -qs stack_table /usr/include/opentelemetry/proto/profiles/v1development/profiles.proto &&
+		return 0
+	grep -qs stack_table "$dir/usr/include/opentelemetry/proto/profiles/v1development/profiles.proto" &&
+		return 0
+	[ "$(id -u)" -eq 0 ] || {
+		echo "deps.sh: run as root once to fetch opentelemetry-proto (OTLP)" >&2
+		return 1
+	}
+	echo "deps.sh: fetching Debian sid's opentelemetry-proto (OTLP's proto files)" >&2
+	tmp=$(mktemp -d)
+	mirror=$(apt-get indextargets --format '$(REPO_URI)' 2>/dev/null | grep -m1 '/debian/$' || true)
+	echo "deb ${mirror:-http://deb.debian.org/debian/} sid main" >"$tmp/sources.list"
+	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial"
+	# Lists and caches of its own: the host's apt never sees sid.
+	opts=(-q -o Dir::Etc::SourceList="$tmp/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+	      -o Dir::State::Lists="$tmp/lists" -o Dir::Cache="$tmp/cache" -o Debug::NoLocking=1)
+	if apt-get "${opts[@]}" update >"$tmp/log" 2>&1 &&
+		(cd "$tmp" && apt-get "${opts[@]}" download opentelemetry-proto) >>"$tmp/log" 2>&1 &&
+		rm -rf "$dir" && dpkg-deb -x "$tmp"/opentelemetry-proto_*_all.deb "$dir" &&
+		grep -qs stack_table "$dir/usr/include/opentelemetry/proto/profiles/v1development/profiles.proto"; then
+		:
+	else
+		tail -n 20 "$tmp/log" >&2
+		echo "deps.sh: cannot fetch opentelemetry-proto 1.11 or newer from sid" >&2
+		rc=1
+	fi
+	rm -rf "$tmp"
+	return $rc
+}
+
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing+=("$p")
 	fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+	[ "${run:-}" = 1 ] || otel_proto
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps.sh: missing packages: ${missing[*]}" >&2
@@ -87,3 +131,4 @@ if printf '%s\n' "${missing[@]}" | grep -q ':arm64$' &&
 fi
 apt-get update -q >&2
 apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+[ "${run:-}" = 1 ] || otel_proto

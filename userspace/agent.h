@@ -18,7 +18,8 @@ struct hs_agent_opts {
 	int session_opts;		/* one of them was given */
 	int persistent;			/* --persistent: the module's autostart session */
 	unsigned int interval;		/* -i: whole seconds, 1-3600 */
-	const char *push;		/* --push URL, or NULL */
+	const char *push;		/* --push URL (without "otlp+"), or NULL */
+	int otlp;			/* --push otlp+http[s]://: OTLP/HTTP */
 	const char *name;		/* --name: the application's name in Pyroscope */
 	const char *labels[HS_AGENT_MAX_LABELS];	/* --label KEY=VALUE, in order */
 	size_t nr_labels;

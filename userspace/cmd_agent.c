@@ -66,7 +66,8 @@ static const struct hs_option hs_agent_options[] = {
 	{ O_INTERVAL, "interval", "SECONDS", "one profile every SECONDS, 1-3600, ending on "
 	  "multiples of it in UNIX time (default 10)" },
 	{ O_PUSH, "push", "URL", "push each profile to this Pyroscope server (or Grafana Alloy's "
-	  "pyroscope.receive_http): POST URL/ingest" },
+	  "pyroscope.receive_http): POST URL/ingest; otlp+http://HOST:4318: as OTLP to an "
+	  "OpenTelemetry Collector (POST /v1development/profiles)" },
 	{ O_NAME, "name", "APP", "the application's name in Pyroscope (default hotstack)" },
 	{ O_LABEL, "label", "KEY=VALUE", "a label of every profile, besides hostname, "
 	  "kernel_release and event (repeat it; the same key replaces one of those)" },
@@ -251,10 +252,16 @@ int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 			o->interval = v;
 			break;
 		case O_PUSH:
-			if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
-				ret = hs_args_error(&a, "--push wants an http:// or https:// URL, "
-						    "not '%s'", value);
-			o->push = value;
+			o->otlp = !strncmp(value, "otlp+", 5);
+			o->push = value + (o->otlp ? 5 : 0);
+			if (strncmp(o->push, "http://", 7) && strncmp(o->push, "https://", 8))
+				ret = hs_args_error(&a, "--push wants an http:// or https:// URL "
+						    "(Pyroscope), or otlp+http:// or otlp+https:// "
+						    "(OTLP), not '%s'", value);
+			else if (o->otlp && !hs_otlp_built())
+				ret = hs_args_error(&a, "this hotstack was built without OTLP: build "
+						    "it where opentelemetry-proto 1.11 or newer is "
+						    "installed (Debian's opentelemetry-proto package)");
 			break;
 		case O_NAME:
 			if (!hs_app_name_ok(value))
@@ -498,6 +505,9 @@ struct hs_agent {
 	char name[4096];		/* APP{k=v,...} */
 	char note_buf[HS_AGENT_NOTES][384];
 	const char *notes[HS_AGENT_NOTES + 1];
+	/* --push otlp+http: the same labels as the OTLP resource's attributes. */
+	char res_buf[HS_AGENT_NOTES][384];
+	const char *resource[HS_AGENT_NOTES + 1];
 };
 
 /* Seconds since the epoch, on the wall clock (Pyroscope's from and until). */
@@ -515,6 +525,44 @@ static void hs_agent_sanitize(char *s)
 	for (; *s; s++)
 		if (!hs_label_value_ok(s, 1))
 			*s = '_';
+}
+
+/*
+ * The OTLP resource of labels @keys (@klen bytes each) = @vals: the
+ * service (--name), and each label under the name OpenTelemetry's
+ * semantic conventions give it (host.name, os.version, container.id,
+ * k8s.pod.uid), the others as they are; the event is the profile's
+ * (hotstack.event), not the resource's.
+ */
+static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size_t *klen,
+			      const char **vals, size_t nr)
+{
+	static const struct { const char *label, *attr; } names[] = {
+		{ "hostname", "host.name" }, { "kernel_release", "os.version" },
+		{ "container_id", "container.id" }, { "pod_uid", "k8s.pod.uid" },
+		{ "unit", "systemd.unit" },
+	};
+	size_t i, j, n = 0;
+
+	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "service.name=%s", ag->o.name);
+	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "os.type=linux");
+	for (i = 0; i < nr && n < HS_AGENT_NOTES; i++) {
+		const char *k = keys[i];
+		int kl = klen[i];
+
+		if (kl == 5 && !memcmp(k, "event", 5))
+			continue;
+		for (j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+			if (strlen(names[j].label) == klen[i] && !memcmp(names[j].label, k, klen[i])) {
+				k = names[j].attr, kl = strlen(k);
+				break;
+			}
+		}
+		snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "%.*s=%s", kl, k, vals[i]);
+	}
+	for (i = 0; i < n; i++)
+		ag->resource[i] = ag->res_buf[i];
+	ag->resource[n] = NULL;
 }
 
 /*
@@ -561,6 +609,7 @@ static void hs_agent_labels(struct hs_agent *ag, const struct hs_agent_group *g,
 	for (i = 0; i < nr_extra && n < HS_AGENT_NOTES; i++, n++)
 		ag->notes[n] = extra_notes[i];
 	ag->notes[n] = NULL;
+	hs_agent_resource(ag, keys, klen, vals, nr);
 }
 
 /* The kernel's symbols, loaded again after a module came or went (or @force). */
@@ -777,6 +826,27 @@ static void hs_agent_push_status(struct hs_agent *ag, char *buf, size_t len)
 		 ps.down ? ", server not answering" : "");
 }
 
+/* @p as pprof (@resource NULL) or OTLP with @resource, in a malloc'd *@buf. 0 or -errno. */
+static int hs_agent_serialize(const struct hs_profile *p, const char *const *resource,
+			      char **buf, size_t *len)
+{
+	FILE *f;
+	int ret;
+
+	*buf = NULL;
+	f = open_memstream(buf, len);
+	if (!f)
+		return -ENOMEM;
+	ret = resource ? hs_write_otlp(f, p, resource) : hs_write_pprof(f, p);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return ret;
+}
+
 /*
  * Serialize @p, labeled as group @g's (NULL: no --group-by), with the
  * notes @extra, for the sender and the directory; its bytes added to
@@ -785,30 +855,34 @@ static void hs_agent_push_status(struct hs_agent *ag, char *buf, size_t len)
 static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct hs_agent_group *g,
 			 char *extra[], size_t nr_extra, int64_t until, size_t *bytes)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int ret;
+	char *buf = NULL, *obuf = NULL;
+	size_t len = 0, olen = 0;
+	int ret = 0;
 
 	hs_agent_labels(ag, g, extra, nr_extra);
 	p->notes = ag->notes;
-	f = open_memstream(&buf, &len);
-	ret = f ? hs_write_pprof(f, p) : -ENOMEM;
-	if (f && fclose(f) && !ret)
-		ret = -ENOMEM;
+	if (ag->o.output_dir || !ag->o.otlp)
+		ret = hs_agent_serialize(p, NULL, &buf, &len);
+	if (!ret && ag->push && ag->o.otlp)
+		ret = hs_agent_serialize(p, ag->resource, &obuf, &olen);
 	p->notes = NULL;
 	if (ret) {
 		free(buf);
 		return ret;
 	}
-	*bytes += len;
+	*bytes += ag->o.otlp ? olen : len;
 	if (ag->o.output_dir)
 		hs_agent_write_file(ag, buf, len, ag->from, g && g->file[0] ? g->file : NULL);
-	if (ag->push)
+	if (ag->push && ag->o.otlp) {
+		hs_push_queue(ag->push, obuf, olen, ag->name, ag->hz, ag->from, until,
+			      ag->intervals);
+		free(buf);
+	} else if (ag->push) {
 		hs_push_queue(ag->push, buf, len, ag->name, ag->hz, ag->from, until,
 			      ag->intervals);
-	else
+	} else {
 		free(buf);
+	}
 	return 0;
 }
 
@@ -1347,7 +1421,7 @@ int cmd_agent(int argc, char **argv)
 			goto out;
 		}
 		pc = (struct hs_push_config) {
-			.url = ag.o.push, .tenant = ag.o.tenant,
+			.url = ag.o.push, .otlp = ag.o.otlp, .tenant = ag.o.tenant,
 			.max_queue = ag.o.queue, .max_bytes = ag.o.queue_mb << 20,
 			.timeout = ag.o.timeout, .backoff_min = 1, .backoff_max = 60,
 			.log = hs_agent_push_log,
@@ -1362,7 +1436,8 @@ int cmd_agent(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	hs_agent_notify("READY=1\nSTATUS=starting");
-	hs_agent_log("started: %s%s%s%s%s; intervals of %u s", ag.o.push ? "pushing to " : "",
+	hs_agent_log("started: %s%s%s%s%s; intervals of %u s",
+		     ag.o.push ? ag.o.otlp ? "pushing OTLP to " : "pushing to " : "",
 		     ag.o.push ? ag.o.push : "", ag.o.push && ag.o.output_dir ? " and " : "",
 		     ag.o.output_dir ? "writing to " : "", ag.o.output_dir ? ag.o.output_dir : "",
 		     ag.o.interval);

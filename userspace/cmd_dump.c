@@ -24,7 +24,7 @@ enum { O_OUTPUT = 'o', O_FORMAT = HS_OPT_LONG };
 static const struct hs_option hs_dump_options[] = {
 	{ O_OUTPUT, "output", "FILE", "write there instead of standard output (- is standard "
 	  "output), in the format FILE's name asks for" },
-	{ O_FORMAT, "format", "FORMAT", "folded (default), report, json, svg or pprof" },
+	{ O_FORMAT, "format", "FORMAT", "folded (default), report, json, svg, pprof or otlp" },
 	HS_OPTION_END,
 };
 

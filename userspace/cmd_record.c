@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotstack record: configure a session, sample for a while or while a
- * command runs, and write the profile (folded, report, json, svg or pprof).
+ * command runs, and write the profile (folded, report, json, svg, pprof or otlp).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,7 +35,7 @@ static const struct hs_option hs_record_options[] = {
 	  "or until Ctrl-C)" },
 	{ O_OUTPUT, "output", "FILE", "where to write the profile (default hotstack.folded; "
 	  "- is standard output)" },
-	{ O_FORMAT, "format", "FORMAT", "folded, report, json, svg or pprof (else from FILE's "
+	{ O_FORMAT, "format", "FORMAT", "folded, report, json, svg, pprof or otlp (else from FILE's "
 	  "name: .folded .txt .json .svg .pb.gz)" },
 	HS_OPTION_END,
 };

@@ -30,10 +30,6 @@
 #include "profile.pb-c.h"
 #include "util.h"
 
-/* Mapping ids of the profiles hotstack writes. */
-#define HS_PPROF_KERNEL	1
-#define HS_PPROF_USER	2
-
 /* The string table (util's, copying), and the function id of each frame among its strings. */
 struct hs_pprof_strs {
 	struct hs_strtab t;
@@ -93,8 +89,8 @@ static int hs_frame_address(const char *name, uint64_t *addr)
  * (@map_id: the id of each of @m's mappings), hex addresses user, module
  * frames their module's when known, else kernel.
  */
-static uint64_t hs_frame_mapping(const char *name, const struct hs_maps *m,
-				 const uint64_t *map_id, uint64_t *addr)
+uint64_t hs_frame_mapping(const char *name, const struct hs_maps *m, const uint64_t *map_id,
+			  uint64_t *addr)
 {
 	size_t len = strlen(name), flen;
 	const char *mod;
@@ -107,10 +103,10 @@ static uint64_t hs_frame_mapping(const char *name, const struct hs_maps *m,
 	if (i >= 0)
 		return map_id[i];
 	if (hs_frame_address(name, addr))
-		return HS_PPROF_USER;
+		return HS_MAP_USER;
 	mod = hs_module_of_frame(name, len, &flen);
 	i = mod ? hs_maps_find_file(m, mod, flen) : -1;
-	return i >= 0 ? map_id[i] : HS_PPROF_KERNEL;
+	return i >= 0 ? map_id[i] : HS_MAP_KERNEL;
 }
 
 /* All the protobuf-c structs of one written profile, freed together. */
@@ -170,7 +166,7 @@ static int hs_value_type(struct hs_pprof_strs *t, Perftools__Profiles__ValueType
  * a fixed period count events; at a frequency only the samples are known.
  * Returns the period (0: only samples/count).
  */
-static int64_t hs_pprof_period(const struct hs_profile *p, int *clock)
+int64_t hs_pprof_period(const struct hs_profile *p, int *clock)
 {
 	unsigned long long v;
 	char c;
@@ -206,7 +202,7 @@ static int hs_pprof_mappings(struct hs_pprof_out *o, const struct hs_maps *m)
 
 		if (k && !strcmp(k->file, HS_KERNEL_MAPPING)) {
 			/* The kernel's: its build ID on mapping 1. */
-			o->map_id[i - 2] = HS_PPROF_KERNEL;
+			o->map_id[i - 2] = HS_MAP_KERNEL;
 			mp = &o->maps[0];
 		} else {
 			perftools__profiles__mapping__init(mp);
@@ -301,7 +297,7 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 }
 
 /* The frames of @l after its keys (@frames): ';' plus one; none for keys alone. */
-static size_t hs_frames_of(const struct hs_stack_line *l, const char *frames)
+size_t hs_frames_of(const struct hs_stack_line *l, const char *frames)
 {
 	const char *s = frames, *end = l->stack + l->len;
 	size_t n = 1;

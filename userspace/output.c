@@ -23,6 +23,7 @@ static const struct {
 	[HS_FMT_JSON] = { "json", ".json" },
 	[HS_FMT_SVG] = { "svg", ".svg" },
 	[HS_FMT_PPROF] = { "pprof", ".pb.gz" },
+	[HS_FMT_OTLP] = { "otlp", ".otlp.pb" },
 };
 
 int hs_format_of_str(const char *s)
@@ -103,6 +104,10 @@ int hs_output_format(struct hs_args *a, const char *path, const char *format, in
 	} else {
 		f = dflt;
 	}
+	if (f == HS_FMT_OTLP && !hs_otlp_built())
+		return hs_args_error(a, "this hotstack was built without OTLP: build it where "
+				     "opentelemetry-proto 1.11 or newer is installed (Debian's "
+				     "opentelemetry-proto package)");
 	*out = f;
 	return 0;
 }
@@ -200,6 +205,9 @@ int hs_write_profile(const char *cmd, const char *path, int format, const struct
 		break;
 	case HS_FMT_PPROF:
 		ret = hs_write_pprof(o.f, p);
+		break;
+	case HS_FMT_OTLP:
+		ret = hs_write_otlp(o.f, p, NULL);
 		break;
 	default:
 		ret = hs_write_folded(o.f, p);

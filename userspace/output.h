@@ -13,15 +13,17 @@
 
 #include "options.h"
 
-enum hs_format { HS_FMT_FOLDED, HS_FMT_REPORT, HS_FMT_JSON, HS_FMT_SVG, HS_FMT_PPROF, HS_FMT_NR };
+enum hs_format {
+	HS_FMT_FOLDED, HS_FMT_REPORT, HS_FMT_JSON, HS_FMT_SVG, HS_FMT_PPROF, HS_FMT_OTLP, HS_FMT_NR
+};
 
 /* Every format, as a mask of (1 << format). */
 #define HS_FMT_ALL	((1U << HS_FMT_NR) - 1)
 
-/* The format --format @s names (folded, report, json, svg, pprof), or -1. */
+/* The format --format @s names (folded, report, json, svg, pprof, otlp), or -1. */
 int hs_format_of_str(const char *s);
 
-/* The format a file name's extension asks for (.folded .txt .json .svg .pb.gz), or -1. */
+/* The format a file name's extension asks for (.folded .txt .json .svg .pb.gz .otlp.pb), or -1. */
 int hs_format_of_name(const char *name);
 
 /*

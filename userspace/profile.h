@@ -138,6 +138,34 @@ int hs_write_svg(FILE *f, const struct hs_profile *p);	/* fmt_svg.c */
 int hs_write_pprof(FILE *f, const struct hs_profile *p);	/* fmt_pprof.c, gzipped */
 
 /*
+ * The OTLP profile of @p (fmt_otlp.c): one ExportProfilesServiceRequest,
+ * its resource's attributes @resource ("KEY=VALUE" strings, NULL-ended;
+ * NULL: service.name=hotstack alone). -EOPNOTSUPP when built without
+ * OTLP (hs_otlp_built()).
+ */
+int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resource);
+int hs_otlp_built(void);
+
+/* Shared by the pprof and OTLP writers (fmt_pprof.c). */
+/* Mapping numbers: 1 the kernel's, 2 [user] (hex user frames), then the binaries known. */
+#define HS_MAP_KERNEL	1
+#define HS_MAP_USER	2
+/*
+ * The mapping number of frame @name: 0 for markers, a known binary's
+ * (@map_id: the number of each of @m's), HS_MAP_USER for a hex address
+ * (in *@addr), a known module's, else HS_MAP_KERNEL.
+ */
+uint64_t hs_frame_mapping(const char *name, const struct hs_maps *m, const uint64_t *map_id,
+			  uint64_t *addr);
+/*
+ * The period of @p's samples: cpu-clock and task-clock in nanoseconds
+ * (*@clock set), other events at a fixed period in events; 0: unknown.
+ */
+int64_t hs_pprof_period(const struct hs_profile *p, int *clock);
+/* The frames of line @l after its keys (@frames: hs_line_keys()'s). */
+size_t hs_frames_of(const struct hs_stack_line *l, const char *frames);
+
+/*
  * Decode a pprof profile (protobuf, already gunzipped) into @p: stacks
  * outermost first, the first "count" value. 0, -EBADMSG (not a profile),
  * -EDOM (sample number *@bad_sample, from 1, has no count or a negative

@@ -187,6 +187,16 @@ char *hs_push_url(const char *base, const char *name, int64_t from, int64_t unti
 	return buf;
 }
 
+char *hs_push_otlp_url(const char *base)
+{
+	size_t n = strlen(base);
+	char *buf;
+
+	while (n && base[n - 1] == '/')
+		n--;
+	return asprintf(&buf, "%.*s/v1development/profiles", (int)n, base) < 0 ? NULL : buf;
+}
+
 static void hs_item_free(struct hs_push_item *it)
 {
 	free(it->data);
@@ -359,31 +369,45 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 	CURLcode rc;
 
 	a->len = 0;
-	url = hs_push_url(p->cfg.url, it->name, it->from, it->until, it->rate);
-	mime = hs_curl.mime_init(p->curl);
-	part = mime ? hs_curl.mime_addpart(mime) : NULL;
+	if (p->cfg.otlp) {
+		url = hs_push_otlp_url(p->cfg.url);
+		part = NULL;
+	} else {
+		url = hs_push_url(p->cfg.url, it->name, it->from, it->until, it->rate);
+		mime = hs_curl.mime_init(p->curl);
+		part = mime ? hs_curl.mime_addpart(mime) : NULL;
+	}
 	/* curl sends "Expect: 100-continue" for big bodies: not to a server that never answers it. */
 	h = hs_curl.slist_append(NULL, "Expect:");
 	if (h) {
 		headers = h;
-		if (p->cfg.tenant) {
+		if (p->cfg.otlp) {
+			h = hs_curl.slist_append(headers, "Content-Type: application/x-protobuf");
+			headers = h ?: headers;
+		}
+		if (h && p->cfg.tenant) {
 			snprintf(hdr, sizeof(hdr), "X-Scope-OrgID: %s", p->cfg.tenant);
 			h = hs_curl.slist_append(headers, hdr);
-			if (h)
-				headers = h;
+			headers = h ?: headers;
 		}
 	}
-	if (!url || !part || !headers || hs_curl.mime_name(part, "profile") ||
+	if (!url || !h || (!p->cfg.otlp && (!part || hs_curl.mime_name(part, "profile") ||
 	    hs_curl.mime_filename(part, "profile.pprof") ||
 	    hs_curl.mime_type(part, "application/octet-stream") ||
-	    hs_curl.mime_data_cb(part, it->len, hs_push_read, hs_push_seek, NULL, &r)) {
+	    hs_curl.mime_data_cb(part, it->len, hs_push_read, hs_push_seek, NULL, &r)))) {
 		snprintf(err, errlen, "no memory for the request");
 		goto out;
 	}
 	timeout_ms = (long)(p->cfg.timeout * 1000);
 	hs_curl.easy_reset(p->curl);
 	hs_curl.easy_setopt(p->curl, CURLOPT_URL, url);
-	hs_curl.easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
+	if (p->cfg.otlp) {
+		/* The queued bytes themselves: they stay until the attempt is over. */
+		hs_curl.easy_setopt(p->curl, CURLOPT_POSTFIELDS, it->data);
+		hs_curl.easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
+	} else {
+		hs_curl.easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
+	}
 	hs_curl.easy_setopt(p->curl, CURLOPT_HTTPHEADER, headers);
 	hs_curl.easy_setopt(p->curl, CURLOPT_USERAGENT, "hotstack-agent");
 	hs_curl.easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);

@@ -7,7 +7,10 @@
  *        &sampleRate=HZ&spyName=hotstack
  *
  * with the gzipped pprof as the "profile" part of a multipart/form-data
- * body (libcurl). A sender thread of its own does the pushing, so that
+ * body (libcurl); or OTLP/HTTP's (an OpenTelemetry Collector, Pyroscope's
+ * OTLP receiver): POST URL/v1development/profiles, the protobuf
+ * ExportProfilesServiceRequest as the body (Content-Type:
+ * application/x-protobuf). A sender thread of its own does the pushing, so that
  * the caller (the agent's snapshot loop) never waits on the network: the
  * caller queues a profile and goes on. The queue is bounded (profiles
  * and bytes): when full, the oldest profile waiting is dropped and
@@ -31,6 +34,7 @@
 /* Where and how to push. */
 struct hs_push_config {
 	const char *url;		/* the server: http://host:4040, a path prefix allowed */
+	int otlp;			/* OTLP/HTTP: POST URL/v1development/profiles, the body as is */
 	const char *tenant;		/* X-Scope-OrgID header; NULL: none */
 	size_t max_queue;		/* profiles waiting at most (2 or more) */
 	size_t max_bytes;		/* their bytes at most */
@@ -96,6 +100,9 @@ void hs_push_stop(struct hs_push *p, double deadline, struct hs_push_stats *st);
  */
 char *hs_push_url(const char *base, const char *name, int64_t from, int64_t until,
 		  unsigned int rate);
+
+/* The OTLP profiles URL, malloc'd: @base without its trailing slashes, "/v1development/profiles". */
+char *hs_push_otlp_url(const char *base);
 
 /* What to do after an answer: HS_PUSH_OK, _RETRY or _REJECT. @status 0: no answer. */
 enum { HS_PUSH_OK, HS_PUSH_RETRY, HS_PUSH_REJECT };

@@ -530,16 +530,16 @@ static void pprof_on_the_command_line(void **state)
 	assert_int_equal(o.format, HS_FMT_PPROF);
 	assert_int_equal(record_parse(&o, "--format", "pprof2"), HS_EXIT_USAGE);
 	assert_int_equal(run_tool("hotstack", "record", "--format", "proto", NULL), HS_EXIT_USAGE);
-	assert_non_null(strstr(tool_out, "--format wants folded, report, json, svg or pprof, "
+	assert_non_null(strstr(tool_out, "--format wants folded, report, json, svg, pprof or otlp, "
 				  "not 'proto'"));
 	assert_int_equal(run_tool("hotstack", "report", scratch("x.folded"), "-o", "x.pprof", NULL),
 			 HS_EXIT_USAGE);
 	assert_non_null(strstr(tool_out, "hotstack report: cannot tell the format of 'x.pprof' "
-				  "from its name: use .folded, .txt, .json, .svg or .pb.gz, "
+				  "from its name: use .folded, .txt, .json, .svg, .pb.gz or .otlp.pb, "
 				  "or --format"));
 	assert_int_equal(run_tool("hotstack", "dump", "-o", "x.pb", NULL), HS_EXIT_USAGE);
 	assert_non_null(strstr(tool_out, "hotstack dump: cannot tell the format of 'x.pb' "
-				  "from its name: use .folded, .txt, .json, .svg or .pb.gz, "
+				  "from its name: use .folded, .txt, .json, .svg, .pb.gz or .otlp.pb, "
 				  "or --format"));
 }
 

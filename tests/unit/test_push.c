@@ -280,6 +280,58 @@ static void test_push_ok(void **state)
 	}
 }
 
+/*
+ * OTLP/HTTP: POST /v1development/profiles with the body as it was queued
+ * (application/x-protobuf); a 503 answered sends the same body again.
+ */
+static void test_push_otlp(void **state)
+{
+	const char *w[2] = { "otlp", "2" };
+	struct hs_push_stats st;
+	struct hs_push_config c;
+	char url[64], line[9000], req[600], out[600], *got, *head;
+	void *b;
+	size_t len;
+	int port, i;
+	pid_t l;
+
+	(void)state;
+	l = listener("otlp", 0, "503", &port);
+	c = config(port, url, sizeof(url));
+	c.otlp = 1;
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	hs_push_queue(cur, blob(3000, 9), 3000, "app{event=cpu-clock}", 99, 100, 110, 1);
+	wait_for(has_requests, w, "two attempts answered 503");
+	listener_stop(l);
+	l = listener("otlp", port, "200", &port);
+	hs_push_stop(cur, hs_now() + 10, &st);
+	listener_stop(l);
+	assert_int_equal(st.pushed, 1);
+	assert_true(st.failures >= 2);
+	assert_int_equal(st.dropped + st.rejected + st.abandoned, 0);
+	for (i = 1; i <= requests("otlp"); i++) {
+		request_line("otlp", i, line, sizeof(line));
+		assert_non_null(strstr(line, " POST /v1development/profiles "));
+		snprintf(req, sizeof(req), "%s/otlp/%04d.req", dir, i);
+		head = hs_read_file(req, &len);
+		assert_non_null(head);
+		assert_non_null(strcasestr(head, "\r\nContent-Type: application/x-protobuf\r\n"));
+		free(head);
+		snprintf(out, sizeof(out), "%s/otlp/%d.pb", dir, i);
+		snprintf(line, sizeof(line), "./hs_listen -x %s %s", req, out);
+		assert_int_equal(system(line), 0);
+		got = hs_read_file(out, &len);
+		assert_non_null(got);
+		assert_int_equal(len, 3000);
+		b = blob(len, 9);
+		assert_memory_equal(got, b, len);
+		free(b);
+		free(got);
+	}
+	request_line("otlp", requests("otlp"), line, sizeof(line));
+	assert_non_null(strstr(line, " 200\n"));
+}
+
 /* 503, then no server at all, then 200: the same profile until it is taken. */
 static void test_push_retry(void **state)
 {
@@ -440,6 +492,8 @@ static void test_agent_options(void **state)
 	char *argv7[] = { "agent", "--output-dir", "/tmp/x", "--group-by", "pod", NULL };
 	char *argv8[] = { "agent", "--persistent", "--output-dir", "/tmp/x", "--group-by", "unit",
 			  NULL };
+	char *argv9[] = { "agent", "--push", "otlp+http://127.0.0.1:4318", NULL };
+	char *argv10[] = { "agent", "--push", "otlp+ftp://x", NULL };
 
 	(void)state;
 	assert_int_equal(hs_agent_parse(9, argv1, &o), 0);
@@ -485,6 +539,13 @@ static void test_agent_options(void **state)
 	hs_agent_opts_free(&o);
 	assert_int_equal(hs_agent_parse(6, argv8, &o), 2);
 	hs_agent_opts_free(&o);
+	/* OTLP: the URL without "otlp+". */
+	assert_int_equal(hs_agent_parse(3, argv9, &o), 0);
+	assert_int_equal(o.otlp, 1);
+	assert_string_equal(o.push, "http://127.0.0.1:4318");
+	hs_agent_opts_free(&o);
+	assert_int_equal(hs_agent_parse(3, argv10, &o), 2);
+	hs_agent_opts_free(&o);
 	f = fopen(path, "w");
 	fprintf(f, "config /etc/other\n");
 	fclose(f);
@@ -498,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_verdicts_and_labels),
 		cmocka_unit_test(test_push_ok),
+		cmocka_unit_test(test_push_otlp),
 		cmocka_unit_test(test_push_retry),
 		cmocka_unit_test(test_push_rejected),
 		cmocka_unit_test(test_push_queue_bound),

@@ -158,7 +158,7 @@ static void small_checks(void **state)
 	/* One rule for output names: an unknown extension is a usage error. */
 	assert_int_equal(run_tool("hotstack", "record", "-o", "x.unknown", NULL), HS_EXIT_USAGE);
 	assert_non_null(strstr(tool_out, "hotstack record: cannot tell the format of 'x.unknown' "
-				  "from its name: use .folded, .txt, .json, .svg or .pb.gz, "
+				  "from its name: use .folded, .txt, .json, .svg, .pb.gz or .otlp.pb, "
 				  "or --format"));
 	assert_int_equal(parse(&o, "-o", "x.unknown", "--format", "json", NULL), 0);
 	assert_int_equal(o.format, HS_FMT_JSON);

@@ -16,7 +16,8 @@
  *       Ends on SIGTERM or SIGINT.
  *   hs_listen -x REQ OUT
  *       Write the body of the part named "profile" of the multipart/form-
- *       data request kept in REQ to OUT.
+ *       data request kept in REQ to OUT; of another request (OTLP's
+ *       application/x-protobuf), its whole body.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -224,9 +225,22 @@ static int extract(const char *req, const char *out)
 	if (!buf)
 		return 1;
 	buf[len] = '\0';
-	if (!header(buf, "Content-Type", value, sizeof(value)) ||
-	    !(b = strstr(value, "boundary="))) {
-		fprintf(stderr, "%s: not multipart/form-data\n", req);
+	if (!header(buf, "Content-Type", value, sizeof(value))) {
+		fprintf(stderr, "%s: no Content-Type\n", req);
+		return 1;
+	}
+	if (strncasecmp(value, "multipart/form-data", 19)) {
+		/* The body whole: after the head's empty line. */
+		start = memmem(buf, len, "\r\n\r\n", 4);
+		fd = start ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+		if (fd < 0 || write_all(fd, start + 4, len - (start + 4 - buf)) || close(fd)) {
+			perror(out);
+			return 1;
+		}
+		return 0;
+	}
+	if (!(b = strstr(value, "boundary="))) {
+		fprintf(stderr, "%s: multipart/form-data without a boundary\n", req);
 		return 1;
 	}
 	b += 9;

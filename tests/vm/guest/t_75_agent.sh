@@ -451,5 +451,35 @@ check_output "the interval's log line says how many profiles it made" \
 check_output "--output-dir: hotstack-START-ID.pb.gz for each container" '^[1-9][0-9]* [1-9][0-9]*$' \
 	sh -c "echo \$(ls /tmp/og | grep -c -E '^hotstack-[0-9]{8}T[0-9]{6}Z-$id1\.pb\.gz$') \
 		\$(ls /tmp/og | grep -c -E '^hotstack-[0-9]{8}T[0-9]{6}Z-$id2\.pb\.gz$')"
+
+# ---- --push otlp+http://: OTLP/HTTP profiles ---------------------------------------------
+# The request and its resource's strings here; the message itself is read
+# field by field by an independent reader in the unit tests
+# (tests/unit/otlp_check.py).
+L=/tmp/lo
+listen_start $L 200
+hotstack agent -i 1 $RATE --push otlp+$URL --name hsotlp --log /tmp/ao.log &
+agent=$!
+wait_requests $L 3
+agent_stop
+listen_stop
+sed 's/^/# /' /tmp/ao.log
+check "agent --push otlp+http:// exits 0 on SIGTERM (status $agent_rc)" [ $agent_rc -eq 0 ]
+check_output "each push is a POST /v1development/profiles answered 200" '^ok$' \
+	sh -c "awk '\$3 != \"POST\" || \$4 != \"/v1development/profiles\" || \$5 != 200 { bad = 1 } END { print (NR >= 3 && !bad) ? \"ok\" : \"bad \" NR }' $L/log"
+otlp_bodies() {
+	for r in $(awk '{ print $1 }' $L/log); do
+		grep -q -i '^Content-Type: application/x-protobuf' $L/$r.req || { echo "$r: no Content-Type"; return 1; }
+		hs_listen -x $L/$r.req $L/$r.pb || return 1
+		for s in service.name hsotlp host.name "$(hostname)" os.version "$(uname -r)" \
+			hotstack.event cpu-clock samples count; do
+			grep -q -a -F "$s" $L/$r.pb || { echo "$r: no $s"; return 1; }
+		done
+	done
+}
+check "each is application/x-protobuf, its resource the service's, the host's and the kernel's" \
+	otlp_bodies
+check_output "the agent said it pushes OTLP, and logs each interval" \
+	'started: pushing OTLP to http://127.0.0.1:4040.*interval [0-9]+ \[' sh -c "tr '\n' ' ' </tmp/ao.log"
 rmmod hs_workload
 rmmod hotstack
