@@ -169,6 +169,20 @@ wait_requests() {
 	wait_until have_requests "$@"
 }
 
+# container_cgroups: cgroup paths (below the cgroup2 root) as the runtimes
+# lay them out: $c1 systemd's docker scope of container $id1, $c2 kubelet's
+# pod slice (pod $uid, systemd-escaped) with containerd's scope of $id2,
+# $c3 a docker in docker (cgroupfs, nested).
+container_cgroups() {
+	id1=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	id2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
+	uid=1234abcd_5678_90ab_cdef_1234567890ab
+	c1=system.slice/docker-$id1.scope
+	c2=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid.slice
+	c2=$c2/cri-containerd-$id2.scope
+	c3=docker/$id1/docker/$id2
+}
+
 # hs_vmtest pty wants the pseudo-terminals' filesystem.
 pty_ready() {
 	grep -q '^devpts /dev/pts ' /proc/mounts ||

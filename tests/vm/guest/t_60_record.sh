@@ -93,13 +93,7 @@ if grep -qw cgroup2 /proc/filesystems; then
 	# pod slice with containerd's scope, docker in docker (cgroupfs,
 	# nested). A cgroup made, used and removed while recording (by the
 	# command) keeps its name.
-	id1=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-	id2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
-	uid=1234abcd_5678_90ab_cdef_1234567890ab
-	c1=system.slice/docker-$id1.scope
-	c2=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid.slice
-	c2=$c2/cri-containerd-$id2.scope
-	c3=docker/$id1/docker/$id2
+	container_cgroups
 	mkdir -p $cg/$c1 $cg/$c2 $cg/$c3
 	sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec hs_vmtest uspin 60000" &
 	p1=$!

@@ -369,12 +369,7 @@ fi
 cg=/sys/fs/cgroup
 mounted=
 grep -q " $cg cgroup2 " /proc/mounts || { mkdir -p $cg && mount -t cgroup2 none $cg && mounted=1; }
-id1=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-id2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
-uid=1234abcd_5678_90ab_cdef_1234567890ab
-c1=system.slice/docker-$id1.scope
-c2=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid.slice
-c2=$c2/cri-containerd-$id2.scope
+container_cgroups
 # The pod's uid as Kubernetes writes it (systemd escapes its '-' as '_').
 uid=$(echo $uid | tr _ -)
 mkdir -p $cg/$c1 $cg/$c2
