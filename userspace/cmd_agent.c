@@ -474,7 +474,7 @@ static void hs_agent_signal(int sig)
  */
 struct hs_agent_group {
 	char label[2][320];
-	char file[72];
+	char file[112];
 	struct hs_profile p;
 };
 
@@ -761,7 +761,7 @@ static int hs_agent_file_filter(const struct dirent *d)
 static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t len, int64_t from,
 				const char *group)
 {
-	char name[160], path[4096], tmp[4096];
+	char name[192], path[4096], tmp[4096];
 	struct dirent **list;
 	struct tm tm;
 	time_t t = from;
@@ -921,12 +921,12 @@ static void hs_agent_group_of(const struct hs_agent *ag, const struct hs_profile
 	}
 	v = strchr(g->label[0], '=') + 1;
 	hs_agent_sanitize(v);
-	/* The file's part: the value in [A-Za-z0-9._-], its end and a hash past 60 bytes. */
+	/* The file's part: the value in [A-Za-z0-9._-]; past 100 bytes its end and a hash. */
 	n = strlen(v);
-	if (n <= 60) {
+	if (n <= 100) {
 		snprintf(g->file, sizeof(g->file), "%s", v);
 	} else {
-		snprintf(g->file, sizeof(g->file), "%s-%08x", v + n - 51,
+		snprintf(g->file, sizeof(g->file), "%s-%08x", v + n - 91,
 			 (unsigned int)hs_hash(v, n));
 	}
 	for (i = 0; g->file[i]; i++)
