@@ -392,10 +392,6 @@ pod_pushes() {
 wait_until pod_pushes
 agent_stop
 listen_stop
-kill $p1 $p2
-wait $p1 $p2 2>/dev/null
-rmdir $cg/$c1 $cg/system.slice $cg/$c2 $cg/${c2%/*} $cg/${c2%/*/*} $cg/${c2%%/*}
-[ -n "$mounted" ] && umount $cg
 sed 's/^/# /' /tmp/ag.log
 check "agent --group-by container exits 0 on SIGTERM (status $agent_rc)" [ $agent_rc -eq 0 ]
 base="hotstack{hostname=$(hostname),kernel_release=$(uname -r),event=cpu-clock"
@@ -448,16 +444,21 @@ check_output "--output-dir: hotstack-START-ID.pb.gz for each container" '^[1-9][
 		\$(ls /tmp/og | grep -c -E '^hotstack-[0-9]{8}T[0-9]{6}Z-$id2\.pb\.gz$')"
 
 # ---- --push otlp+http://: OTLP/HTTP profiles ---------------------------------------------
-# The request and its resource's strings here; the message itself is read
-# field by field by an independent reader in the unit tests
-# (tests/unit/otlp_check.py).
+# The request and its resource's strings here, the containers' too; the
+# message itself is read field by field by an independent reader in the
+# unit tests (tests/unit/otlp_check.py).
 L=/tmp/lo
 listen_start $L 200
-hotstack agent -i 1 $RATE --push otlp+$URL --name hsotlp --log /tmp/ao.log &
+hotstack agent -i 1 $RATE --group-by container --push otlp+$URL --name hsotlp \
+	--log /tmp/ao.log &
 agent=$!
-wait_requests $L 3
+wait_requests $L 6
 agent_stop
 listen_stop
+kill $p1 $p2
+wait $p1 $p2 2>/dev/null
+rmdir $cg/$c1 $cg/system.slice $cg/$c2 $cg/${c2%/*} $cg/${c2%/*/*} $cg/${c2%%/*}
+[ -n "$mounted" ] && umount $cg
 sed 's/^/# /' /tmp/ao.log
 check "agent --push otlp+http:// exits 0 on SIGTERM (status $agent_rc)" [ $agent_rc -eq 0 ]
 check_output "each push is a POST /v1development/profiles answered 200" '^ok$' \
@@ -474,6 +475,23 @@ otlp_bodies() {
 }
 check "each is application/x-protobuf, its resource the service's, the host's and the kernel's" \
 	otlp_bodies
+# bodies_with S...: how many bodies have each of the strings S.
+bodies_with() {
+	n=0
+	for f in $L/*.pb; do
+		ok=1
+		for s in "$@"; do
+			grep -q -a -F "$s" $f || ok=0
+		done
+		n=$((n + ok))
+	done
+	echo $n
+}
+container_bodies() {
+	echo $(bodies_with container.id $id1) $(bodies_with container.id $id2 k8s.pod.uid $uid)
+}
+check_output "the containers' pushes: resource container.id (and k8s.pod.uid), one each or more" \
+	'^[1-9][0-9]* [1-9][0-9]*$' container_bodies
 check_output "the agent said it pushes OTLP, and logs each interval" \
 	'started: pushing OTLP to http://127.0.0.1:4040.*interval [0-9]+ \[' sh -c "tr '\n' ' ' </tmp/ao.log"
 rmmod hs_workload
