@@ -45,6 +45,16 @@ int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resour
 	return -EOPNOTSUPP;
 }
 
+int hs_otlp_answer(const void *buf, size_t len, int64_t *rejected, char *msg, size_t msglen)
+{
+	(void)buf;
+	(void)len;
+	(void)msg;
+	(void)msglen;
+	*rejected = 0;
+	return -EOPNOTSUPP;
+}
+
 #else
 
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb-c.h"
@@ -551,6 +561,28 @@ static int hs_otlp_finish(struct hs_otlp_out *o)
 int hs_otlp_built(void)
 {
 	return 1;
+}
+
+int hs_otlp_answer(const void *buf, size_t len, int64_t *rejected, char *msg, size_t msglen)
+{
+	Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesServiceResponse *r;
+	const Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesPartialSuccess
+		*ps;
+
+	*rejected = 0;
+	msg[0] = '\0';
+	r = opentelemetry__proto__collector__profiles__v1development__export_profiles_service_response__unpack(
+		NULL, len, buf);
+	if (!r)
+		return -EBADMSG;
+	ps = r->partial_success;
+	if (ps) {
+		*rejected = ps->rejected_profiles;
+		snprintf(msg, msglen, "%s", ps->error_message ?: "");
+	}
+	opentelemetry__proto__collector__profiles__v1development__export_profiles_service_response__free_unpacked(
+		r, NULL);
+	return 0;
 }
 
 int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resource)

@@ -145,6 +145,12 @@ int hs_write_pprof(FILE *f, const struct hs_profile *p);	/* fmt_pprof.c, gzipped
  */
 int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resource);
 int hs_otlp_built(void);
+/*
+ * An OTLP export's answer (ExportProfilesServiceResponse, @len bytes):
+ * its partial success's rejected profiles in *@rejected, its message in
+ * @msg. 0, -EBADMSG (not one), -EOPNOTSUPP (built without OTLP).
+ */
+int hs_otlp_answer(const void *buf, size_t len, int64_t *rejected, char *msg, size_t msglen);
 
 /* Shared by the pprof and OTLP writers (fmt_pprof.c). */
 /* Mapping numbers: 1 the kernel's, 2 [user] (hex user frames), then the binaries known. */

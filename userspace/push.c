@@ -12,6 +12,7 @@
 #include <time.h>
 #include <curl/curl.h>
 
+#include "profile.h"
 #include "push.h"
 #include "util.h"
 
@@ -321,8 +322,15 @@ static int hs_push_seek(void *arg, curl_off_t offset, int origin)
 	return CURL_SEEKFUNC_OK;
 }
 
-/* The server's answer: its first HS_PUSH_BODY_KEPT bytes, the rest thrown away. */
+/*
+ * The server's answer: its first HS_PUSH_RAW_KEPT bytes as they came (an
+ * OTLP export's answer is a protobuf), the rest thrown away; the first
+ * HS_PUSH_BODY_KEPT of them as one printable line, for the log.
+ */
+#define HS_PUSH_RAW_KEPT	4096
 struct hs_push_answer {
+	unsigned char raw[HS_PUSH_RAW_KEPT];
+	size_t raw_len;
 	char text[HS_PUSH_BODY_KEPT + 1];
 	size_t len;
 };
@@ -332,10 +340,10 @@ static size_t hs_push_write(char *buf, size_t size, size_t nitems, void *arg)
 	struct hs_push_answer *a = arg;
 	size_t n = size * nitems, k = n;
 
-	if (k > HS_PUSH_BODY_KEPT - a->len)
-		k = HS_PUSH_BODY_KEPT - a->len;
-	memcpy(a->text + a->len, buf, k);
-	a->len += k;
+	if (k > HS_PUSH_RAW_KEPT - a->raw_len)
+		k = HS_PUSH_RAW_KEPT - a->raw_len;
+	memcpy(a->raw + a->raw_len, buf, k);
+	a->raw_len += k;
 	return n;
 }
 
@@ -344,6 +352,8 @@ static void hs_push_answer_line(struct hs_push_answer *a)
 {
 	size_t i;
 
+	a->len = a->raw_len < HS_PUSH_BODY_KEPT ? a->raw_len : HS_PUSH_BODY_KEPT;
+	memcpy(a->text, a->raw, a->len);
 	a->text[a->len] = '\0';
 	for (i = 0; i < a->len; i++)
 		if ((unsigned char)a->text[i] < ' ' || (unsigned char)a->text[i] >= 127)
@@ -368,7 +378,7 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 	char *url;
 	CURLcode rc;
 
-	a->len = 0;
+	a->len = a->raw_len = 0;
 	if (p->cfg.otlp) {
 		url = hs_push_otlp_url(p->cfg.url);
 		part = NULL;
@@ -454,6 +464,36 @@ static void hs_push_wait(struct hs_push *p, double until)
 	pthread_cond_timedwait(&p->wake, &p->lock, &ts);
 }
 
+/*
+ * An OTLP export taken (2xx): what its answer says. A partial success
+ * that rejected the profile (each export holds one) is a refusal, logged
+ * with the server's message, not sent again; a message alone is logged.
+ */
+static int hs_push_otlp_answer(struct hs_push *p, const struct hs_push_item *it,
+			       const struct hs_push_answer *a)
+{
+	char msg[HS_PUSH_BODY_KEPT + 1];
+	int64_t rejected;
+	size_t i;
+
+	if (!a->raw_len || hs_otlp_answer(a->raw, a->raw_len, &rejected, msg, sizeof(msg)))
+		return HS_PUSH_OK;
+	for (i = 0; msg[i]; i++)
+		if ((unsigned char)msg[i] < ' ' || (unsigned char)msg[i] >= 127)
+			msg[i] = ' ';
+	if (rejected > 0) {
+		p->cfg.log(p->cfg.log_data, "push: the server took profile %" PRIu64 " [%" PRId64
+			   ", %" PRId64 ") and rejected it (OTLP partial success: %" PRId64
+			   " rejected%s%s): not sent again", it->id, it->from, it->until, rejected,
+			   msg[0] ? ", " : "", msg);
+		return HS_PUSH_REJECT;
+	}
+	if (msg[0])
+		p->cfg.log(p->cfg.log_data, "push: the server took profile %" PRIu64 " [%" PRId64
+			   ", %" PRId64 ") with a warning: %s", it->id, it->from, it->until, msg);
+	return HS_PUSH_OK;
+}
+
 static void *hs_push_thread(void *arg)
 {
 	struct hs_push *p = arg;
@@ -487,6 +527,8 @@ static void *hs_push_thread(void *arg)
 		err[0] = '\0';
 		status = hs_push_send(p, it, &a, err, sizeof(err));
 		verdict = hs_push_verdict(status);
+		if (verdict == HS_PUSH_OK && p->cfg.otlp)
+			verdict = hs_push_otlp_answer(p, it, &a);
 		if (verdict == HS_PUSH_RETRY && status)
 			snprintf(err, sizeof(err), "HTTP %ld%s%s", status, a.len ? ": " : "", a.text);
 		if (verdict == HS_PUSH_REJECT)

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "agent.h"
+#include "profile.h"
 #include "push.h"
 #include "util.h"
 
@@ -60,8 +61,12 @@ static int logged(const char *s)
 	return r;
 }
 
-/* hs_listen in @sub of the scratch directory, answering @status, on @port (0: any). */
-static pid_t listener(const char *sub, int port, const char *status, int *out_port)
+/*
+ * hs_listen in @sub of the scratch directory, answering @status (with the
+ * body of file @body, NULL: its own), on @port (0: any).
+ */
+static pid_t listener_body(const char *sub, int port, const char *status, const char *body,
+			   int *out_port)
 {
 	char d[512], p[32], path[600];
 	pid_t pid;
@@ -75,7 +80,12 @@ static pid_t listener(const char *sub, int port, const char *status, int *out_po
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
-		execl("./hs_listen", "hs_listen", "-d", d, "-p", p, "-s", status, (char *)NULL);
+		if (body)
+			execl("./hs_listen", "hs_listen", "-d", d, "-p", p, "-s", status, "-b", body,
+			      (char *)NULL);
+		else
+			execl("./hs_listen", "hs_listen", "-d", d, "-p", p, "-s", status,
+			      (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 500; i++) {
@@ -90,6 +100,11 @@ static pid_t listener(const char *sub, int port, const char *status, int *out_po
 	}
 	fail_msg("hs_listen did not start");
 	return -1;
+}
+
+static pid_t listener(const char *sub, int port, const char *status, int *out_port)
+{
+	return listener_body(sub, port, status, NULL, out_port);
 }
 
 static void listener_stop(pid_t pid)
@@ -332,6 +347,54 @@ static void test_push_otlp(void **state)
 	assert_non_null(strstr(line, " 200\n"));
 }
 
+/*
+ * An OTLP export taken (200) but its answer a partial success: one
+ * profile rejected (refused, logged with the message, not sent again);
+ * none rejected but a message (pushed, the warning logged). The answers
+ * encoded here by hand: ExportProfilesServiceResponse { partial_success
+ * (1) { rejected_profiles (1), error_message (2) } }.
+ */
+static void test_push_otlp_partial(void **state)
+{
+	static const unsigned char rejected[] = { 0x0a, 0x0f, 0x08, 0x01, 0x12, 0x0b,
+		'b', 'a', 'd', ' ', 'p', 'r', 'o', 'f', 'i', 'l', 'e' };
+	static const unsigned char warned[] = { 0x0a, 0x0b, 0x12, 0x09,
+		's', 'l', 'o', 'w', ' ', 'd', 'o', 'w', 'n' };
+	const unsigned char *body[2] = { rejected, warned };
+	size_t body_len[2] = { sizeof(rejected), sizeof(warned) };
+	struct hs_push_stats st;
+	struct hs_push_config c;
+	char url[64], path[600];
+	int port, i;
+	pid_t l;
+	FILE *f;
+
+	(void)state;
+	/* make check builds with OTLP (tests/deps.sh fetches its protos). */
+	assert_true(hs_otlp_built());
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/answer%d", dir, i);
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(body[i], 1, body_len[i], f), body_len[i]);
+		fclose(f);
+		l = listener_body(i ? "otlp-warned" : "otlp-rejected", 0, "200", path, &port);
+		c = config(port, url, sizeof(url));
+		c.otlp = 1;
+		assert_int_equal(hs_push_start(&cur, &c), 0);
+		hs_push_queue(cur, blob(500, 3), 500, "app", 99, 100, 110, 7);
+		hs_push_stop(cur, hs_now() + 10, &st);
+		listener_stop(l);
+		assert_int_equal(requests(i ? "otlp-warned" : "otlp-rejected"), 1);
+		assert_int_equal(st.pushed, i);
+		assert_int_equal(st.rejected, !i);
+		assert_int_equal(st.failures + st.dropped + st.abandoned, 0);
+	}
+	assert_true(logged("push: the server took profile 7 [100, 110) and rejected it (OTLP "
+			   "partial success: 1 rejected, bad profile): not sent again"));
+	assert_true(logged("push: the server took profile 7 [100, 110) with a warning: slow down"));
+}
+
 /* 503, then no server at all, then 200: the same profile until it is taken. */
 static void test_push_retry(void **state)
 {
@@ -560,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts_and_labels),
 		cmocka_unit_test(test_push_ok),
 		cmocka_unit_test(test_push_otlp),
+		cmocka_unit_test(test_push_otlp_partial),
 		cmocka_unit_test(test_push_retry),
 		cmocka_unit_test(test_push_rejected),
 		cmocka_unit_test(test_push_queue_bound),

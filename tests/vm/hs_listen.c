@@ -4,7 +4,7 @@
  * keeps each request as it arrives and answers what the test asks for,
  * nothing more: it knows nothing of Pyroscope.
  *
- *   hs_listen -d DIR [-p PORT] [-s STATUS|hang]
+ *   hs_listen -d DIR [-p PORT] [-s STATUS|hang] [-b FILE]
  *       Listen on 127.0.0.1:PORT (default 4040; 0: one the kernel picks),
  *       written to DIR/port once listening. Each request is kept
  *       whole as DIR/NNNN.req (NNNN counts on from the requests already
@@ -12,7 +12,9 @@
  *       "NNNN UNIXTIME METHOD TARGET STATUS" is appended to DIR/log once
  *       it is written. The answer: STATUS (default 200) with a one-line
  *       body; "hang": no answer at all, the connection held open until the
- *       listener ends. One connection at a time, closed after the answer.
+ *       listener ends. With -b, the body is FILE's bytes, as
+ *       application/x-protobuf (an OTLP export's answer). One connection
+ *       at a time, closed after the answer.
  *       Ends on SIGTERM or SIGINT.
  *   hs_listen -x REQ OUT
  *       Write the body of the part named "profile" of the multipart/form-
@@ -112,11 +114,23 @@ static const char *reason(int status)
 	}
 }
 
+/* -b: the answer's body, or NULL (the reason, as text). */
+static char body[4096];
+static ssize_t body_len = -1;
+
 static void answer(int c, int status)
 {
 	char buf[256];
 	int n;
 
+	if (body_len >= 0) {
+		n = snprintf(buf, sizeof(buf), "HTTP/1.1 %d %s\r\nContent-Type: "
+			     "application/x-protobuf\r\nContent-Length: %zd\r\n"
+			     "Connection: close\r\n\r\n", status, reason(status), body_len);
+		write_all(c, buf, n);
+		write_all(c, body, body_len);
+		return;
+	}
 	n = snprintf(buf, sizeof(buf), "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
 		     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s\n", status,
 		     reason(status), strlen(reason(status)) + 1, reason(status));
@@ -283,7 +297,7 @@ int main(int argc, char **argv)
 	int port = 4040, status = 200, s, c, opt, one = 1;
 	unsigned int seq;
 
-	while ((opt = getopt(argc, argv, "d:p:s:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:d:p:s:x:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dir = optarg;
@@ -294,6 +308,18 @@ int main(int argc, char **argv)
 		case 's':
 			status = strcmp(optarg, "hang") ? atoi(optarg) : 0;
 			break;
+		case 'b': {
+			int fd = open(optarg, O_RDONLY);
+
+			body_len = fd < 0 ? -1 : read(fd, body, sizeof(body));
+			if (fd >= 0)
+				close(fd);
+			if (body_len < 0) {
+				perror(optarg);
+				return 1;
+			}
+			break;
+		}
 		case 'x':
 			if (optind >= argc)
 				goto usage;
@@ -343,6 +369,7 @@ int main(int argc, char **argv)
 	close(s);
 	return 0;
 usage:
-	fprintf(stderr, "usage: hs_listen -d DIR [-p PORT] [-s STATUS|hang] | hs_listen -x REQ OUT\n");
+	fprintf(stderr, "usage: hs_listen -d DIR [-p PORT] [-s STATUS|hang] [-b FILE] | "
+		"hs_listen -x REQ OUT\n");
 	return 2;
 }
