@@ -125,6 +125,16 @@ if grep -qw cgroup2 /proc/filesystems; then
 	check_output "pprof keeps the cgroup key (its label), and gives it back" '^ok$' sh -c \
 		"hotstack report --format folded /tmp/cgk.pb.gz | sort >/tmp/cgk.back &&
 		 sort /tmp/cgk.folded | grep -v '^#' | cmp -s - /tmp/cgk.back && echo ok"
+	# Off-CPU time keyed the same way: a shell sleeping in the docker scope
+	# (its sleep children there too) has its waits under that cgroup.
+	sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec sh -c 'while :; do sleep 0.05; done'" &
+	p4=$!
+	wait_until grep -qx $p4 $cg/$c1/cgroup.procs
+	hotstack record --off-cpu -a --keys cgroup -d 1 -o /tmp/cgo.folded >/dev/null 2>&1
+	kill $p4
+	wait $p4 2>/dev/null
+	check_output "record --off-cpu --keys cgroup: the sleeps of the docker scope's shell under it" \
+		'^[1-9]' sh -c "grep -c '^\[cgroup /$c1\];.*hrtimer_nanosleep' /tmp/cgo.folded"
 	kill $p1 $p2 $p3
 	wait $p1 $p2 $p3 2>/dev/null
 	rmdir $cg/$c1 $cg/system.slice $cg/$c2 $cg/${c2%/*} $cg/${c2%/*/*} $cg/${c2%%/*} \
@@ -314,13 +324,15 @@ if [ -e /proc/net/tcp ]; then
 	ip link set lo up
 	# One recording into /tmp/soft.folded; true when it succeeded and has
 	# both contexts' stacks: at 1 kHz a transfer of 0.3 s may miss one
-	# (1 run in 3 missed the sender's), so up to 5 recordings of it.
+	# (1 run in 3 missed the sender's; on a loaded host all five of one
+	# run did, its sends mostly in the softirqs they raise), so 384 MB
+	# (1.2 s) and up to 5 recordings of it.
 	tcp_record() {
 		nc -l -p 4041 >/dev/null &
 		listener=$!
 		wait_until sh -c 'netstat -ltn 2>/dev/null | grep -q ":4041 "'
 		hotstack record --keys context -a $HS_RATE -o /tmp/soft.folded -- \
-			sh -c 'dd if=/dev/zero bs=65536 count=1500 2>/dev/null | nc 127.0.0.1 4041' \
+			sh -c 'dd if=/dev/zero bs=65536 count=6000 2>/dev/null | nc 127.0.0.1 4041' \
 			>/tmp/soft.out 2>&1
 		rc=$?
 		kill $listener 2>/dev/null
