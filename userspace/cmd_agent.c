@@ -501,7 +501,7 @@ struct hs_agent {
 	uint32_t prev_id;
 	__u64 prev_drops[HOTSTACK_DROP_MAX];
 	uint64_t prev_samples;
-	char hostname[256], release[128];
+	char hostname[256], release[128], comm[32];
 	char name[4096];		/* APP{k=v,...} */
 	char note_buf[HS_AGENT_NOTES][384];
 	const char *notes[HS_AGENT_NOTES + 1];
@@ -529,10 +529,10 @@ static void hs_agent_sanitize(char *s)
 
 /*
  * The OTLP resource of labels @keys (@klen bytes each) = @vals: the
- * service (--name), and each label under the name OpenTelemetry's
- * semantic conventions give it (host.name, os.version, container.id,
- * k8s.pod.uid), the others as they are; the event is the profile's
- * (hotstack.event), not the resource's.
+ * service (--name), the process's name with -p, and each label under
+ * the name OpenTelemetry's semantic conventions give it (host.name,
+ * os.version, container.id, k8s.pod.uid), the others as they are; the
+ * event is the profile's (hotstack.event), not the resource's.
  */
 static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size_t *klen,
 			      const char **vals, size_t nr)
@@ -546,6 +546,9 @@ static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size
 
 	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "service.name=%s", ag->o.name);
 	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "os.type=linux");
+	if (ag->comm[0])
+		snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "process.executable.name=%s",
+			 ag->comm);
 	for (i = 0; i < nr && n < HS_AGENT_NOTES; i++) {
 		const char *k = keys[i];
 		int kl = klen[i];
@@ -1310,6 +1313,18 @@ static void hs_agent_hostname(struct hs_agent *ag)
 	else
 		snprintf(ag->release, sizeof(ag->release), "%s", un.release);
 	hs_agent_sanitize(ag->release);
+	/* -p: the process's name, for the OTLP resource (process.executable.name). */
+	if (ag->o.s.abi.pid) {
+		char path[64], *comm;
+
+		snprintf(path, sizeof(path), "/proc/%u/comm", ag->o.s.abi.pid);
+		comm = hs_read_file(path, NULL);
+		if (comm) {
+			comm[strcspn(comm, "\n")] = '\0';
+			snprintf(ag->comm, sizeof(ag->comm), "%s", comm);
+			free(comm);
+		}
+	}
 }
 
 /* The first boundary (a multiple of the interval) at least a second after @now. */

@@ -455,6 +455,21 @@ agent=$!
 wait_requests $L 6
 agent_stop
 listen_stop
+# -p: the process's name is the resource's process.executable.name.
+listen_start /tmp/lp 200
+hotstack agent -i 1 $RATE -p $p1 --push otlp+$URL --log /tmp/ap.log &
+agent=$!
+wait_requests /tmp/lp 2
+agent_stop
+listen_stop
+p_named() {
+	r=$(awk 'NR == 1 { print $1 }' /tmp/lp/log)
+	hs_listen -x /tmp/lp/$r.req /tmp/lp/$r.pb &&
+		grep -q -a -F process.executable.name /tmp/lp/$r.pb &&
+		grep -q -a -F hs_vmtest /tmp/lp/$r.pb
+}
+check "agent -p --push otlp+http://: the resource names the process (process.executable.name)" \
+	p_named
 kill $p1 $p2
 wait $p1 $p2 2>/dev/null
 rmdir $cg/$c1 $cg/system.slice $cg/$c2 $cg/${c2%/*} $cg/${c2%/*/*} $cg/${c2%%/*}
