@@ -436,29 +436,34 @@ static void test_push_retry(void **state)
 	assert_non_null(strstr(line, " 503\n"));
 }
 
-/* 4xx: said, and each profile sent once only. */
+/* 4xx: said, and each profile sent once only (to Pyroscope and by OTLP). */
 static void test_push_rejected(void **state)
 {
+	const char *sub[2] = { "bad", "bad-otlp" };
 	struct hs_push_stats st;
 	struct hs_push_config c;
 	char url[64];
-	int port;
+	int port, k;
 	pid_t l;
 
 	(void)state;
-	loglen = 0;
-	l = listener("bad", 0, "400", &port);
-	c = config(port, url, sizeof(url));
-	assert_int_equal(hs_push_start(&cur, &c), 0);
-	hs_push_queue(cur, blob(100, 1), 100, "app", 0, 10, 20, 1);
-	hs_push_queue(cur, blob(100, 2), 100, "app", 0, 20, 30, 2);
-	hs_push_stop(cur, hs_now() + 10, &st);
-	listener_stop(l);
-	assert_int_equal(st.rejected, 2);
-	assert_int_equal(st.pushed + st.failures + st.abandoned, 0);
-	assert_int_equal(requests("bad"), 2);
-	assert_true(logged("push: the server refused profile 2 [20, 30) with HTTP 400: "
-			   "Bad Request: not sent again"));
+	/* Pyroscope's ingest, then OTLP/HTTP: the same sender. */
+	for (k = 0; k < 2; k++) {
+		loglen = 0;
+		l = listener(sub[k], 0, "400", &port);
+		c = config(port, url, sizeof(url));
+		c.otlp = k;
+		assert_int_equal(hs_push_start(&cur, &c), 0);
+		hs_push_queue(cur, blob(100, 1), 100, "app", 0, 10, 20, 1);
+		hs_push_queue(cur, blob(100, 2), 100, "app", 0, 20, 30, 2);
+		hs_push_stop(cur, hs_now() + 10, &st);
+		listener_stop(l);
+		assert_int_equal(st.rejected, 2);
+		assert_int_equal(st.pushed + st.failures + st.abandoned, 0);
+		assert_int_equal(requests(sub[k]), 2);
+		assert_true(logged("push: the server refused profile 2 [20, 30) with HTTP 400: "
+				   "Bad Request: not sent again"));
+	}
 }
 
 /* Full: the oldest waiting goes, counted and said; the newest are pushed in order. */
