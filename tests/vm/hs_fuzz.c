@@ -2189,37 +2189,6 @@ static void *hotplug_main(void *arg)
 
 /* ---- setup ------------------------------------------------------------------ */
 
-/*
- * Keep perf's page-fault and context-switch software-event static keys on
- * for the whole run, with two disabled events on this thread (a per-task
- * event also holds perf_sched_events). Otherwise every CONFIGURE, START
- * and STOP of such an event switches them on and off, patching kernel
- * text each time, and that patching races with CPU hotplug on the 6.1
- * debug kernel under QEMU TCG: an unhandled "int3" at a
- * perf_swevent_enabled[] branch, a panic, within minutes, with no hotstack
- * loaded at all (perf_event_open() and close() in a loop do it). Held,
- * hotstack's events never flip them: the run tests hotstack, not that.
- */
-static void hold_perf_keys(void)
-{
-	static const uint64_t configs[] = {
-		PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES,
-	};
-	struct perf_event_attr attr;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(configs); i++) {
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = configs[i];
-		attr.disabled = 1;
-		if (syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC) < 0)
-			printf("# note: perf_event_open of software event %llu: %s (its static key "
-			       "is not held)\n", (unsigned long long)configs[i], strerror(errno));
-	}
-}
-
 static unsigned char *map_pages(size_t pages, size_t guard_at)
 {
 	unsigned char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
@@ -2383,7 +2352,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)online0, max_sessions,
 	       (unsigned long long)info.max_memory >> 20);
 
-	hold_perf_keys();
 	for (i = 0; i < NR_POOL; i++)
 		pool[i].fd = -1;
 	for (i = 0; i <= nr_threads; i++)

@@ -54,7 +54,8 @@
  *   hs_vmtest forkregs             a kernel thread before its first frame
  *                                  (hs_nmi; frame-pointer kernels)
  *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
- *   hs_vmtest hold-keys            keep perf's task and software event keys on
+ *   hs_vmtest hold-keys            keep perf's software event keys and the
+ *                                  sched tracepoints' static calls patched
  *                                  (the guest's init, before the tests)
  *   hs_vmtest stress ROUNDS        ROUNDS of NMIs to every CPU (hs_nmi)
  *                                  while sessions come and go, snapshots,
@@ -93,6 +94,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -2361,37 +2363,6 @@ static bool kallsyms_has(const char *name)
 }
 
 /*
- * Two off-CPU sessions running until killed (t_80, around the fuzzer): with
- * two probes on sched_switch and on sched_process_fork (sessions of a
- * process and what it starts), the fuzzer's sessions attach and detach
- * theirs without patching the kernel's text (the static keys stay on,
- * the static calls on the iterator). QEMU's multi-threaded TCG now and
- * then runs a stale copy of text just patched through int3
- * (text_poke_bp()): seen at boot once, and once in the fuzzer's thousands
- * of attaches.
- */
-static void offcpu_hold(const char *ready)
-{
-	struct hotstack_config c;
-	int fd[2], i, rc;
-
-	for (i = 0; i < 2; i++) {
-		fd[i] = open_dev();
-		off_config(&c);
-		c.flags |= HOTSTACK_CFG_TASK;
-		rc = xioctl(fd[i], HOTSTACK_IOC_CONFIGURE, &c) ?:
-		     xioctl(fd[i], HOTSTACK_IOC_START, NULL);
-		if (rc) {
-			printf("# offcpu-hold: %s\n", strerror(rc));
-			exit(1);
-		}
-	}
-	close(open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644));
-	for (;;)
-		pause();
-}
-
-/*
  * A process of the set sleeping OFF_WAIT_MS once under @comm, as it
  * measured it in @wait_ns, and its CPU time meanwhile in @wait_ns[2]
  * (under a loaded host the guest's clock runs on while the vCPU does
@@ -4514,34 +4485,101 @@ static int pty_run(double seconds, const char *keys, const char *raw, char **cmd
 	return status;
 }
 
+/* A disabled perf event of this process: @type, @config; whether it opened. */
+static bool hold_event(__u32 type, __u64 config, const char *what)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = 1;
+	if (syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0) >= 0)
+		return true;
+	printf("# hold-keys: perf_event_open %s: %s\n", what, strerror(errno));
+	return false;
+}
+
 /*
- * Keep the static keys of perf's task and software events on for as long
- * as the guest runs: a process with disabled per-task page-fault and
- * context-switch events, asleep. Under TCG, patching those jump labels
- * while another CPU runs through them panicked the debug kernels (int3),
- * with or without hotstack (a program using perf_event_open alone does
- * it); the hotplug lock that static_key_slow_inc/dec take, which the
- * hotplug tests are about, is taken all the same.
+ * Two probes on the scheduler tracepoint @name (sched/NAME under tracefs
+ * @dir): a disabled perf tracepoint event and ftrace's own, enabled with
+ * the trace buffer off. Whether both are on.
+ */
+static bool hold_tracepoint(const char *dir, const char *name)
+{
+	char path[256], id[32] = "";
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/events/sched/%s/id", dir, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		printf("# hold-keys: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	n = read(fd, id, sizeof(id) - 1);
+	close(fd);
+	if (n <= 0 || !hold_event(PERF_TYPE_TRACEPOINT, strtoull(id, NULL, 10), name))
+		return false;
+	snprintf(path, sizeof(path), "%s/events/sched/%s/enable", dir, name);
+	fd = open(path, O_WRONLY);
+	n = fd < 0 ? -1 : write(fd, "1", 1);
+	if (fd >= 0)
+		close(fd);
+	if (n != 1)
+		printf("# hold-keys: %s: %s\n", path, strerror(errno));
+	return n == 1;
+}
+
+/*
+ * Keep kernel text that hotstack's sessions would patch patched for as
+ * long as the guest runs, in a child that stays asleep; back when it is
+ * in place. QEMU's multi-threaded TCG now and then runs a stale copy of
+ * text just patched through int3 (text_poke_bp()) on another vCPU: an
+ * unhandled "int3" and a panic on the 6.1 debug kernel, or a CPU that
+ * loops on the breakpoint with interrupts off while the patcher waits
+ * for it in text_poke_sync() (a soft lockup in an off-CPU session's STOP
+ * on the debug kernel). A program using perf_event_open alone does it; it
+ * says nothing of hotstack. So the guest holds:
+ * - perf's page-fault and context-switch software-event keys (disabled
+ *   events of this process; a per-task event also holds perf_sched_events),
+ *   which every CONFIGURE/START/STOP of such an event would flip;
+ * - two probes on sched_switch and sched_process_fork where the kernel has
+ *   them (perf's and ftrace's): an off-CPU session's probe joining or
+ *   leaving then changes neither the static key nor the static call (on
+ *   the iterator from two probes on).
+ * Not in the deterministic icount runs, which measure costs as they are.
  */
 static int hold_keys(void)
 {
-	static const __u64 configs[] = {
-		PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES,
-	};
-	struct perf_event_attr attr;
+	static const char *const tracepoints[] = { "sched_switch", "sched_process_fork" };
+	const char *dir = "/sys/kernel/tracing";
+	int ready[2];
+	bool ok = true;
+	char c = 0;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = configs[i];
-		attr.disabled = 1;
-		if (syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0) < 0) {
-			perror("hs_vmtest hold-keys: perf_event_open");
-			return 1;
-		}
+	if (pipe(ready))
+		return 1;
+	if (fork()) {
+		close(ready[1]);
+		return read(ready[0], &c, 1) == 1 && c == 1 ? 0 : 1;
 	}
+	close(ready[0]);
+	ok &= hold_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
+	ok &= hold_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches");
+	if (kallsyms_has("__tracepoint_sched_switch\n")) {
+		if (access("/sys/kernel/tracing/events", F_OK))
+			mount("tracefs", dir, "tracefs", 0, NULL);
+		write_file("/sys/kernel/tracing/tracing_on", "0");
+		for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++)
+			ok &= hold_tracepoint(dir, tracepoints[i]);
+	}
+	c = ok;
+	if (write(ready[1], &c, 1) != 1)
+		return 1;
+	close(ready[1]);
 	for (;;)
 		pause();
 }
@@ -4622,8 +4660,6 @@ int main(int argc, char **argv)
 		test_genl_cred();
 	else if (argc == 2 && !strcmp(argv[1], "offcpu"))
 		test_offcpu();
-	else if (argc == 3 && !strcmp(argv[1], "offcpu-hold"))
-		offcpu_hold(argv[2]);
 	else if (argc == 2 && !strcmp(argv[1], "context"))
 		test_context();
 	else if (argc == 2 && !strcmp(argv[1], "io-worker"))

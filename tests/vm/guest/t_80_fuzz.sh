@@ -22,21 +22,7 @@ arm64-debug) calls=5000 ;;
 esac
 
 check "insmod hotstack.ko max_sessions=16" reload max_sessions=16
-# Two off-CPU sessions held meanwhile, where the kernel has sched_switch:
-# the fuzzer's own then attach without patching text (hs_vmtest.c:
-# offcpu_hold(), a QEMU TCG flake).
-hold=
-if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
-	rm -f /tmp/hold.ready
-	hs_vmtest offcpu-hold /tmp/hold.ready &
-	hold=$!
-	wait_until test -e /tmp/hold.ready
-fi
 tap "hs_fuzz $calls $seed 4" hs_fuzz $calls $seed 4
-if [ -n "$hold" ]; then
-	kill $hold
-	wait $hold 2>/dev/null
-fi
 check "rmmod hotstack after the fuzzer" rmmod hotstack
 check "the module is gone: not in /proc/modules, no /dev/hotstack" \
 	sh -c '! grep -q "^hotstack " /proc/modules && [ ! -e /dev/hotstack ]'
