@@ -10,6 +10,7 @@
 #ifndef _HOTSTACK_UNWIND_X86_H
 #define _HOTSTACK_UNWIND_X86_H
 
+#include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -27,6 +28,12 @@ static inline bool hs_hw_regs(struct pt_regs *regs)
 	return regs->flags & X86_EFLAGS_FIXED;
 }
 
+/* An NMI or an interrupt: one level (nmi_enter() or irq_enter()). */
+static inline unsigned int hs_irq_levels(struct pt_regs *regs)
+{
+	return 1;
+}
+
 /*
  * A kernel thread before its first frame (ret_from_fork, its function's
  * first instructions): rbp still holds copy_thread()'s encoded pointer to
@@ -40,6 +47,25 @@ static inline bool hs_before_first_frame(struct pt_regs *regs)
 {
 	return IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER) &&
 	       regs->bp == (unsigned long)task_pt_regs(current) + 1;
+}
+
+/*
+ * Registers of task context (no interrupt or softirq under this one)
+ * with sp and bp both off the current task's stack. In context_switch(),
+ * from __switch_to_asm()'s stack switch to the end of __switch_to(),
+ * current is still the task leaving while its stack pointers are already
+ * the next one's: the callers there are another task's. The ORC unwinder
+ * stops at once; the frame-pointer one finds bp on no stack of current's
+ * and warns (once a boot; seen from NMIs on the debug kernel in rcu_preempt
+ * and swapper). The IP alone, as for entry code on the entry stack.
+ */
+static inline bool hs_off_task_stack(struct pt_regs *regs)
+{
+	unsigned long low = (unsigned long)task_stack_page(current);
+
+	return hardirq_count() <= hs_irq_levels(regs) * HARDIRQ_OFFSET &&
+	       !in_serving_softirq() &&
+	       regs->sp - low >= THREAD_SIZE && regs->bp - low >= THREAD_SIZE;
 }
 
 /*
@@ -92,7 +118,8 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		unwind_start(state, current, NULL, (void *)regs->sp);
 	} else if (hs_hw_regs(regs)) {
 		/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
-		if (!hs_walk_push(w, regs->ip, collapse) || hs_before_first_frame(regs))
+		if (!hs_walk_push(w, regs->ip, collapse) || hs_before_first_frame(regs) ||
+		    hs_off_task_stack(regs))
 			return;
 		unwind_start(state, current, regs, NULL);
 	} else {
@@ -107,12 +134,6 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		if (!addr || !hs_walk_push(w, addr, collapse))
 			return;
 	}
-}
-
-/* An NMI or an interrupt: one level (nmi_enter() or irq_enter()). */
-static inline unsigned int hs_irq_levels(struct pt_regs *regs)
-{
-	return 1;
 }
 
 /* A frame record of code built with frame pointers. */
