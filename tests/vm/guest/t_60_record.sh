@@ -141,7 +141,7 @@ if grep -qw cgroup2 /proc/filesystems; then
 		$cg/$c3 $cg/${c3%/*} $cg/${c3%/*/*} $cg/docker
 	[ -n "$mounted" ] && umount $cg
 else
-	echo "# -G: this kernel has no cgroups (CONFIG_CGROUPS, the tests' own debug and arm64 kernels): its refusals only"
+	echo "# -G: this kernel has no cgroups (CONFIG_CGROUPS: the tests' own arm64 kernels): its refusals only"
 fi
 check_output "record -G of a cgroup that does not exist says so" \
 	'-G nosuch: cannot open /sys/fs/cgroup/nosuch: No such file or directory' \
