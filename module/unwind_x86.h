@@ -51,21 +51,22 @@ static inline bool hs_before_first_frame(struct pt_regs *regs)
 
 /*
  * Registers of task context (no interrupt or softirq under this one)
- * with sp and bp both off the current task's stack. In context_switch(),
- * from __switch_to_asm()'s stack switch to the end of __switch_to(),
- * current is still the task leaving while its stack pointers are already
- * the next one's: the callers there are another task's. The ORC unwinder
- * stops at once; the frame-pointer one finds bp on no stack of current's
- * and warns (once a boot; seen from NMIs on the debug kernel in rcu_preempt
- * and swapper). The IP alone, as for entry code on the entry stack.
+ * whose frames are off the current task's stack (bp with frame pointers,
+ * else sp). In context_switch(), from __switch_to_asm()'s stack switch to
+ * the end of __switch_to(), current is still the task leaving while its
+ * stack pointers are already the next one's: the callers there are
+ * another task's. The ORC unwinder stops at once; the frame-pointer one,
+ * walking up from this NMI's frame through its registers, found bp on no
+ * stack of current's and warned (once a boot: the debug guest, in
+ * rcu_preempt and swapper). The IP alone, as for entry code.
  */
 static inline bool hs_off_task_stack(struct pt_regs *regs)
 {
 	unsigned long low = (unsigned long)task_stack_page(current);
+	unsigned long frame = IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER) ? regs->bp : regs->sp;
 
 	return hardirq_count() <= hs_irq_levels(regs) * HARDIRQ_OFFSET &&
-	       !in_serving_softirq() &&
-	       regs->sp - low >= THREAD_SIZE && regs->bp - low >= THREAD_SIZE;
+	       !in_serving_softirq() && frame - low >= THREAD_SIZE;
 }
 
 /*
@@ -113,7 +114,7 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	 * the sp is 0 and the IP stands alone.
 	 */
 	if (precise) {
-		if (!hs_walk_push(w, regs->ip, collapse))
+		if (!hs_walk_push(w, regs->ip, collapse) || hs_off_task_stack(regs))
 			return;
 		unwind_start(state, current, NULL, (void *)regs->sp);
 	} else if (hs_hw_regs(regs)) {

@@ -8,7 +8,11 @@
  * loaded with test_hooks=1). Reading /proc/hs_nmi gives "sent handled
  * in_nmi" totals. Writing "unknown N" feeds N samples at an address no
  * kernel symbol covers; "fork N" N samples of a kernel thread that has
- * not made its first frame yet (frame-pointer kernels only); "precise N"
+ * not made its first frame yet (frame-pointer kernels only); "switch N"
+ * N precise samples from NMIs another CPU sends while this one spins with
+ * rbp in another task's stack, as in the middle of a context switch
+ * (frame-pointer kernels only);
+ * "precise N"
  * N rounds whose samples have the registers perf makes for an adaptive
  * PEBS record (the interrupt's, PERF_EFLAGS_EXACT, the record's IP: here
  * hs_nmi_precise_ip()), of interrupted kernel code only.
@@ -22,9 +26,11 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
@@ -161,6 +167,96 @@ static int hs_nmi_fork(unsigned long n)
 	return 0;
 }
 
+#ifdef CONFIG_UNWINDER_FRAME_POINTER
+/* The CPU that spins with a fake rbp, and whether it does. */
+static unsigned int hs_switch_cpu;
+static int hs_switch_spinning;
+
+/*
+ * Spin with rbp at @fake (having said so in hs_switch_spinning) until this
+ * CPU's NMI has been handled (*@pending cleared), at most 10^8 rounds.
+ * rbp is no frame pointer here: objtool is told so.
+ */
+static noinline void hs_nmi_spin_fake_bp(int *pending, unsigned long fake)
+{
+	asm volatile("push %%rbp\n\t"
+		     "mov %[fake], %%rbp\n\t"
+		     "movl $1, (%[spin])\n\t"
+		     "mov $100000000, %%ecx\n"
+		     "1:\tpause\n\t"
+		     "cmpl $0, (%[p])\n\t"
+		     "je 2f\n\t"
+		     "dec %%ecx\n\t"
+		     "jnz 1b\n"
+		     "2:\tmovl $0, (%[spin])\n\t"
+		     "pop %%rbp"
+		     : : [p] "r" (pending), [fake] "r" (fake), [spin] "r" (&hs_switch_spinning)
+		     : "ecx", "memory", "cc");
+}
+
+STACK_FRAME_NON_STANDARD(hs_nmi_spin_fake_bp);
+#else
+static unsigned int hs_switch_cpu;
+static int hs_switch_spinning;
+
+static void hs_nmi_spin_fake_bp(int *pending, unsigned long fake)
+{
+}
+#endif
+
+/* On another CPU: the NMI, once hs_switch_cpu spins (at most 1 s). */
+static void hs_nmi_switch_send(void *unused)
+{
+	int i;
+
+	for (i = 0; i < 1000000 && !READ_ONCE(hs_switch_spinning); i++)
+		udelay(1);
+	apic->send_IPI(hs_switch_cpu, NMI_VECTOR);
+}
+
+/*
+ * @n NMIs taken with rbp in the init task's stack, as in context_switch()
+ * from __switch_to_asm()'s stack switch to the end of __switch_to()
+ * (current the task leaving, its frames the next one's), sent by another
+ * CPU while this one spins; each a precise sample, whose walk starts
+ * above the handler's frame and crosses the NMI's registers.
+ * Frame-pointer kernels with two CPUs online only.
+ */
+static int hs_nmi_switch(unsigned long n)
+{
+	unsigned long fake = (unsigned long)task_stack_page(&init_task) + THREAD_SIZE / 2;
+	unsigned int other;
+	int ret = 0;
+
+	if (!IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER))
+		return -EOPNOTSUPP;
+	WRITE_ONCE(hs_precise, true);
+	while (n-- && !ret) {
+		preempt_disable();
+		hs_switch_cpu = smp_processor_id();
+		other = cpumask_any_but(cpu_online_mask, hs_switch_cpu);
+		if (other >= nr_cpu_ids) {
+			preempt_enable();
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		this_cpu_write(hs_pending, 1);
+		atomic64_inc(&hs_sent);
+		ret = smp_call_function_single(other, hs_nmi_switch_send, NULL, 0);
+		local_irq_disable();
+		if (!ret)
+			hs_nmi_spin_fake_bp(this_cpu_ptr(&hs_pending), fake);
+		if (this_cpu_read(hs_pending)) {
+			this_cpu_write(hs_pending, 0);
+			ret = ret ?: -ETIMEDOUT;
+		}
+		local_irq_enable();
+		preempt_enable();
+	}
+	WRITE_ONCE(hs_precise, false);
+	return ret;
+}
+
 static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t len,
 			    loff_t *ppos)
 {
@@ -188,6 +284,12 @@ static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t l
 		for (i = 0; i < rounds && !ret; i++)
 			ret = hs_nmi_round();
 		WRITE_ONCE(hs_precise, false);
+		return ret ? ret : len;
+	}
+	if (!strncmp(buf, "switch ", 7)) {
+		ret = kstrtoul(buf + 7, 10, &rounds);
+		if (!ret)
+			ret = hs_nmi_switch(rounds);
 		return ret ? ret : len;
 	}
 	if (!strncmp(buf, "fork ", 5)) {

@@ -51,6 +51,7 @@
  *   hs_vmtest budget EVENT         a CPU budget lowers the rate, counts weighted
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
+ *   hs_vmtest switchregs           the middle of a context switch (hs_nmi)
  *   hs_vmtest forkregs             a kernel thread before its first frame
  *                                  (hs_nmi; frame-pointer kernels)
  *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
@@ -1539,13 +1540,14 @@ static void test_tablefull(void)
 }
 
 /*
- * Samples hs_nmi makes up (@cmd: "unknown N", "fork N") in a quiet
- * session of @max_depth frames (@cfg_what names it): read() must give
- * @want, exactly. A command this kernel refuses (EOPNOTSUPP) says why in
+ * Samples hs_nmi makes up (@cmd: "unknown N", "fork N", "switch N") in a
+ * quiet session of @max_depth frames and @flags (@cfg_what names it):
+ * read() must give @want, exactly. A command this kernel refuses (EOPNOTSUPP) says why in
  * a comment (@why) and checks nothing more.
  */
 static void nmi_made_samples(const char *what, const char *cfg_what, unsigned int max_depth,
-			     const char *cmd, const char *done, const char *want, const char *why)
+			     __u32 flags, const char *cmd, const char *done, const char *want,
+			     const char *why)
 {
 	struct hotstack_config c;
 	int fd = open_dev(), p = open("/proc/hs_nmi", O_WRONLY);
@@ -1553,7 +1555,7 @@ static void nmi_made_samples(const char *what, const char *cfg_what, unsigned in
 	ssize_t n;
 
 	default_config(&c);
-	c.flags = 0;
+	c.flags = flags;
 	c.sample = 1000000000000ULL;	/* the event itself stays quiet */
 	c.max_depth = max_depth;
 	expect_cfg(fd, &c, 0, cfg_what);
@@ -1584,7 +1586,7 @@ out:
  */
 static void test_unknown(void)
 {
-	nmi_made_samples("unknown", "unknown: IP only, a quiet event", 1, "unknown 10",
+	nmi_made_samples("unknown", "unknown: IP only, a quiet event", 1, 0, "unknown 10",
 			 "10 samples at the vsyscall page", "[truncated];[unknown] 10\n", NULL);
 }
 
@@ -1596,9 +1598,24 @@ static void test_unknown(void)
  */
 static void test_forkregs(void)
 {
-	nmi_made_samples("forkregs", "forkregs: kernel stacks, a quiet event", 64, "fork 10",
+	nmi_made_samples("forkregs", "forkregs: kernel stacks, a quiet event", 64, 0, "fork 10",
 			 "10 samples in a kernel thread before its first frame",
 			 "hs_nmi_fork_fn [hs_nmi] 10\n",
+			 "not a frame-pointer kernel: rbp is no frame pointer here");
+}
+
+/*
+ * Precise samples from NMIs taken in the middle of a context switch
+ * (hs_nmi "switch": rbp in another task's stack): the IP alone; the
+ * frame-pointer unwinder, if hotstack walked on from the NMI's registers,
+ * would warn of a bad bp on the console (the harness fails the run on it).
+ */
+static void test_switchregs(void)
+{
+	/* COLLAPSE: a path that takes precise samples in any session (test_precise). */
+	nmi_made_samples("switchregs", "switchregs: kernel stacks, a quiet event", 64,
+			 HOTSTACK_CFG_COLLAPSE, "switch 10", "10 NMIs with rbp in another task's stack",
+			 "hs_nmi_precise_ip [hs_nmi] 10\n",
 			 "not a frame-pointer kernel: rbp is no frame pointer here");
 }
 
@@ -4622,6 +4639,8 @@ int main(int argc, char **argv)
 		test_precise();
 	else if (argc == 2 && !strcmp(argv[1], "forkregs"))
 		test_forkregs();
+	else if (argc == 2 && !strcmp(argv[1], "switchregs"))
+		test_switchregs();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))
 		test_tablefull();
 	else if (argc == 3 && !strcmp(argv[1], "stress"))
