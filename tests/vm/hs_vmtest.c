@@ -51,7 +51,8 @@
  *   hs_vmtest budget EVENT         a CPU budget lowers the rate, counts weighted
  *   hs_vmtest tablefull            full table and arena: drops, recovery
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
- *   hs_vmtest switchregs           the middle of a context switch (hs_nmi)
+ *   hs_vmtest switchregs           the middle of a context switch
+ *                                  (hs_nmi; frame-pointer kernels)
  *   hs_vmtest forkregs             a kernel thread before its first frame
  *                                  (hs_nmi; frame-pointer kernels)
  *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
@@ -1542,8 +1543,8 @@ static void test_tablefull(void)
 /*
  * Samples hs_nmi makes up (@cmd: "unknown N", "fork N", "switch N") in a
  * quiet session of @max_depth frames and @flags (@cfg_what names it):
- * read() must give @want, exactly. A command this kernel refuses (EOPNOTSUPP) says why in
- * a comment (@why) and checks nothing more.
+ * read() must give @want, exactly. A command this kernel refuses
+ * (EOPNOTSUPP) says why in a comment (@why) and checks nothing more.
  */
 static void nmi_made_samples(const char *what, const char *cfg_what, unsigned int max_depth,
 			     __u32 flags, const char *cmd, const char *done, const char *want,
@@ -4502,6 +4503,8 @@ static int pty_run(double seconds, const char *keys, const char *raw, char **cmd
 	return status;
 }
 
+#define TRACEFS "/sys/kernel/tracing"
+
 /* A disabled perf event of this process: @type, @config; whether it opened. */
 static bool hold_event(__u32 type, __u64 config, const char *what)
 {
@@ -4571,7 +4574,7 @@ static bool hold_tracepoint(const char *dir, const char *name)
 static int hold_keys(void)
 {
 	static const char *const tracepoints[] = { "sched_switch", "sched_process_fork" };
-	const char *dir = "/sys/kernel/tracing";
+	const char *dir = TRACEFS;
 	int ready[2];
 	bool ok = true;
 	char c = 0;
@@ -4587,9 +4590,9 @@ static int hold_keys(void)
 	ok &= hold_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
 	ok &= hold_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches");
 	if (kallsyms_has("__tracepoint_sched_switch\n")) {
-		if (access("/sys/kernel/tracing/events", F_OK))
+		if (access(TRACEFS "/events", F_OK))
 			mount("tracefs", dir, "tracefs", 0, NULL);
-		write_file("/sys/kernel/tracing/tracing_on", "0");
+		write_file(TRACEFS "/tracing_on", "0");
 		for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++)
 			ok &= hold_tracepoint(dir, tracepoints[i]);
 	}
