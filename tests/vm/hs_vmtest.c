@@ -2644,7 +2644,7 @@ static void test_offcpu(void)
 	struct hotstack_config c;
 	struct hotstack_stats st;
 	struct map m;
-	__u64 by[8], off;
+	__u64 by[8], off, also;
 	char *text;
 	unsigned int i, k;
 	int fd = open_dev(), ret;
@@ -2702,16 +2702,20 @@ static void test_offcpu(void)
 		/*
 		 * Its wait is the time off the CPU for its reason (at most 1%
 		 * more), less what it ran or waited on the run queue while it
-		 * measured (1%, and the CPU time's tick: OFF_TICK_NS).
+		 * measured (1%, and the CPU time's tick: OFF_TICK_NS). The
+		 * vfork parent, woken when the child has released its memory,
+		 * then sleeps in waitpid() until the child has exited (11 ms
+		 * of S on trixie-debug, the host loaded).
 		 */
+		also = t[i].kind == OFF_VFORK ? by[HOTSTACK_CTX_SLEEP] : 0;
 		if (t[i].kind != OFF_SPIN)
 			tap(by[ctx] * 100 <= t[i].wait_ns * 101 &&
-			    (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + t[i].cpu_ns + OFF_TICK_NS) * 100 >=
-			    t[i].wait_ns * 99,
-			    "off-cpu: %s: %.3f ms %s (+ %.3f run queue, %.3f on CPU), the thread "
-			    "measured %.3f ms (1%%)", t[i].comm, by[ctx] / 1e6, reasons[ctx],
-			    by[HOTSTACK_CTX_RUNQUEUE] / 1e6, t[i].cpu_ns / 1e6,
-			    t[i].wait_ns / 1e6);
+			    (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + also + t[i].cpu_ns + OFF_TICK_NS) *
+			    100 >= t[i].wait_ns * 99,
+			    "off-cpu: %s: %.3f ms %s (+ %.3f run queue, %.3f in waitpid, %.3f on "
+			    "CPU), the thread measured %.3f ms (1%%)", t[i].comm, by[ctx] / 1e6,
+			    reasons[ctx], by[HOTSTACK_CTX_RUNQUEUE] / 1e6, also / 1e6,
+			    t[i].cpu_ns / 1e6, t[i].wait_ns / 1e6);
 		else
 			tap(by[ctx] > 0, "off-cpu: %s: %.3f ms on the run queue", t[i].comm,
 			    by[ctx] / 1e6);
