@@ -2512,7 +2512,7 @@ static void *nap_thread(void *arg)
 /*
  * A budget on an off-CPU session, beside one without, both of this
  * process, on the same waits (OFF_NAPPERS threads taking turns on CPU 0,
- * 1 ms naps): one found to hold them at a W of 3 to 8, so that the
+ * 1 ms naps): one found to hold them at a W of 4 to 10, so that the
  * budget times one switch-out in W > 1 (said in the stats), each counting
  * W times its wait, and each napper has enough of them timed. A budget
  * derived from an exact probe's cost let W fall back to 1 on trixie-debug
@@ -2538,12 +2538,13 @@ static void test_offcpu_budget(int fd)
 	__u32 b = 10000;
 
 	/*
-	 * A budget that holds the nappers' switches at a W of a few (3 to 8:
-	 * a napper's 500 waits a second give it 60 timed or more; at 2, rt
-	 * found W = 1 enough once the exact session ran beside), looked for
+	 * A budget that holds the nappers' switches at a W of a few (4 to 10:
+	 * a napper's 500 waits a second give it 50 timed or more), looked for
 	 * from 1% of each CPU, half or twice as much each try (W about twice
 	 * or half), each on a session of its own for 300 ms after its first
-	 * window.
+	 * window. Once the exact session runs beside it the module weighs
+	 * again and finds a W of about half enough (5 and 4 became 2 on rt
+	 * and trixie-debug; 2 became 1 on rt, and the check failed).
 	 */
 	off_config(&c);
 	nap_stop = 0;
@@ -2558,9 +2559,9 @@ static void test_offcpu_budget(int fd)
 		get_stats(fd2, &st, 0);
 		xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
 		w = st.max_weight;
-		if (w >= 3 && w <= 8)
+		if (w >= 4 && w <= 10)
 			break;
-		b = w < 3 ? (b / 2 ?: 1) : (b * 2 < 1000000 ? b * 2 : 1000000);
+		b = w < 4 ? (b / 2 ?: 1) : (b * 2 < 1000000 ? b * 2 : 1000000);
 	}
 	tap(tries < 12, "off-cpu budget: %u ppm holds the nappers' switches at one in %u timed "
 	    "(%u tries)", b, w, tries + 1);
