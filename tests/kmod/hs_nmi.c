@@ -11,11 +11,10 @@
  * not made its first frame yet (frame-pointer kernels only); "switch N"
  * N precise samples from NMIs another CPU sends while this one spins with
  * rbp in another task's stack, as in the middle of a context switch
- * (frame-pointer kernels only);
- * "precise N"
- * N rounds whose samples have the registers perf makes for an adaptive
- * PEBS record (the interrupt's, PERF_EFLAGS_EXACT, the record's IP: here
- * hs_nmi_precise_ip()), of interrupted kernel code only.
+ * (frame-pointer kernels only); "precise N" N rounds whose samples have
+ * the registers perf makes for an adaptive PEBS record (the interrupt's,
+ * PERF_EFLAGS_EXACT, the record's IP: here hs_nmi_precise_ip()), of
+ * interrupted kernel code only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -167,11 +166,11 @@ static int hs_nmi_fork(unsigned long n)
 	return 0;
 }
 
-#ifdef CONFIG_UNWINDER_FRAME_POINTER
-/* The CPU that spins with a fake rbp, and whether it does. */
+/* The CPU that spins with a fake rbp ("switch N"), and whether it does. */
 static unsigned int hs_switch_cpu;
 static int hs_switch_spinning;
 
+#ifdef CONFIG_UNWINDER_FRAME_POINTER
 /*
  * Spin with rbp at @fake (having said so in hs_switch_spinning) until this
  * CPU's NMI has been handled (*@pending cleared), at most 10^8 rounds.
@@ -196,9 +195,6 @@ static noinline void hs_nmi_spin_fake_bp(int *pending, unsigned long fake)
 
 STACK_FRAME_NON_STANDARD(hs_nmi_spin_fake_bp);
 #else
-static unsigned int hs_switch_cpu;
-static int hs_switch_spinning;
-
 static void hs_nmi_spin_fake_bp(int *pending, unsigned long fake)
 {
 }
