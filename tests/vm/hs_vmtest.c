@@ -560,7 +560,7 @@ static void expect_ioc(int fd, unsigned long cmd, void *arg, int want, const cha
 	    got ? strerrorname_np(got) : "success");
 }
 
-/* A number from a file (a cgroup's memory.current, a sysctl), or -1. */
+/* A number from a file (a cgroup's memory.current, a sysctl, a tracepoint's id), or -1. */
 static long long cg_read(const char *cg, const char *file)
 {
 	char path[256], buf[64];
@@ -4534,34 +4534,29 @@ static bool hold_event(__u32 type, __u64 config, const char *what)
 }
 
 /*
- * Two probes on the scheduler tracepoint @name (sched/NAME under tracefs
- * @dir): a disabled perf tracepoint event and ftrace's own, enabled with
- * the trace buffer off. Whether both are on.
+ * Two probes on the scheduler tracepoint @name: a disabled perf tracepoint
+ * event and ftrace's own, enabled with the trace buffer off. Whether both
+ * are on.
  */
-static bool hold_tracepoint(const char *dir, const char *name)
+static bool hold_tracepoint(const char *name)
 {
-	char path[256], id[32] = "";
-	int fd;
-	ssize_t n;
+	char dir[128], enable[160];
+	long long id;
 
-	snprintf(path, sizeof(path), "%s/events/sched/%s/id", dir, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		printf("# hold-keys: %s: %s\n", path, strerror(errno));
+	snprintf(dir, sizeof(dir), TRACEFS "/events/sched/%s", name);
+	snprintf(enable, sizeof(enable), "%s/enable", dir);
+	id = cg_read(dir, "id");
+	if (id < 0) {
+		printf("# hold-keys: %s/id: %s\n", dir, strerror(errno));
 		return false;
 	}
-	n = read(fd, id, sizeof(id) - 1);
-	close(fd);
-	if (n <= 0 || !hold_event(PERF_TYPE_TRACEPOINT, strtoull(id, NULL, 10), name))
+	if (!hold_event(PERF_TYPE_TRACEPOINT, id, name))
 		return false;
-	snprintf(path, sizeof(path), "%s/events/sched/%s/enable", dir, name);
-	fd = open(path, O_WRONLY);
-	n = fd < 0 ? -1 : write(fd, "1", 1);
-	if (fd >= 0)
-		close(fd);
-	if (n != 1)
-		printf("# hold-keys: %s: %s\n", path, strerror(errno));
-	return n == 1;
+	if (write_file(enable, "1")) {
+		printf("# hold-keys: %s: %s\n", enable, strerror(errno));
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -4586,7 +4581,6 @@ static bool hold_tracepoint(const char *dir, const char *name)
 static int hold_keys(void)
 {
 	static const char *const tracepoints[] = { "sched_switch", "sched_process_fork" };
-	const char *dir = TRACEFS;
 	int ready[2];
 	bool ok = true;
 	char c = 0;
@@ -4603,10 +4597,10 @@ static int hold_keys(void)
 	ok &= hold_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches");
 	if (kallsyms_has("__tracepoint_sched_switch\n")) {
 		if (access(TRACEFS "/events", F_OK))
-			mount("tracefs", dir, "tracefs", 0, NULL);
+			mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 		write_file(TRACEFS "/tracing_on", "0");
 		for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++)
-			ok &= hold_tracepoint(dir, tracepoints[i]);
+			ok &= hold_tracepoint(tracepoints[i]);
 	}
 	c = ok;
 	if (write(ready[1], &c, 1) != 1)
