@@ -99,6 +99,8 @@ extern enum cpuhp_state hotstack_cpuhp_state;
  * @off_gap:	off-CPU with a budget's W > 1: switch-outs until the next
  *		one timed (the probe of this CPU alone writes it)
  * @off_rnd:	the xorshift state those gaps are drawn from
+ * @wall_ns:	wall-clock time: when the last sample or switch here was
+ *		(ktime_get_mono_fast_ns()): the next sample counts from it
  * @unwind:	the x86 kernel walk's unwinder state: here, not on the stack,
  *		where the kernel's CONFIG_INIT_STACK_ALL_ZERO would clear it
  *		on every sample before __unwind_start() clears it again
@@ -119,6 +121,7 @@ struct hs_slot {
 	u64 timed_ns;
 	u64 b_taken, b_timed, b_ns, b_cost;
 	u32 off_gap, off_rnd;
+	u64 wall_ns;
 #ifdef CONFIG_X86_64
 	struct unwind_state unwind;
 #endif
@@ -273,7 +276,9 @@ struct hotstack_session {
 	struct perf_event **task_events;	/* [nr_task_events] while RUNNING */
 	unsigned int nr_task_events;
 	atomic64_t lost;		/* task-mode samples on a CPU without a table */
-	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch, not events */
+	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch's probe */
+	bool wall;			/* ... and a clock's events: wall-clock time */
+	bool off_probe;			/* the probe is attached */
 	atomic64_t untimed;		/* off-CPU waits not timed, since START */
 
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */

@@ -70,6 +70,7 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 			goto out_procs;
 	}
 	ret = tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
+	s->off_probe = !ret;
 	if (!ret || !t->off_procs)
 		return ret;
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
@@ -90,6 +91,9 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	u64 now;
 	u32 i;
 
+	if (!s->off_probe)
+		return;		/* wall-clock time's START failed before it */
+	s->off_probe = false;
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_switch_tp, hotstack_sched_switch, s));
 	if (t->off_procs)
 		WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));

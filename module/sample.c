@@ -203,11 +203,12 @@ static __always_inline bool hs_user_visible(const struct hotstack_session *s)
  * Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED,
  * and in *@hash the stack's hash (hs_stack_hash() with @seed, whose
  * hs_hash_start() of a key without tgid and comm is @hash0); @slot: this
- * CPU's. @path: not HS_PATH_IP.
+ * CPU's. @path: not HS_PATH_IP. @caller: @regs are a caller's (frame 0 a
+ * return address: HOTSTACK_ENTRY_CALLER).
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 				   struct hs_slot *slot, struct hs_stack *st, u64 seed, u64 hash0,
-				   u64 *hash, const enum hs_path path)
+				   u64 *hash, const enum hs_path path, bool caller)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
@@ -238,7 +239,7 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		} else {
 			hs_walk_kernel(&w, regs, slot, false, false);
 		}
-		if (s->caller_regs)
+		if (caller)
 			flags |= HOTSTACK_ENTRY_CALLER;
 	}
 	st = slot->buf;
@@ -307,10 +308,11 @@ static __always_inline void hs_timed(struct hs_slot *slot, struct hotstack_cpu_s
 
 /*
  * One sample, by @path: a constant in each caller, so that each path is a
- * function of its own (enum hs_path).
+ * function of its own (enum hs_path). @wall: wall-clock time's weight, the
+ * ns since the last sample or switch on this CPU; 0: the table's.
  */
 static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs *regs,
-				      const enum hs_path path)
+				      const enum hs_path path, u64 wall)
 {
 	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
 	struct hotstack_cpu_stats *stats;
@@ -345,7 +347,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	} else if (unlikely(!regs)) {
 		drop = HOTSTACK_DROP_NO_STACK;
 	} else if (path == HS_PATH_IP) {
-		w = READ_ONCE(tab->weight);
+		w = wall ?: READ_ONCE(tab->weight);
 		drop = hs_sample_ip(s, tab, regs, w, &flags);
 		goto out_count_w;
 	} else {
@@ -359,12 +361,13 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 			if (s->cfg.keys)
 				hs_fill_key(s, regs, &st->key);
 		}
-		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path);
+		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path,
+			       s->caller_regs);
 		/*
 		 * The weight, read once after the walk (the fewer values kept
 		 * across it the better): what this sample counts everywhere.
 		 */
-		w = READ_ONCE(tab->weight);
+		w = wall ?: READ_ONCE(tab->weight);
 		st = slot->buf;	/* again, as hs_walk() does */
 		if (drop < 0)
 			drop = hs_table_add(tab, st, hash, w, path == HS_PATH_ANY);
@@ -373,7 +376,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 	}
 out_count:
 	/* A sample stands for @w at the rate asked for (a budget's W, else 1). */
-	w = READ_ONCE(tab->weight);
+	w = wall ?: READ_ONCE(tab->weight);
 out_count_w:
 	if (in_nmi())
 		hs_add(&tab->stats->nmi_samples, w);
@@ -395,13 +398,13 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 {
 	switch (s->path) {
 	case HS_PATH_IP:
-		hs_sample(s, regs, HS_PATH_IP);
+		hs_sample(s, regs, HS_PATH_IP, 0);
 		break;
 	case HS_PATH_KERNEL:
-		hs_sample(s, regs, HS_PATH_KERNEL);
+		hs_sample(s, regs, HS_PATH_KERNEL, 0);
 		break;
 	default:
-		hs_sample(s, regs, HS_PATH_ANY);
+		hs_sample(s, regs, HS_PATH_ANY, 0);
 	}
 }
 
@@ -417,31 +420,51 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
  * with the sample inline: no call in between. Called from NMI or hardirq.
  */
 static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs *regs,
-					const enum hs_path path)
+					const enum hs_path path, u64 wall)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
 
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
 		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
-	hs_sample(s, regs, path);
+	hs_sample(s, regs, path, wall);
 }
 
 static void hs_overflow_ip(struct perf_event *event, struct perf_sample_data *data,
 			   struct pt_regs *regs)
 {
-	hs_overflow(event, regs, HS_PATH_IP);
+	hs_overflow(event, regs, HS_PATH_IP, 0);
 }
 
 static void hs_overflow_kernel(struct perf_event *event, struct perf_sample_data *data,
 			       struct pt_regs *regs)
 {
-	hs_overflow(event, regs, HS_PATH_KERNEL);
+	hs_overflow(event, regs, HS_PATH_KERNEL, 0);
 }
 
 static void hs_overflow_any(struct perf_event *event, struct perf_sample_data *data,
 			    struct pt_regs *regs)
 {
-	hs_overflow(event, regs, HS_PATH_ANY);
+	hs_overflow(event, regs, HS_PATH_ANY, 0);
+}
+
+/*
+ * Wall-clock time's handler (a clock's hrtimer, interrupts off): a sample
+ * weighs the time since the last sample or switch on this CPU, so that a
+ * late or throttled timer's time is not lost, and a budget's longer
+ * period is in it already; every key.
+ */
+static void hs_overflow_wall(struct perf_event *event, struct perf_sample_data *data,
+			     struct pt_regs *regs)
+{
+	struct hotstack_session *s = event->overflow_handler_context;
+	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
+	u64 now = ktime_get_mono_fast_ns(), ns = 1;
+
+	if (slot) {
+		ns = now > slot->wall_ns ? now - slot->wall_ns : 1;
+		slot->wall_ns = now;
+	}
+	hs_overflow(event, regs, HS_PATH_ANY, ns);
 }
 
 /* The overflow handler of @s's events (its path is set by CONFIGURE). */
@@ -453,7 +476,7 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
 		[HS_PATH_ANY] = hs_overflow_any,
 	};
 
-	return handler[s->path];
+	return s->wall ? hs_overflow_wall : handler[s->path];
 }
 
 /*
@@ -595,10 +618,13 @@ static __always_inline bool hs_off_skip(struct hs_slot *slot, u32 w)
  * The current task leaves the CPU (@preempt, @prev_state: why) at @now:
  * its stacks walked from @regs (its caller's: hs_probe_regs()) into a
  * record of weight @w, or counted as untimed when there is no free one.
+ * Returns the record (its stack is in @slot's walk buffer too), or NULL.
  */
-static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_slot *slot,
-					 struct hs_table *tab, struct pt_regs *regs,
-					 bool preempt, unsigned int prev_state, u64 now, u32 w)
+static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session *s,
+							struct hs_slot *slot,
+							struct hs_table *tab,
+							struct pt_regs *regs, bool preempt,
+							unsigned int prev_state, u64 now, u32 w)
 {
 	struct hs_off_task *rec = hs_off_take(&s->tabs, (unsigned long)current);
 	struct hs_stack *st = slot->buf;
@@ -607,13 +633,13 @@ static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_s
 
 	if (!rec) {
 		atomic64_inc(&s->untimed);
-		return;
+		return NULL;
 	}
 	memset(&st->key, 0, sizeof(st->key));
 	if (s->cfg.keys)
 		hs_fill_key(s, regs, &st->key);
 	st->key.context = hs_wait_reason(preempt, prev_state);
-	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY);
+	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true);
 	st = slot->buf;
 	rec->t0 = now;
 	rec->hash = hash;
@@ -622,6 +648,28 @@ static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_s
 	rec->w = w;
 	rec->st.key = st->key;
 	memcpy(rec->st.frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
+	return rec;
+}
+
+/*
+ * Wall-clock time: the current task's last stretch on the CPU, @ns from
+ * the last sample or switch here to now, counted @w times (a budget's W:
+ * the switch-outs it leaves out count none) on the stack it leaves from
+ * (@rec's, in @slot's walk buffer, under HOTSTACK_CTX_TASK instead of the
+ * wait's reason), or as a drop: no record was free, no stack.
+ */
+static __always_inline void hs_wall_tail(struct hotstack_session *s, struct hs_slot *slot,
+					 struct hs_table *tab, struct hs_off_task *rec, u64 ns,
+					 u32 w)
+{
+	struct hs_stack *st = slot->buf;
+	int drop = rec ? rec->drop : HOTSTACK_DROP_NO_STACK;
+
+	ns *= w;
+	st->key.context = HOTSTACK_CTX_TASK;
+	if (drop < 0)
+		drop = hs_table_add(tab, st, hs_stack_hash(st, tab->seed), ns, true);
+	hs_count(s, slot, tab, drop, rec ? st->key.flags : 0, ns);
 }
 
 /**
@@ -634,7 +682,8 @@ static __always_inline void hs_off_begin(struct hotstack_session *s, struct hs_s
  *
  * @next's wait, if it left a record, ends and is counted here; then
  * @prev's begins, if the session watches it (with a budget's W > 1, one
- * switch-out in W on average). The work of the two is timed as one
+ * switch-out in W on average), and for wall-clock time its stretch on the
+ * CPU since the last sample or switch ends. The work is timed as one
  * handler run, one in HOTSTACK_TIMED_EVERY.
  */
 void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
@@ -646,6 +695,7 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	bool watch = !is_idle_task(prev) && prev_state != TASK_DEAD &&
 		     !(s->filter && hs_filtered(s));
 	unsigned long *key = hs_off_find(t, (unsigned long)next);
+	struct hs_off_task *rec;
 	struct hs_table *tab;
 	struct pt_regs regs;
 	u64 now = 0, start = 0;
@@ -667,23 +717,27 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	/* A switch-out a budget leaves out reads no clock. */
 	w = READ_ONCE(tab->weight);
 	watch = watch && (w == 1 || !hs_off_skip(slot, w));
-	if (key || watch)
+	if (key || watch || s->wall)
 		now = ktime_get_mono_fast_ns();
 	local64_inc(&slot->taken);
 	local64_inc((local64_t *)&tab->interrupts);
 	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
 		start = local_clock();
 	if (key) {
-		struct hs_off_task *rec = hs_off_rec(t, key - t->off_keys);
-
+		rec = hs_off_rec(t, key - t->off_keys);
 		hotstack_off_count(s, slot, tab, rec, now - rec->t0);
 		/* Read before the record can be taken again. */
 		smp_store_release(key, HS_OFF_GONE);
 	}
 	if (watch) {
 		hs_probe_regs(&regs);
-		hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now, w);
+		rec = hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now, w);
+		if (s->wall && now > slot->wall_ns)
+			hs_wall_tail(s, slot, tab, rec, now - slot->wall_ns, w);
 	}
+	/* Wall-clock time: the next sample here counts from this switch. */
+	if (s->wall)
+		slot->wall_ns = now;
 	if (start)
 		hs_timed(slot, tab->stats, start);
 }

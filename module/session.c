@@ -245,19 +245,26 @@ static int hs_check_event(const struct hotstack_config *c)
 }
 
 /*
- * An off-CPU session's own fields; the event's must be 0: it has none
- * (uapi/linux/hotstack.h). Every CPU: a wait moves between CPUs. TASK
- * (with PID, checked with the events'): the process and what it starts.
+ * An off-CPU session's own fields (uapi/linux/hotstack.h): no event
+ * (sample 0), or for wall-clock time a clock's, keyed by context. Every
+ * CPU: a wait moves between CPUs. TASK (with PID, checked with the
+ * events'): the process and what it starts.
  */
 static int hs_check_off_cpu(const struct hotstack_config *c)
 {
 	if (!(c->flags & HOTSTACK_CFG_OFF_CPU))
 		return c->off_cpu_tasks || c->min_block_us ? -EINVAL : 0;
-	if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE))
+	if (c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
 		return -EINVAL;
-	if (c->event_type || c->event_config || c->precise || c->sample ||
-	    c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
+	if (!c->sample) {
+		if (c->event_type || c->event_config || c->precise ||
+		    (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE)))
+			return -EINVAL;
+	} else if (!hs_clock_event(c) || c->precise || !(c->keys & HOTSTACK_KEY_CONTEXT) ||
+		   c->sample > S64_MAX ||
+		   ((c->flags & HOTSTACK_CFG_FREQ) && c->sample > HOTSTACK_MAX_FREQ)) {
 		return -EINVAL;
+	}
 	if (!is_power_of_2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
 	    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
 		return -EINVAL;
@@ -653,6 +660,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	s->privileged = perfmon_capable();
 	s->task_mode = c->flags & HOTSTACK_CFG_TASK;
 	s->off_cpu = c->flags & HOTSTACK_CFG_OFF_CPU;
+	s->wall = s->off_cpu && c->sample;
 	/* The new cgroups in, the old ones to the caller to put. */
 	if (cgroups)
 		swap(s->cgroups, *cgroups);
@@ -661,7 +669,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	/* An off-CPU session of a process and what it starts: its set. */
 	s->filter = ((c->flags & HOTSTACK_CFG_PID) && (!s->task_mode || s->off_cpu)) ||
 		    (c->flags & HOTSTACK_CFG_EXCLUDE_IDLE) || s->cgroups.nr;
-	if (c->keys || c->stacks != HOTSTACK_STACK_KERNEL)
+	if (c->keys || c->stacks != HOTSTACK_STACK_KERNEL || s->off_cpu)
 		s->path = HS_PATH_ANY;
 	else if (c->max_depth == 1)
 		s->path = HS_PATH_IP;
@@ -676,8 +684,8 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 			(c->event_config == PERF_COUNT_SW_PAGE_FAULTS ||
 			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES);
 	/* perf_sw_event_sched() hands over perf_fetch_caller_regs()' registers. */
-	s->caller_regs = (c->event_type == PERF_TYPE_SOFTWARE &&
-			  c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES) || s->off_cpu;
+	s->caller_regs = c->event_type == PERF_TYPE_SOFTWARE &&
+			 c->event_config == PERF_COUNT_SW_CONTEXT_SWITCHES;
 	hs_ip_keys(s);
 	s->active = 0;
 	s->generation = 0;
@@ -932,11 +940,12 @@ static int hs_task_events_start(struct hotstack_session *s)
 
 /*
  * The cost of a sample of @s outside the handler (the interrupt's entry
- * and exit), for its budget: none for the off-CPU probe, a call.
+ * and exit), for its budget: none for the off-CPU probe, a call; with
+ * wall-clock time's clock, every run's (its switches' too: more, not less).
  */
 static u64 hs_floor_ns(const struct hotstack_session *s)
 {
-	return s->off_cpu ? 0 : min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+	return s->off_cpu && !s->wall ? 0 : min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
 }
 
 /*
@@ -1146,9 +1155,9 @@ void hotstack_stop(struct hotstack_session *s)
 	/* A sampler's cost, for the next budgets to start from (not the probe's). */
 	if (!s->off_cpu)
 		hs_cost_note(s);
-	if (s->off_cpu) {
+	if (s->off_cpu && !s->wall) {
 		hotstack_off_cpu_stop(s);
-	} else if (s->task_mode) {
+	} else if (s->task_mode && !s->wall) {
 		hs_task_events_release(s);
 	} else {
 		/* The callbacks of every online CPU say "no event"; then released. */
@@ -1159,9 +1168,13 @@ void hotstack_stop(struct hotstack_session *s)
 		mutex_lock(&hotstack_running_lock);
 		list_del_rcu(&s->run_node);
 		mutex_unlock(&hotstack_running_lock);
+	}
+	if (!s->off_cpu || s->wall)
 		/* No sampler (perf handler or test hook) is still in our tables. */
 		synchronize_rcu();
-	}
+	/* Wall-clock time: its waits counted once its events are gone. */
+	if (s->wall)
+		hotstack_off_cpu_stop(s);
 	s->elapsed_ns[s->active] += ktime_get_ns() - s->run_start_ns;
 	s->state = HOTSTACK_STATE_READY;
 	hs_hdr_update(s);
@@ -1203,6 +1216,7 @@ int hotstack_start(struct hotstack_session *s)
 		/* hs_off_skip()'s gaps: xorshift, never from 0. */
 		sl->off_gap = 0;
 		sl->off_rnd = get_random_u32() | 1;
+		sl->wall_ns = ktime_get_mono_fast_ns();
 		s->max_weight = max(s->max_weight, w);
 		s->rate_changes += w > 1;
 	}
@@ -1212,39 +1226,45 @@ int hotstack_start(struct hotstack_session *s)
 	hs_budget_publish(s);
 	/* Before the first sample can raise an event of its own. */
 	hotstack_event(s, HOTSTACK_EV_STARTED, 0, -1);
-	if (s->off_cpu)
+	if (s->off_cpu && !s->wall)
 		return hs_off_cpu_start(s);
 	for (i = 0; i < s->tabs.nr_slots; i++)
 		if (s->tabs.slots[i].tab[0].weight > 1)
 			hotstack_event(s, HOTSTACK_EV_RATE, s->tabs.slots[i].tab[0].weight,
 				       s->tabs.hdr->slot_cpu[i]);
-	mutex_lock(&hotstack_running_lock);
-	list_add_rcu(&s->run_node, &hotstack_running);
-	mutex_unlock(&hotstack_running_lock);
+	/* Not wall-clock time's: its tables have the probe for a writer too. */
+	if (!s->wall) {
+		mutex_lock(&hotstack_running_lock);
+		list_add_rcu(&s->run_node, &hotstack_running);
+		mutex_unlock(&hotstack_running_lock);
+	}
 	s->run_start_ns = ktime_get_ns();
 
 	/*
 	 * Per-task events on the process's threads (all or none); or the
-	 * callbacks of the online CPUs ask for their events, made below.
+	 * callbacks of the online CPUs ask for their events, made below
+	 * (wall-clock time's of a process too: its set filters them).
 	 */
-	if (s->task_mode)
+	if (s->task_mode && !s->wall)
 		ret = hs_task_events_start(s);
 	else
 		ret = cpuhp_state_add_instance(hotstack_cpuhp_state, &s->cpuhp_node);
 	if (ret) {
 		/* Not added: nothing to remove from the hotplug state. */
-		if (!s->task_mode)
+		if (!s->task_mode || s->wall)
 			hs_stop_events(s);
-		mutex_lock(&hotstack_running_lock);
-		list_del_rcu(&s->run_node);
-		mutex_unlock(&hotstack_running_lock);
+		if (!s->wall) {
+			mutex_lock(&hotstack_running_lock);
+			list_del_rcu(&s->run_node);
+			mutex_unlock(&hotstack_running_lock);
+		}
 		synchronize_rcu();
 		s->state = HOTSTACK_STATE_READY;
 		hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
 		return ret;
 	}
 	s->state = HOTSTACK_STATE_RUNNING;
-	if (s->task_mode) {
+	if (s->task_mode && !s->wall) {
 		hs_hdr_update(s);
 		return 0;
 	}
@@ -1254,6 +1274,9 @@ int hotstack_start(struct hotstack_session *s)
 		if (s->tabs.slots[i].err != -ENODEV)
 			ret = s->tabs.slots[i].err;
 	mutex_unlock(&s->ev_lock);
+	/* Wall-clock time: its waits too, once its events run. */
+	if (!ret && s->wall)
+		ret = hotstack_off_cpu_start(s);
 	if (ret) {
 		/* Nothing half started: release what was created. */
 		hotstack_stop(s);
@@ -1374,7 +1397,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 		st->cpus_sampled += !!READ_ONCE(s->tabs.slots[i].event);
 	}
 	/* An off-CPU session's probe runs on every CPU that has a table. */
-	if (s->off_cpu && s->state == HOTSTACK_STATE_RUNNING)
+	if (s->off_cpu && !s->wall && s->state == HOTSTACK_STATE_RUNNING)
 		st->cpus_sampled = s->tabs.nr_slots;
 }
 

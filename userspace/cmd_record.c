@@ -43,7 +43,7 @@ static const struct hs_option hs_record_options[] = {
 int hs_record_parse(int argc, char **argv, struct hs_record_opts *o)
 {
 	static const struct hs_option *const tables[] = {
-		hs_session_options, hs_off_cpu_options, hs_record_options, NULL,
+		hs_session_options, hs_off_cpu_options, hs_wall_options, hs_record_options, NULL,
 	};
 	const char *format = NULL;
 	struct hs_args a;
@@ -245,7 +245,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		if (re.tty)
-			hs_live_status_line(fd, now - start, o.s.abi.table_entries, o.s.off_cpu);
+			hs_live_status_line(fd, now - start, o.s.abi.table_entries, o.s.off_cpu,
+					    o.s.wall);
 		hs_capture_maps(u, &m, o.s.abi.pid, child);
 		if (poll(&pfd, 1, 250) > 0 && have_genl)
 			hs_genl_read_events(&g, hs_record_event, &re);
@@ -281,7 +282,7 @@ int cmd_record(int argc, char **argv)
 	if (o.s.off_cpu) {
 		char text[512];
 
-		hs_live_off_cpu(&st, &l, text, sizeof(text));
+		hs_live_off_cpu(&st, &l, o.s.wall, text, sizeof(text));
 		fprintf(stderr, "[ hotstack record: %.1f s, %zu stacks, %s; wrote %s ]\n", p.seconds,
 			p.nr, text, strcmp(o.output, "-") ? o.output : "standard output");
 		ret = 0;

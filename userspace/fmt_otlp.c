@@ -18,7 +18,8 @@
  * (process.executable.name: the comm; process.pid; cgroup, container.id,
  * k8s.pod.uid, systemd.unit; hotstack.context). Values: samples/count,
  * the period in cpu/nanoseconds for the clocks, the event's count else
- * (as pprof's second sample type); off-CPU time off_cpu/nanoseconds. The
+ * (as pprof's second sample type); off-CPU time off_cpu/nanoseconds, and
+ * wall-clock time wall/nanoseconds. The
  * totals are the profile's attributes (hotstack.samples, .dropped, ...).
  */
 #define _GNU_SOURCE
@@ -332,10 +333,11 @@ static int hs_otlp_header(struct hs_otlp_out *o, const struct hs_profile *p)
 	char secs[32];
 	size_t n = 0;
 
-	ret = hs_otlp_value_type(o, &o->sample_type, off ? "off_cpu" : "samples",
+	ret = hs_otlp_value_type(o, &o->sample_type, off ? hs_profile_ns_type(p) : "samples",
 				 off ? "nanoseconds" : "count");
 	if (off)
-		ret = ret ?: hs_otlp_value_type(o, &o->period_type, "off_cpu", "nanoseconds");
+		ret = ret ?: hs_otlp_value_type(o, &o->period_type, hs_profile_ns_type(p),
+						"nanoseconds");
 	else if (period)
 		ret = ret ?: hs_otlp_value_type(o, &o->period_type, clock ? "cpu" : p->event,
 						clock ? "nanoseconds" : "count");

@@ -244,9 +244,9 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	o->comments = calloc(8 + nr_notes, sizeof(*o->comments));
 	if (!o->comments)
 		return -ENOMEM;
-	/* Off-CPU time: nanoseconds, not samples, its only type. */
+	/* Off-CPU and wall-clock time: nanoseconds, not samples, the only type. */
 	off = hs_profile_ns(p);
-	ret = hs_value_type(t, &o->types[0], off ? "off_cpu" : "samples",
+	ret = hs_value_type(t, &o->types[0], off ? hs_profile_ns_type(p) : "samples",
 			    off ? "nanoseconds" : "count");
 	o->type_ptrs[0] = &o->types[0];
 	o->type_ptrs[1] = &o->types[1];
@@ -260,7 +260,8 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 		o->period_type = o->types[1];
 		prof->period = period;
 	} else if (off) {
-		ret = ret ?: hs_value_type(t, &o->period_type, "off_cpu", "nanoseconds");
+		ret = ret ?: hs_value_type(t, &o->period_type, hs_profile_ns_type(p),
+					   "nanoseconds");
 		prof->period = 1;
 	} else {
 		ret = ret ?: hs_value_type(t, &o->period_type, p->event ?: "samples", "count");

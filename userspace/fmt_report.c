@@ -197,13 +197,15 @@ static int hs_write_table(FILE *f, const struct hs_profile *p, const struct hs_v
 	char title[64];
 	size_t i, shown = 0;
 	int ret = 0, sym = v->nr_sort == 1 && v->sort[0] == HS_SORT_SYM;
+	const char *ns = hs_profile_ns_type(p);
 
 	hs_sort_title(v, title, sizeof(title));
 	qsort(rows->fn, rows->nr, sizeof(*rows->fn), by_total ? hs_row_cmp_total : hs_row_cmp_self);
 	fprintf(f, "\n# %s\n#   %%self  %%total %12s  %s\n",
 		by_total ? "by total (the function was on the stack)" :
-		hs_profile_ns(p) ? "by self (the function was the thread's last, off the CPU)" :
-			   "by self (the function was running)", hs_profile_ns(p) ? "ms" : "samples",
+		!ns ? "by self (the function was running)" :
+		ns[0] == 'w' ? "by self (the function was running, or the thread's last off the CPU)" :
+		"by self (the function was the thread's last, off the CPU)", ns ? "ms" : "samples",
 		title);
 	for (i = 0; i < rows->nr && shown < v->rows && !ret; i++) {
 		const struct hs_fn *r = &rows->fn[i];
@@ -241,8 +243,9 @@ int hs_write_report_view(FILE *f, const struct hs_profile *p, const struct hs_vi
 		fprintf(f, "# filter: %s (the samples below are those it keeps)\n",
 			v->filter.spelled);
 	if (hs_profile_ns(p))
-		fprintf(f, "# off-CPU time, ns: %llu, counted: %llu, dropped: %llu (%.3f s, %.3f s, "
-			"%.3f s)\n", (unsigned long long)p->total, (unsigned long long)counted,
+		fprintf(f, "# %s time, ns: %llu, counted: %llu, dropped: %llu (%.3f s, %.3f s, "
+			"%.3f s)\n", strcmp(p->event, "wall") ? "off-CPU" : "wall-clock",
+			(unsigned long long)p->total, (unsigned long long)counted,
 			(unsigned long long)p->dropped, p->total / 1e9, counted / 1e9,
 			p->dropped / 1e9);
 	else

@@ -564,7 +564,14 @@ int hs_fns_add_keyed(struct hs_fns *f, const struct hs_profile *p, int col, cons
 	return ret;
 }
 
+const char *hs_profile_ns_type(const struct hs_profile *p)
+{
+	if (p->event && !strcmp(p->event, "off-cpu"))
+		return "off_cpu";
+	return p->event && !strcmp(p->event, "wall") ? "wall" : NULL;
+}
+
 int hs_profile_ns(const struct hs_profile *p)
 {
-	return p->event && !strcmp(p->event, "off-cpu");
+	return !!hs_profile_ns_type(p);
 }

@@ -246,7 +246,11 @@ void hs_fns_free(struct hs_fns *f);
 const char *hs_frame_module(const struct hs_profile *p, const char *frame, size_t len,
 			    size_t *mod_len);
 
-/* Whether @p's counts are nanoseconds (off-CPU time), not samples. */
+/*
+ * Whether @p's counts are nanoseconds, not samples: "off_cpu" (off-CPU
+ * time) or "wall" (wall-clock time), pprof's name of the type; else NULL.
+ */
+const char *hs_profile_ns_type(const struct hs_profile *p);
 int hs_profile_ns(const struct hs_profile *p);
 
 #endif

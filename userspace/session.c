@@ -57,6 +57,14 @@ const struct hs_option hs_off_cpu_options[] = {
 	HS_OPTION_END,
 };
 
+/* Wall-clock time: record's. */
+const struct hs_option hs_wall_options[] = {
+	{ HS_SESSION_OPT_WALL, "wall", NULL, "wall-clock time: --off-cpu's waits and the time "
+	  "on the CPU sampled by cpu-clock (-F, -c, -e task-clock), each sample the time since "
+	  "the last on its CPU, in nanoseconds; keyed by context" },
+	HS_OPTION_END,
+};
+
 void hs_config_defaults(struct hs_config *c)
 {
 	char err[256];
@@ -197,6 +205,10 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 	case HS_SESSION_OPT_OFF_CPU:
 		c->off_cpu = 1;
 		break;
+	case HS_SESSION_OPT_WALL:
+		c->off_cpu = 1;
+		c->wall = 1;
+		break;
 	case HS_SESSION_OPT_MIN_BLOCK:
 		if (hs_parse_u64(value, 0, UINT32_MAX, &v))
 			return hs_args_error(a, "--min-block wants microseconds, not '%s'", value);
@@ -231,9 +243,25 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 	if (c->ev.stacks)
 		c->abi.stacks = c->ev.stacks;	/* :k / :u */
 	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks))
-		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu");
-	if (c->off_cpu && (c->have_e || c->have_F || c->have_c || c->abi.cpus_words))
+		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu or "
+				     "--wall");
+	if (c->wall && c->abi.cpus_words)
+		return hs_args_error(a, "--wall times switches on every CPU: no -C");
+	if (c->off_cpu && !c->wall && (c->have_e || c->have_F || c->have_c || c->abi.cpus_words))
 		return hs_args_error(a, "--off-cpu times switches on every CPU: no -e, -F, -c or -C");
+	/* Wall-clock time: a clock samples the time on the CPU (cpu-clock by default). */
+	if (c->wall && !c->have_e) {
+		c->event = "cpu-clock";
+		c->ev.type = PERF_TYPE_SOFTWARE;
+		c->ev.config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+	if (c->wall && (c->ev.type != PERF_TYPE_SOFTWARE || c->ev.precise ||
+			(c->ev.config != PERF_COUNT_SW_CPU_CLOCK &&
+			 c->ev.config != PERF_COUNT_SW_TASK_CLOCK)))
+		return hs_args_error(a, "--wall samples the time on the CPU by a clock: -e "
+				     "cpu-clock or task-clock, not %s", c->event);
+	if (c->wall)
+		c->abi.keys |= HOTSTACK_KEY_CONTEXT;
 	if (c->off_cpu && !c->abi.off_cpu_tasks)
 		c->abi.off_cpu_tasks = 16384;
 	return 0;
@@ -241,7 +269,7 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 
 const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len)
 {
-	if (c->off_cpu) {
+	if (c->off_cpu && !c->wall) {
 		snprintf(buf, len, "every switch");
 		return buf;
 	}
@@ -250,7 +278,7 @@ const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len)
 
 const char *hs_config_event(const struct hs_config *c)
 {
-	return c->off_cpu ? "off-cpu" : c->event;
+	return c->wall ? "wall" : c->off_cpu ? "off-cpu" : c->event;
 }
 
 /* Bytes a CPU's tables take, both generations: stacks of 16 frames. */
@@ -433,16 +461,18 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.precise = c->ev.precise;
 	if (c->off_cpu) {
 		/*
-		 * No event: the process and what it starts (TASK), or with
-		 * -a its threads alone, by the PID filter.
+		 * The process and what it starts (TASK), or with -a its
+		 * threads alone, by the PID filter; no event but --wall's clock.
 		 */
-		cfg.flags = HOTSTACK_CFG_OFF_CPU | (cfg.flags & (HOTSTACK_CFG_COLLAPSE |
-								 HOTSTACK_CFG_PID |
-								 HOTSTACK_CFG_TASK));
-		cfg.event_type = 0;
-		cfg.event_config = 0;
-		cfg.precise = 0;
-		cfg.sample = 0;
+		cfg.flags = HOTSTACK_CFG_OFF_CPU |
+			    (cfg.flags & (HOTSTACK_CFG_COLLAPSE | HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK |
+					  (c->wall ? HOTSTACK_CFG_FREQ : 0)));
+		if (!c->wall) {
+			cfg.event_type = 0;
+			cfg.event_config = 0;
+			cfg.precise = 0;
+			cfg.sample = 0;
+		}
 	}
 	cfg.cpus_ptr = cfg.cpus_words ? (uintptr_t)c->cpus : 0;
 	if (hs_open_cgroups(c, cgroup_fds, cmd))
@@ -460,9 +490,9 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 		return 0;
 	}
 	if (err == EOPNOTSUPP && c->off_cpu) {
-		fprintf(stderr, "hotstack %s: --off-cpu needs the kernel's sched_switch "
+		fprintf(stderr, "hotstack %s: %s needs the kernel's sched_switch "
 			"tracepoint, which this kernel lacks (built without CONFIG_TRACEPOINTS)\n",
-			cmd);
+			cmd, c->wall ? "--wall" : "--off-cpu");
 		return -1;
 	}
 	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) && !c->off_cpu &&
@@ -554,17 +584,18 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 			 (unsigned long long)st->rate_changes);
 }
 
-void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, char *buf,
-		     size_t size)
+void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, int wall,
+		     char *buf, size_t size)
 {
-	snprintf(buf, size, "%.6f s off the CPU timed in %llu switches, %.6f s dropped, %llu "
+	snprintf(buf, size, "%.6f s %s timed in %llu switches%s, %.6f s dropped, %llu "
 		 "untimed%s, %.0f ns/switch%s%s", st->total.samples / 1e9,
-		 (unsigned long long)st->interrupts, l->dropped / 1e9,
+		 wall ? "of wall-clock time" : "off the CPU", (unsigned long long)st->interrupts,
+		 wall ? " and samples" : "", l->dropped / 1e9,
 		 (unsigned long long)st->untimed, st->untimed ? " (--off-cpu-tasks)" : "",
 		 l->cost_ns, l->budget[0] ? "; " : "", l->budget);
 }
 
-void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu)
+void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu, int wall)
 {
 	struct hotstack_stats st;
 	struct hs_live l;
@@ -575,7 +606,7 @@ void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off
 	if (off_cpu) {
 		char text[512];
 
-		hs_live_off_cpu(&st, &l, text, sizeof(text));
+		hs_live_off_cpu(&st, &l, wall, text, sizeof(text));
 		fprintf(stderr, "\r[%6.1fs] %llu stacks (%.0f%% of %llu), %s\033[K", elapsed,
 			(unsigned long long)st.total.entries, l.fill,
 			(unsigned long long)l.capacity, text);

@@ -39,6 +39,7 @@ struct hs_config {
 	const char *cgroups[HOTSTACK_MAX_CGROUPS];	/* -G, as given */
 	unsigned int nr_cgroups;
 	int off_cpu;			/* --off-cpu: time off the CPU, not samples */
+	int wall;			/* --wall: and on it, sampled: wall-clock time */
 };
 
 /* The options' ids without a letter; HS_SESSION_OPT_NEXT: the first free for a command. */
@@ -46,12 +47,17 @@ enum {
 	HS_SESSION_OPT_STACKS = HS_OPT_LONG, HS_SESSION_OPT_DEPTH, HS_SESSION_OPT_KEYS,
 	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA, HS_SESSION_OPT_BUDGET,
 	HS_SESSION_OPT_OFF_CPU, HS_SESSION_OPT_MIN_BLOCK, HS_SESSION_OPT_OFF_TASKS,
+	HS_SESSION_OPT_WALL,
 	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
 };
 
-/* The session options' table, for hs_args_init(); and --off-cpu's (record's). */
+/*
+ * The session options' table, for hs_args_init(); --off-cpu's (record's,
+ * top's, the agent's); --wall (record's).
+ */
 extern const struct hs_option hs_session_options[];
 extern const struct hs_option hs_off_cpu_options[];
+extern const struct hs_option hs_wall_options[];
 
 /* record's defaults (cycles at 4000 Hz, kernel stacks, depth 127, ...). */
 void hs_config_defaults(struct hs_config *c);
@@ -93,7 +99,7 @@ int hs_session_stats(int fd, uint32_t flags, struct hotstack_stats *st);
 /* "1000 Hz", "period N" or (--off-cpu) "every switch": @c's rate, into @buf. */
 const char *hs_config_rate(const struct hs_config *c, char *buf, size_t len);
 
-/* The event @c samples, or "off-cpu" (a profile of it counts ns: hs_profile_ns()). */
+/* The event @c samples, or "off-cpu", "wall" (their profiles count ns: hs_profile_ns()). */
 const char *hs_config_event(const struct hs_config *c);
 
 /* What record's status line (and top's header) shows of a generation. */
@@ -112,16 +118,17 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 		     int off_cpu, struct hs_live *l);
 /*
  * An off-CPU session's counters as record's summary and status line give
- * them (nanoseconds: time; handler runs: switches), with its budget.
+ * them (nanoseconds: time; handler runs: switches, and @wall's samples),
+ * with its budget.
  */
-void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, char *buf,
-		     size_t size);
+void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, int wall,
+		     char *buf, size_t size);
 
 /*
  * record's status line on a terminal (stderr): \r, the line, clear to the
  * end: elapsed time, samples/s, stacks and fill, drops, cost, overhead.
  */
-void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu);
+void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu, int wall);
 
 struct hs_usyms;
 struct hs_table_map;

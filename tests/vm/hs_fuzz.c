@@ -934,18 +934,27 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 	if (c->nr_cgroups > HOTSTACK_MAX_CGROUPS || !c->cgroups_ptr != !c->nr_cgroups)
 		return true;
 	/*
-	 * Off-CPU: no event, every CPU, a power of two of task records, a
-	 * budget of any kind; TASK (a process and what it starts) as for
-	 * events, below.
+	 * Off-CPU: every CPU, a power of two of task records, a budget of
+	 * any kind; TASK (a process and what it starts) as for events, below;
+	 * no event, or (wall-clock time) a clock's, keyed by context.
 	 */
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
-		if (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE))
-			return true;
-		if (c->event_type || c->event_config || c->precise || c->sample ||
-		    c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
+		if (c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
 			return true;
 		if (!is_pow2(c->off_cpu_tasks) || c->off_cpu_tasks < HOTSTACK_MIN_OFF_CPU_TASKS ||
 		    c->off_cpu_tasks > HOTSTACK_MAX_OFF_CPU_TASKS)
+			return true;
+		if (!c->sample) {
+			if (c->event_type || c->event_config || c->precise ||
+			    (c->flags & (HOTSTACK_CFG_FREQ | HOTSTACK_CFG_EXCLUDE_IDLE)))
+				return true;
+			goto common;
+		}
+		if (c->event_type != PERF_TYPE_SOFTWARE || c->precise ||
+		    (c->event_config != PERF_COUNT_SW_CPU_CLOCK &&
+		     c->event_config != PERF_COUNT_SW_TASK_CLOCK) ||
+		    !(c->keys & HOTSTACK_KEY_CONTEXT) || c->sample >> 63 ||
+		    ((c->flags & HOTSTACK_CFG_FREQ) && c->sample > HOTSTACK_MAX_FREQ))
 			return true;
 		goto common;
 	}
@@ -1034,6 +1043,13 @@ static void op_configure(struct thr *t)
 		c.cpus_words = 0;
 		c.off_cpu_tasks = 1U << (4 + below(t, 8));
 		c.min_block_us = chance(t, 20) ? below(t, 1000) : 0;
+		/* Wall-clock time: cpu-clock samples as well, each its time. */
+		if (chance(t, 50)) {
+			c.event_type = PERF_TYPE_SOFTWARE;
+			c.event_config = PERF_COUNT_SW_CPU_CLOCK;
+			c.sample = 1000000;
+			c.keys |= HOTSTACK_KEY_CONTEXT;
+		}
 		/* This process and what it forks: the fork probe too. */
 		if (chance(t, 25)) {
 			c.flags |= HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK;

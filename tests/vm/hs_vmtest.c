@@ -2526,6 +2526,45 @@ static void *nap_thread(void *arg)
  * instead of the random gaps left these nappers' checks green: their
  * turns on CPU 0 are in no fixed order.)
  */
+/*
+ * A budget that holds the work going on at a W of a few (4 to 10: a
+ * napper's 500 waits a second give it 50 timed or more), looked for from
+ * 1% of each CPU, half or twice as much each try (W about twice or half),
+ * each on a session @c of its own on @fd2 for 300 ms after its first
+ * window; the exact session (@c without a budget, on @fd) runs meanwhile,
+ * as it does beside the budget's afterwards. (Started only afterwards,
+ * its probe slowed the nappers' switches enough for the module to find a
+ * W of about half enough, or 1: 2 became 1 on rt, 4 became 1 on
+ * trixie-debug.) Returns the budget, in *@w its W, in *@tries the tries
+ * less one (12: none held it); both sessions stopped, @c without budget.
+ */
+static __u32 budget_find(int fd, int fd2, struct hotstack_config *c, unsigned int *w,
+			 unsigned int *tries)
+{
+	struct hotstack_stats st;
+	__u32 b = 10000;
+
+	c->budget_ppm = 0;
+	xioctl(fd, HOTSTACK_IOC_CONFIGURE, c);
+	xioctl(fd, HOTSTACK_IOC_START, NULL);
+	for (*tries = 0; *tries < 12; ++*tries) {
+		c->budget_ppm = b;
+		xioctl(fd2, HOTSTACK_IOC_CONFIGURE, c);
+		xioctl(fd2, HOTSTACK_IOC_START, NULL);
+		wait_for(budget_looked, &fd2);
+		msleep(300);
+		get_stats(fd2, &st, 0);
+		xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
+		*w = st.max_weight;
+		if (*w >= 4 && *w <= 10)
+			break;
+		b = *w < 4 ? (b / 2 ?: 1) : (b * 2 < 1000000 ? b * 2 : 1000000);
+	}
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	c->budget_ppm = 0;
+	return b;
+}
+
 static void test_offcpu_budget(int fd)
 {
 	struct hotstack_config c;
@@ -2535,41 +2574,16 @@ static void test_offcpu_budget(int fd)
 	__u64 by[8], sum[OFF_NAPPERS][2], all[2] = { 0, 0 };
 	unsigned int i, k, tries, w = 0;
 	int fd2 = open_dev();
-	__u32 b = 10000;
+	__u32 b;
 
-	/*
-	 * A budget that holds the nappers' switches at a W of a few (4 to 10:
-	 * a napper's 500 waits a second give it 50 timed or more), looked for
-	 * from 1% of each CPU, half or twice as much each try (W about twice
-	 * or half), each on a session of its own for 300 ms after its first
-	 * window; the exact session runs meanwhile, as it does beside the
-	 * budget's afterwards. (Started only afterwards, its probe slowed the
-	 * nappers' switches enough for the module to find a W of about half
-	 * enough, or 1: 2 became 1 on rt, 4 became 1 on trixie-debug.)
-	 */
 	off_config(&c);
 	nap_stop = 0;
 	for (i = 0; i < OFF_NAPPERS; i++)
 		pthread_create(&th[i], NULL, nap_thread, (void *)(long)i);
-	/* The exact session runs through the search: W is found beside it. */
-	xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
-	xioctl(fd, HOTSTACK_IOC_START, NULL);
-	for (tries = 0; tries < 12; tries++) {
-		c.budget_ppm = b;
-		xioctl(fd2, HOTSTACK_IOC_CONFIGURE, &c);
-		xioctl(fd2, HOTSTACK_IOC_START, NULL);
-		wait_for(budget_looked, &fd2);
-		msleep(300);
-		get_stats(fd2, &st, 0);
-		xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
-		w = st.max_weight;
-		if (w >= 4 && w <= 10)
-			break;
-		b = w < 4 ? (b / 2 ?: 1) : (b * 2 < 1000000 ? b * 2 : 1000000);
-	}
+	b = budget_find(fd, fd2, &c, &w, &tries);
 	tap(tries < 12, "off-cpu budget: %u ppm holds the nappers' switches at one in %u timed "
 	    "(%u tries)", b, w, tries + 1);
-	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	c.budget_ppm = b;
 	tap(xioctl(fd2, HOTSTACK_IOC_CONFIGURE, &c) == 0, "off-cpu budget: CONFIGURE a budget");
 	c.budget_ppm = 0;
 	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0, "off-cpu budget: CONFIGURE the exact one");
@@ -2627,6 +2641,186 @@ static void test_offcpu_budget(int fd)
 	close(fd2);
 }
 
+/* Wall-clock time's bursts: threads on CPU 0, each running 1 ms and sleeping 1 ms. */
+#define WALL_BURSTERS	2
+static volatile int burst_stop;
+
+static void *burst_thread(void *arg)
+{
+	struct timespec ts = { 0, 1000000 };
+	char comm[16];
+	cpu_set_t cpu0;
+	__u64 t0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	sched_setaffinity(0, sizeof(cpu0), &cpu0);
+	snprintf(comm, sizeof(comm), "hs_wall_burst%ld", (long)arg);
+	prctl(PR_SET_NAME, comm);
+	while (!burst_stop) {
+		t0 = mono_ns(CLOCK_MONOTONIC);
+		while (mono_ns(CLOCK_MONOTONIC) - t0 < 1000000)
+			;
+		nanosleep(&ts, NULL);
+	}
+	prctl(PR_SET_NAME, "hs_off_done");
+	return NULL;
+}
+
+/* Wall-clock time of this process: off-CPU and cpu-clock every 100 us. */
+static void wall_config(struct hotstack_config *c)
+{
+	off_config(c);
+	c->event_type = PERF_TYPE_SOFTWARE;
+	c->event_config = PERF_COUNT_SW_CPU_CLOCK;
+	c->sample = 100000;
+	c->keys |= HOTSTACK_KEY_CONTEXT;
+}
+
+/* Of the tables of stopped session @m, @comm's time on the CPU (*@on) and in all. */
+static void wall_sums(const struct map *m, const char *comm, __u64 *on, __u64 *all)
+{
+	__u64 by[8];
+
+	off_sums(m, comm, by);
+	*on = by[HOTSTACK_CTX_TASK] + by[HOTSTACK_CTX_SOFTIRQ] + by[HOTSTACK_CTX_HARDIRQ];
+	*all = *on + by[HOTSTACK_CTX_SLEEP] + by[HOTSTACK_CTX_UNINTERRUPTIBLE] +
+	       by[HOTSTACK_CTX_RUNQUEUE];
+}
+
+/*
+ * A budget on a wall-clock session, beside one without, both of this
+ * process, on the bursts (WALL_BURSTERS threads taking turns on CPU 0):
+ * one found to hold them at a W of 4 to 10. Its clock's period is W
+ * times as long (each sample counting the time since the last, as ever),
+ * and one switch in W is timed: the wait that begins, and the stretch on
+ * the CPU that ends, each counting W times. A burst of 1 ms has a sample
+ * or two of 400 us to 1 ms, and its last stretch after them is much of
+ * its time: the bursts' time on the CPU, and in all, is the exact
+ * session's within 10%.
+ */
+static void test_wall_budget(int fd)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	struct map m[2];
+	pthread_t th[WALL_BURSTERS];
+	__u64 on[2] = { 0, 0 }, all[2] = { 0, 0 }, a, b_on;
+	unsigned int i, k, tries, w = 0;
+	int fd2 = open_dev();
+	__u32 b;
+
+	wall_config(&c);
+	burst_stop = 0;
+	for (i = 0; i < WALL_BURSTERS; i++)
+		pthread_create(&th[i], NULL, burst_thread, (void *)(long)i);
+	b = budget_find(fd, fd2, &c, &w, &tries);
+	tap(tries < 12, "wall budget: %u ppm holds the bursts at a W of %u (%u tries)", b, w,
+	    tries + 1);
+	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0, "wall budget: CONFIGURE the exact one");
+	c.budget_ppm = b;
+	tap(xioctl(fd2, HOTSTACK_IOC_CONFIGURE, &c) == 0, "wall budget: CONFIGURE a budget");
+	xioctl(fd, HOTSTACK_IOC_START, NULL);
+	xioctl(fd2, HOTSTACK_IOC_START, NULL);
+	for (i = 0, w = 0; i < 20; i++) {
+		msleep(100);
+		get_stats(fd2, &st, 0);
+		w = st.max_weight > w ? st.max_weight : w;
+	}
+	burst_stop = 1;
+	for (i = 0; i < WALL_BURSTERS; i++)
+		pthread_join(th[i], NULL);
+	xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	tap(w > 1, "wall budget: stats say budget %u ppm, a sample and a switch counting up to "
+	    "%u (%u at the end)", st.budget_ppm, w, st.max_weight);
+	check_invariant(fd2, "wall budget");
+	if (map_session(fd, &m[0]) || map_session(fd2, &m[1])) {
+		tap(false, "wall budget: mmap the tables");
+		close(fd2);
+		return;
+	}
+	for (i = 0; i < WALL_BURSTERS; i++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "hs_wall_burst%u", i);
+		for (k = 0; k < 2; k++) {
+			wall_sums(&m[k], comm, &b_on, &a);
+			on[k] += b_on;
+			all[k] += a;
+		}
+	}
+	tap(on[0] > 0 && on[1] * 10 >= on[0] * 9 && on[1] * 10 <= on[0] * 11,
+	    "wall budget: the bursts' time on the CPU weighed %.3f ms, exactly %.3f (10%%)",
+	    on[1] / 1e6, on[0] / 1e6);
+	tap(all[0] > 0 && all[1] * 10 >= all[0] * 9 && all[1] * 10 <= all[0] * 11,
+	    "wall budget: the bursts' time in all weighed %.3f ms, exactly %.3f (10%%)",
+	    all[1] / 1e6, all[0] / 1e6);
+	munmap(m[0].base, m[0].size);
+	munmap(m[1].base, m[1].size);
+	close(fd2);
+}
+
+/*
+ * Wall-clock time: cpu-clock samples of 100 us, each counting the time
+ * since the last sample or switch on its CPU, and the waits, in the same
+ * tables: a thread's whole profile is its lifetime (1%, and 8 ms: a
+ * sample's time is its interval, which takes in what ran just before the
+ * thread took its name, and a stalled vCPU stretches it: 4.3 ms over on
+ * arm64-debug, the host loaded three times over).
+ */
+#define WALL_SLACK	(8 * 1000000ULL)
+
+static void test_wall(int fd)
+{
+	struct off_thread w[] = {
+		{ .comm = "hs_wall_sleep", .kind = OFF_SLEEP },
+		{ .comm = "hs_wall_spin", .kind = OFF_SPIN },
+	};
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	struct map m;
+	__u64 on, all;
+	unsigned int i;
+	int ret;
+
+	wall_config(&c);
+	c.keys = HOTSTACK_KEY_COMM;
+	expect_cfg(fd, &c, EINVAL, "wall without the context key");
+	wall_config(&c);
+	c.event_config = PERF_COUNT_SW_PAGE_FAULTS;
+	expect_cfg(fd, &c, EINVAL, "wall sampled by page faults, not a clock");
+	wall_config(&c);
+	c.precise = 1;
+	expect_cfg(fd, &c, EINVAL, "wall with a precise level");
+	wall_config(&c);
+	ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
+	tap(ret == 0 && xioctl(fd, HOTSTACK_IOC_START, NULL) == 0,
+	    "wall: CONFIGURE (off-CPU and cpu-clock every 100 us) and START (%s)",
+	    strerrorname_np(ret));
+	off_workload(w, 2);
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	get_stats(fd, &st, 0);
+	check_invariant(fd, "wall");
+	if (map_session(fd, &m)) {
+		tap(false, "wall: mmap the tables");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		wall_sums(&m, w[i].comm, &on, &all);
+		tap(all * 100 <= w[i].life_ns * 101 + WALL_SLACK * 100 &&
+		    all * 100 + WALL_SLACK * 100 >= w[i].life_ns * 99,
+		    "wall: %s: %.3f ms on the CPU (sampled) + %.3f off it == its lifetime "
+		    "%.3f ms (1%%, and 8 ms)", w[i].comm, on / 1e6, (all - on) / 1e6,
+		    w[i].life_ns / 1e6);
+		if (w[i].kind == OFF_SPIN)
+			tap(on * 100 >= w[i].life_ns * 50,
+			    "wall: the spinner's time is mostly on the CPU (%.3f ms)", on / 1e6);
+	}
+	munmap(m.base, m.size);
+	test_wall_budget(fd);
+}
+
 static void test_offcpu(void)
 {
 	static const char *const reasons[8] = {
@@ -2667,7 +2861,8 @@ static void test_offcpu(void)
 	}
 	tap(ret == 0, "off-cpu: CONFIGURE (%s)", strerrorname_np(ret));
 	c.sample = 1000;
-	expect_cfg(fd, &c, EINVAL, "off-cpu with a sample period");
+	expect_cfg(fd, &c, EINVAL, "off-cpu with a sample period of cycles (wall-clock time "
+		   "takes a clock)");
 	off_config(&c);
 	c.off_cpu_tasks = 1000;
 	expect_cfg(fd, &c, EINVAL, "off-cpu with off_cpu_tasks not a power of two");
@@ -2793,6 +2988,7 @@ static void test_offcpu(void)
 	}
 	test_offcpu_procs(fd);
 	test_offcpu_budget(fd);
+	test_wall(fd);
 	close(fd);
 }
 

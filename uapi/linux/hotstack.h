@@ -290,9 +290,18 @@ enum hotstack_state {
  * them counts once in untimed), or of the cgroups; waits that began
  * after START (with a budget, one in W of them: @budget_ppm). Filtered
  * tasks cost the probe a check and are not timed at all
- * (HOTSTACK_DROP_FILTERED stays 0). @event_type, @event_config,
- * @precise, @sample, @cpus_ptr and the flags FREQ and EXCLUDE_IDLE
- * must be 0 (every CPU: waits move between CPUs).
+ * (HOTSTACK_DROP_FILTERED stays 0). @cpus_ptr must be 0 (every CPU:
+ * waits move between CPUs). With @sample 0, no event: @event_type,
+ * @event_config, @precise and the flags FREQ and EXCLUDE_IDLE must be 0
+ * too. With @sample, wall-clock time: a PERF_COUNT_SW_CPU_CLOCK or
+ * _TASK_CLOCK event on every CPU as well (@precise 0, @keys with
+ * HOTSTACK_KEY_CONTEXT), filtered as the waits are, whose samples each
+ * count, in nanoseconds, the time since the last sample or switch on
+ * their CPU (the period, when the timer is on time; a late one's time is
+ * not lost), and a watched task leaving the CPU counts the rest of its
+ * stretch on its stack, under HOTSTACK_CTX_TASK (with a budget's W, the
+ * switches timed count W times theirs): in the same tables as the waits,
+ * a thread's time on the CPU and off it add up to its lifetime.
  * EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG

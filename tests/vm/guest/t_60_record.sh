@@ -198,6 +198,23 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	check_output "its flame graph draws the wait in blues, times in ms" \
 		'<title>hrtimer_nanosleep \([0-9.]+ ms, [0-9.]+%\)</title><rect [^>]*fill="rgb\(([0-9]+),\1,' \
 		sh -c 'hotstack report /tmp/off.pb.gz -o /tmp/off.svg && cat /tmp/off.svg'
+	# --wall: a shell that counts (on the CPU, sampled) then sleeps (off
+	# it, exact: the shell execs its last command), in ns.
+	hotstack record --wall -o /tmp/wall.pb.gz -- \
+		sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; sleep 0.2' \
+		>/tmp/wall.out 2>&1
+	check_output "record --wall -- COMMAND says it timed wall-clock time" \
+		'^\[ hotstack record: .* [0-9.]+ s of wall-clock time timed in [0-9]+ switches and samples, ' \
+		cat /tmp/wall.out
+	check_output "its profile has the shell's count under [task], its sleep under [sleep]" \
+		'^ok$' sh -c 'hotstack report --format folded /tmp/wall.pb.gz | awk "
+			/^\[sleep\];.*nanosleep/ { s += \$NF } /^\[task\];/ { t += \$NF }
+			END { print (s >= 197000000 && t > 0) ? \"ok\" : \"bad \" s \" \" t }"'
+	check_output "its pprof's sample type is wall/nanoseconds (go tool pprof -raw)" \
+		'^wall/nanoseconds' pprof -raw /tmp/wall.pb.gz
+	check_output "record --wall with -e cycles is a usage error that names the clocks" \
+		'--wall samples the time on the CPU by a clock: -e cpu-clock or task-clock, not cycles' \
+		hotstack record --wall -e cycles -o /tmp/x.folded -- true
 else
 	check_output "record --off-cpu on a kernel without tracepoints says why" \
 		"needs the kernel's sched_switch tracepoint" \
