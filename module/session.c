@@ -342,7 +342,7 @@ static int hs_may_watch(struct pid *pid)
  */
 static int hs_check_delegated(const struct hotstack_config *c)
 {
-	if (c->flags & HOTSTACK_CFG_OFF_CPU)
+	if ((c->flags & HOTSTACK_CFG_OFF_CPU) && !c->sample)
 		return 0;	/* no rate: the probe runs at every switch */
 	if (c->event_type == PERF_TYPE_RAW)
 		return -EPERM;
@@ -629,10 +629,11 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	cpumask_and(online, mask, cpu_online_mask);
 	if (cpumask_empty(online))
 		ret = -ENODEV;
-	else if (c->flags & HOTSTACK_CFG_OFF_CPU)
-		ret = hotstack_off_cpu_supported(c->flags & HOTSTACK_CFG_TASK) ? 0 : -EOPNOTSUPP;
+	else if ((c->flags & HOTSTACK_CFG_OFF_CPU) &&
+		 !hotstack_off_cpu_supported(c->flags & HOTSTACK_CFG_TASK))
+		ret = -EOPNOTSUPP;
 	else
-		ret = hs_try_event(c, online);
+		ret = c->sample ? hs_try_event(c, online) : 0;
 	seed = get_random_u64();
 	if (!ret)
 		ret = hs_alloc_tables(&tabs, c, online, seed, s->user);

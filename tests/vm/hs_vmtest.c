@@ -3175,6 +3175,14 @@ static void test_delegated(pid_t other, pid_t capsp)
 	c.event_type = PERF_TYPE_RAW;
 	c.event_config = 0xc0;
 	expect_delegated(fd, &c, EPERM, "a raw PMU event");
+	/* Wall-clock time's clock: the same limit (its waits have none). */
+	c.flags = HOTSTACK_CFG_FREQ | HOTSTACK_CFG_OFF_CPU;
+	c.event_type = PERF_TYPE_SOFTWARE;
+	c.event_config = PERF_COUNT_SW_CPU_CLOCK;
+	c.sample = 1001;
+	c.keys |= HOTSTACK_KEY_CONTEXT;
+	c.off_cpu_tasks = 1024;
+	expect_delegated(fd, &c, EPERM, "wall-clock time's cpu-clock at 1001 Hz");
 
 	/* Kernel and user stacks, by process: another user's user stack stays hidden. */
 	default_config(&c);
