@@ -2227,6 +2227,7 @@ struct off_thread {
 	__u64 wait_ns;		/* the wait, as the thread measured it */
 	__u64 life_ns;		/* its whole run, measured likewise */
 	__u64 cpu_ns;		/* its CPU time meanwhile (CLOCK_THREAD_CPUTIME_ID) */
+	bool cut;		/* a 1 ms sleep after its rename and before the next */
 	pthread_t th;
 };
 
@@ -2240,7 +2241,7 @@ static int off_futex_word;
 static void *off_thread_fn(void *arg)
 {
 	struct off_thread *t = arg;
-	struct timespec ts = { 0, OFF_WAIT_MS * 1000000L };
+	struct timespec ts = { 0, OFF_WAIT_MS * 1000000L }, cut = { 0, 1000000 };
 	__u64 start, t0;
 	cpu_set_t cpu0;
 	char c;
@@ -2254,6 +2255,13 @@ static void *off_thread_fn(void *arg)
 	start = mono_ns(CLOCK_MONOTONIC);
 	t->cpu_ns = mono_ns(CLOCK_THREAD_CPUTIME_ID);
 	prctl(PR_SET_NAME, t->comm);
+	/*
+	 * Wall-clock time: a sample counts the time since the last sample or
+	 * switch under the name at the sample, and a rename is no switch; a
+	 * sleep is: the time before the rename goes out under the old name.
+	 */
+	if (t->cut)
+		nanosleep(&cut, NULL);
 	t0 = mono_ns(CLOCK_MONOTONIC);
 	switch (t->kind) {
 	case OFF_SLEEP:
@@ -2286,6 +2294,9 @@ static void *off_thread_fn(void *arg)
 		break;
 	}
 	t->wait_ns = mono_ns(CLOCK_MONOTONIC) - t0;
+	/* ... and the time before the next under this one (a timer stalled 24 ms on debug). */
+	if (t->cut)
+		nanosleep(&cut, NULL);
 	/*
 	 * Renamed before its end is taken: a wait in the rename itself (on
 	 * PREEMPT_RT task_lock() sleeps: 10 ms of D seen on trixie-rt) is
@@ -2765,17 +2776,20 @@ static void test_wall_budget(int fd)
  * Wall-clock time: cpu-clock samples of 100 us, each counting the time
  * since the last sample or switch on its CPU, and the waits, in the same
  * tables: a thread's whole profile is its lifetime (1%, and 8 ms: a
- * sample's time is its interval, which takes in what ran just before the
- * thread took its name, and a stalled vCPU stretches it: 4.3 ms over on
- * arm64-debug, the host loaded three times over).
+ * stalled vCPU stretches a sample's interval: 4.3 ms over on arm64-debug,
+ * the host loaded three times over). Each thread sleeps 1 ms after its
+ * rename and before the next (off_thread.cut): a rename is no switch, and
+ * a sample after it counts the time before it under the new name (24 ms
+ * of the spinner's end went to the next name once on debug, where the
+ * hrtimer stalls the slow handler's timer).
  */
 #define WALL_SLACK	(8 * 1000000ULL)
 
 static void test_wall(int fd)
 {
 	struct off_thread w[] = {
-		{ .comm = "hs_wall_sleep", .kind = OFF_SLEEP },
-		{ .comm = "hs_wall_spin", .kind = OFF_SPIN },
+		{ .comm = "hs_wall_sleep", .kind = OFF_SLEEP, .cut = true },
+		{ .comm = "hs_wall_spin", .kind = OFF_SPIN, .cut = true },
 	};
 	struct hotstack_config c;
 	struct hotstack_stats st;
