@@ -2576,6 +2576,34 @@ static __u32 budget_find(int fd, int fd2, struct hotstack_config *c, unsigned in
 	return b;
 }
 
+/*
+ * The work going on timed by @c on @fd exactly and with budget @b on
+ * @fd2, side by side for two seconds, the budget's stats looked at every
+ * 100 ms (the worker weighs the probe again each window, and beside the
+ * exact session it may find W = 1 enough by the end: sid-generic in one
+ * make check); @what names the checks. Returns the most W seen, the last
+ * stats in *@st; both sessions still running.
+ */
+static unsigned int budget_beside(int fd, int fd2, struct hotstack_config *c, __u32 b,
+				  const char *what, struct hotstack_stats *st)
+{
+	unsigned int i, w = 0;
+
+	c->budget_ppm = b;
+	tap(xioctl(fd2, HOTSTACK_IOC_CONFIGURE, c) == 0, "%s: CONFIGURE a budget", what);
+	c->budget_ppm = 0;
+	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, c) == 0, "%s: CONFIGURE the exact one", what);
+	xioctl(fd, HOTSTACK_IOC_START, NULL);
+	xioctl(fd2, HOTSTACK_IOC_START, NULL);
+	tap(wait_for(budget_acted, &fd2), "%s: the module weighed the work", what);
+	for (i = 0; i < 20; i++) {
+		msleep(100);
+		get_stats(fd2, st, 0);
+		w = st->max_weight > w ? st->max_weight : w;
+	}
+	return w;
+}
+
 static void test_offcpu_budget(int fd)
 {
 	struct hotstack_config c;
@@ -2594,23 +2622,7 @@ static void test_offcpu_budget(int fd)
 	b = budget_find(fd, fd2, &c, &w, &tries);
 	tap(tries < 12, "off-cpu budget: %u ppm holds the nappers' switches at one in %u timed "
 	    "(%u tries)", b, w, tries + 1);
-	c.budget_ppm = b;
-	tap(xioctl(fd2, HOTSTACK_IOC_CONFIGURE, &c) == 0, "off-cpu budget: CONFIGURE a budget");
-	c.budget_ppm = 0;
-	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0, "off-cpu budget: CONFIGURE the exact one");
-	xioctl(fd, HOTSTACK_IOC_START, NULL);
-	xioctl(fd2, HOTSTACK_IOC_START, NULL);
-	tap(wait_for(budget_acted, &fd2), "off-cpu budget: the module weighed the switches");
-	/*
-	 * Two seconds of it, the stats looked at every 100 ms: the worker
-	 * weighs the probe again each window, and beside the exact session
-	 * it may find W = 1 enough by the end (sid-generic in one make check).
-	 */
-	for (i = 0, w = 0; i < 20; i++) {
-		msleep(100);
-		get_stats(fd2, &st, 0);
-		w = st.max_weight > w ? st.max_weight : w;
-	}
+	w = budget_beside(fd, fd2, &c, b, "off-cpu budget", &st);
 	nap_stop = 1;
 	for (i = 0; i < OFF_NAPPERS; i++)
 		pthread_join(th[i], NULL);
@@ -2728,16 +2740,7 @@ static void test_wall_budget(int fd)
 	b = budget_find(fd, fd2, &c, &w, &tries);
 	tap(tries < 12, "wall budget: %u ppm holds the bursts at a W of %u (%u tries)", b, w,
 	    tries + 1);
-	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0, "wall budget: CONFIGURE the exact one");
-	c.budget_ppm = b;
-	tap(xioctl(fd2, HOTSTACK_IOC_CONFIGURE, &c) == 0, "wall budget: CONFIGURE a budget");
-	xioctl(fd, HOTSTACK_IOC_START, NULL);
-	xioctl(fd2, HOTSTACK_IOC_START, NULL);
-	for (i = 0, w = 0; i < 20; i++) {
-		msleep(100);
-		get_stats(fd2, &st, 0);
-		w = st.max_weight > w ? st.max_weight : w;
-	}
+	w = budget_beside(fd, fd2, &c, b, "wall budget", &st);
 	burst_stop = 1;
 	for (i = 0; i < WALL_BURSTERS; i++)
 		pthread_join(th[i], NULL);
