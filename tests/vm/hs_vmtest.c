@@ -2726,9 +2726,10 @@ static void wall_sums(const struct map *m, const char *comm, __u64 *on, __u64 *a
  * sample of 400 us to 1 ms, or one: it is mostly a stretch its switch
  * ends. The bursts' time on the CPU is the exact session's within 15%
  * (10% failed on trixie-debug in one make check with 1 ms bursts, 13%
- * under; with the stretch's W left out, 33% under). Not their waits:
- * on the debug kernels a few waits of many ms, timed or not, moved the
- * sum by 14% either way; test_offcpu_budget()'s eight nappers weigh them.
+ * under; with the stretch's W left out, 51% under: 926.9 ms of 1891.9
+ * on generic). Not their waits: on the debug kernels a few waits of many
+ * ms, timed or not, moved the sum by 14% either way;
+ * test_offcpu_budget()'s eight nappers weigh them.
  */
 static void test_wall_budget(int fd)
 {
