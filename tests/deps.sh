@@ -95,7 +95,7 @@ otel_proto() {
 	      -o Dir::State::Lists="$tmp/lists" -o Dir::Cache="$tmp/cache" -o Debug::NoLocking=1)
 	if apt-get "${opts[@]}" update >"$tmp/log" 2>&1 &&
 		(cd "$tmp" && apt-get "${opts[@]}" download opentelemetry-proto) >>"$tmp/log" 2>&1 &&
-		rm -rf "$dir" && dpkg-deb -x "$tmp"/opentelemetry-proto_*_all.deb "$dir" &&
+		rm -rf "$dir" && mkdir -p "$cache" && dpkg-deb -x "$tmp"/opentelemetry-proto_*_all.deb "$dir" &&
 		grep -qs stack_table "$dir/usr/include/opentelemetry/proto/profiles/v1development/profiles.proto"; then
 		:
 	else
