@@ -65,40 +65,6 @@ for spec in small:$((250000 * scale)) large:$((25000 * scale)) faults:$((12000 *
 	fi
 done
 
-# Off-CPU time, as each profiler gives it, on the pipe ping-pong (two
-# context switches a round trip on the one CPU): the loop's time, each
-# against the same loop unprofiled (OFFCPU NAME ITERS none HZ ELAPSED ...).
-# The bpftrace script is bcc's offcputime's method on sched_switch (the
-# stack walked and kept when a thread leaves, the time summed when it
-# comes back, in BPF maps); bcc itself needs Python in the guest.
-offcpu() {
-	name=$1
-	shift
-	line=$(HS_BENCH_WORK=pingpong "$@" 2>/tmp/off.err | grep '^none ')
-	if [ -n "$line" ]; then
-		echo "OFFCPU $name $off_iters $line"
-	else
-		echo "# offcpu $name failed:" && sed 's/^/#   /' /tmp/off.err | tail -5
-	fi
-}
-bt_off='tracepoint:sched:sched_switch {
-	@t[args->prev_pid] = nsecs; @s[args->prev_pid] = kstack;
-	$t = @t[args->next_pid];
-	if ($t) {
-		@[@s[args->next_pid]] = sum(nsecs - $t);
-		delete(@t[args->next_pid]); delete(@s[args->next_pid]);
-	}
-}'
-off_iters=$((20000 * scale))
-loop="hs_bench none 10000 $off_iters"
-offcpu none $loop
-offcpu record hotstack record --off-cpu -a -o /tmp/off.folded -- $loop
-offcpu record-both hotstack record --off-cpu --stacks both -a -o /tmp/off.folded -- $loop
-if command -v bpftrace >/dev/null; then
-	offcpu bpftrace bpftrace -e "$bt_off" -c "$loop"
-fi
-offcpu none $loop
-
 # Curves, at 1 kHz (a sample of 1024 frames takes about half a
 # millisecond here): depth (the test module's recursion, one stack, every
 # frame walked and kept), and distinct stacks up to a 4096-entry table's

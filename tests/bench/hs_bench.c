@@ -6,6 +6,10 @@
  *
  *   none            no sampler
  *   empty, unwind   hs_bench.ko floors: empty handler, unwind-only handler
+ *   switch-empty, switch-unwind
+ *                   hs_bench.ko's off-CPU floors: a sched_switch probe
+ *                   that counts, or only walks the stack of the task
+ *                   leaving (SAMPLES: the switches)
  *   hotstack-ip     hotstack, max_depth 1 (the interrupted IP only)
  *   hotstack        hotstack, kernel stacks (max_depth 127)
  *   spin            no sampler, the hostile user-mode spin below
@@ -339,7 +343,7 @@ int main(int argc, char **argv)
 
 	/* HS_BENCH_DEPTH: frames walked (unwind) and kept (hotstack), default 127. */
 	depth = getenv("HS_BENCH_DEPTH") ? atoi(getenv("HS_BENCH_DEPTH")) : 127;
-	if (!strcmp(mode, "empty") || !strcmp(mode, "unwind")) {
+	if (!strcmp(mode, "empty") || !strcmp(mode, "unwind") || !strncmp(mode, "switch-", 7)) {
 		snprintf(cmd, sizeof(cmd), "%s %u %u", mode, hz, depth);
 		if (proc_write("/proc/hs_bench", cmd))
 			return 1;

@@ -8,8 +8,15 @@
  *                                       handler only walks the kernel stack
  *                                       (the unwinder API, into a buffer),
  *                                       DEPTH frames at most (default 127)
+ *   echo "switch-empty"  > /proc/hs_bench
+ *                                       a sched_switch probe that does nothing
+ *   echo "switch-unwind 0 [DEPTH]" > /proc/hs_bench
+ *                                       a sched_switch probe that only walks
+ *                                       the kernel stack of the task leaving
+ *                                       (not the idle task), from its caller
+ *                                       as hotstack's off-CPU probe does
  *   echo stop        > /proc/hs_bench
- *   cat /proc/hs_bench                  samples taken by the last run
+ *   cat /proc/hs_bench                  samples (or switches) of the last run
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +30,8 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
+#include "compat.h"
+#include "unwind_x86.h"
 
 #define HS_BENCH_DEPTH	1024
 static unsigned int hs_bench_depth = 127;
@@ -32,6 +41,7 @@ static DEFINE_PER_CPU(struct perf_event *, hs_bench_event);
 /* Each CPU's walk buffer: 8 KiB, past what a module's static per-CPU data may take. */
 static unsigned long __percpu *hs_bench_buf;
 static atomic64_t hs_bench_samples;
+static bool hs_bench_switching;
 static unsigned long hs_bench_sink;
 
 static void hs_bench_empty(struct perf_event *event, struct perf_sample_data *data,
@@ -41,15 +51,13 @@ static void hs_bench_empty(struct perf_event *event, struct perf_sample_data *da
 }
 
 /* The kernel walk of hotstack_walk_kernel(), without the table. */
-static void hs_bench_unwind(struct perf_event *event, struct perf_sample_data *data,
-			    struct pt_regs *regs)
+static void hs_bench_walk(struct pt_regs *regs)
 {
 	unsigned long *buf = this_cpu_ptr(hs_bench_buf);
 	struct unwind_state state;
 	unsigned int n = 0;
 	unsigned long addr;
 
-	atomic64_inc(&hs_bench_samples);
 	buf[n++] = regs->ip;
 	for (unwind_start(&state, current, regs, NULL);
 	     !unwind_done(&state) && n < hs_bench_depth; unwind_next_frame(&state)) {
@@ -61,9 +69,75 @@ static void hs_bench_unwind(struct perf_event *event, struct perf_sample_data *d
 	WRITE_ONCE(hs_bench_sink, hs_bench_sink + n);
 }
 
+static void hs_bench_unwind(struct perf_event *event, struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+	atomic64_inc(&hs_bench_samples);
+	hs_bench_walk(regs);
+}
+
+#if HS_HAVE_SCHED_SWITCH
+static struct tracepoint *hs_bench_tp;
+static void *hs_bench_tp_data;
+
+static void hs_bench_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		hs_bench_tp = tp;
+}
+
+/*
+ * The off-CPU floors: a probe that counts (@data NULL), or that walks the
+ * stack of the task leaving from the probe's caller, from the registers
+ * hotstack's probe makes (hs_probe_regs()).
+ */
+static void hs_bench_switch(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	struct pt_regs regs;
+
+	if (is_idle_task(prev))
+		return;
+	atomic64_inc(&hs_bench_samples);
+	if (!data)
+		return;
+	hs_probe_regs(&regs);
+	hs_bench_walk(&regs);
+}
+
+static int hs_bench_switch_start(bool unwind)
+{
+	int ret;
+
+	if (!hs_bench_tp)
+		for_each_kernel_tracepoint(hs_bench_find_tp, NULL);
+	if (!hs_bench_tp)
+		return -EOPNOTSUPP;
+	atomic64_set(&hs_bench_samples, 0);
+	hs_bench_tp_data = unwind ? &hs_bench_depth : NULL;
+	ret = tracepoint_probe_register(hs_bench_tp, hs_bench_switch, hs_bench_tp_data);
+	if (!ret)
+		hs_bench_switching = true;
+	return ret;
+}
+#else
+static int hs_bench_switch_start(bool unwind)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static void hs_bench_stop(void)
 {
 	unsigned int cpu;
+
+#if HS_HAVE_SCHED_SWITCH
+	if (hs_bench_switching) {
+		tracepoint_probe_unregister(hs_bench_tp, hs_bench_switch, hs_bench_tp_data);
+		tracepoint_synchronize_unregister();
+		hs_bench_switching = false;
+	}
+#endif
 
 	for_each_possible_cpu(cpu) {
 		struct perf_event *event = per_cpu(hs_bench_event, cpu);
@@ -124,6 +198,8 @@ static ssize_t hs_bench_write(struct file *file, const char __user *ubuf, size_t
 		ret = hs_bench_start(hs_bench_empty, hz);
 	else if (!strcmp(mode, "unwind") && hz)
 		ret = hs_bench_start(hs_bench_unwind, hz);
+	else if (!strcmp(mode, "switch-empty") || !strcmp(mode, "switch-unwind"))
+		ret = hs_bench_switch_start(!strcmp(mode, "switch-unwind"));
 	else if (strcmp(mode, "stop"))
 		ret = -EINVAL;
 	mutex_unlock(&hs_bench_lock);
@@ -177,4 +253,4 @@ static void __exit hs_bench_exit(void)
 module_init(hs_bench_init);
 module_exit(hs_bench_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("hotstack benchmark floors: empty and unwind-only handlers");
+MODULE_DESCRIPTION("hotstack benchmark floors: empty and unwind-only handlers and probes");

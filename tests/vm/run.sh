@@ -24,6 +24,7 @@
 #           their shared libraries.
 # HOTSTACK_VM_EXTRA: "SRC:NAME ..." more files for the guest's /tests.
 # HOTSTACK_VM_QEMU: more options for QEMU.
+# HOTSTACK_VM_MEM: the guest's memory in MiB (default 2048).
 # HOTSTACK_VM_SYSROOT: a root to boot systemd from (tests/vm/systemd.sh):
 #           the initramfs is that root plus the above; systemd is PID 1 and
 #           its unit hotstack-test.service runs the script.
@@ -242,7 +243,7 @@ fi
 # Kernel messages on the first serial port, the tests' output apart on a
 # second one (x86) or a virtio console (arm64 virt has one PL011).
 append="panic=-1 oops=panic loglevel=7${sysroot:+ rdinit=/lib/systemd/systemd}"
-common=(-nodefaults -m 2048 -kernel "$KIMAGE" -initrd "$initrd"
+common=(-nodefaults -m "${HOTSTACK_VM_MEM:-2048}" -kernel "$KIMAGE" -initrd "$initrd"
 	-display none -no-reboot -monitor none -serial "file:$out/console.log")
 if [ "$KARCH" = arm64 ]; then
 	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -cpu max,pauth-impdef=on
