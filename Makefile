@@ -10,7 +10,7 @@
 #   make check-vm KERNEL=generic|rt|debug|arm64|arm64-debug   one VM suite (Debian 12)
 #   make check-vm KERNEL=trixie-generic|trixie-rt|trixie-debug|trixie-arm64|sid-generic
 #   make fuzz [SEED=N] [KERNEL=debug] [CALLS=N]   the hostile-input fuzzer alone in a VM
-#   make bench         sampling overhead against its floors (icount VM)
+#   make bench         sampling and off-CPU overhead against floors, perf, bcc, bpftrace (icount VM)
 #   make bench-dump    the tool's dump path on 10^6 stacks (host, prints times)
 #   make bench-tool    report, SVG, pprof, diff of a 50 MB profile against Python (host)
 #   make dkms-install  register, build and install with DKMS

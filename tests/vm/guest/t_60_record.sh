@@ -162,13 +162,18 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	check_output "record --off-cpu prints the time it timed, none dropped or untimed" \
 		'^\[ hotstack record: .* s off the CPU timed in [0-9]+ switches, 0\.000000 s dropped, 0 untimed' \
 		cat /tmp/off.out
-	# The sleep is 0.3 s under [sleep] in hrtimer_nanosleep (within 1%,
-	# and not more than the whole recording).
+	# The sleep is 0.3 s off the CPU in hrtimer_nanosleep (within 1%, and
+	# not more than the whole recording): under [sleep], and under
+	# [runqueue] for the time it was preempted on its way to sleep (the
+	# rest of the 0.3 s is its sleep then; 3.5 ms once on rt, the host
+	# loaded).
 	slept() {
-		awk '/^\[sleep\];.*hrtimer_nanosleep/ { ns += $NF }
-		     END { print (ns >= 297000000 && ns < 1000000000) ? "ok" : "bad " ns }' "$1"
+		awk '/^\[(sleep|runqueue)\];.*hrtimer_nanosleep/ { ns += $NF }
+		     /^\[sleep\];.*hrtimer_nanosleep/ { s += $NF }
+		     END { ok = ns >= 297000000 && ns < 1000000000 && s >= 200000000
+			   print ok ? "ok" : "bad " ns " (" s " under [sleep])" }' "$1"
 	}
-	check_output "the sleep's 0.3 s are under [sleep] in hrtimer_nanosleep" '^ok$' \
+	check_output "the sleep's 0.3 s are in hrtimer_nanosleep, most under [sleep]" '^ok$' \
 		slept /tmp/off.folded
 	# What the command starts is timed too: here a grandchild's sleep.
 	hotstack record --off-cpu -o /tmp/offc.folded -- sh -c 'sh -c "sleep 0.3; true"; true' \
