@@ -44,8 +44,19 @@ else
 		"$repo/tests/vm/run.sh" generic --icount --script "$repo/tests/bench/offcpu.sh" \
 		>>"$log" || { cat "$log"; exit 1; }
 fi
+# verdict(R, GOAL, WHAT, WIDTH): a ratio's line, against its goal if it
+# has one (a miss counted in missed).
+verdict='
+	function verdict(r, goal, what, width,    ok) {
+		ok = ""
+		if (goal != "")
+			ok = sprintf(r <= goal ? "  (goal <= %.2fx)" : "  MISSED: goal <= %.2fx", goal)
+		printf "  %-" width "s %6.2fx%s\n", what, r, ok
+		if (goal != "" && r > goal)
+			missed++
+	}'
 svg=$out/bench-curves.svg
-sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
+sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" "$verdict"'
 	# RUN lines: WORK MODE HZ ELAPSED SAMPLES HANDLER [MAXBUCKET]
 	$1 == "worst" {
 		if ($2 == "spin") spin = $4
@@ -62,16 +73,9 @@ sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
 		t[k] = $4; s[k] = $5; h[k] = $6
 		c[k] = $5 ? ($4 - base[1, $1]) / $5 : 0
 	}
-	function ratio(w, a, b, goal, what,    r, ok) {
-		if (!((w, a) in c) || !((w, b) in c) || c[w, b] <= 0)
-			return
-		r = c[w, a] / c[w, b]
-		ok = ""
-		if (goal != "")
-			ok = sprintf(r <= goal ? "  (goal <= %.2fx)" : "  MISSED: goal <= %.2fx", goal)
-		printf "  %-44s %6.2fx%s\n", what, r, ok
-		if (goal != "" && r > goal)
-			missed++
+	function ratio(w, a, b, goal, what) {
+		if ((w, a) in c && (w, b) in c && c[w, b] > 0)
+			verdict(c[w, a] / c[w, b], goal, what, 44)
 	}
 	END {
 		for (i = 1; i <= nw; i++) {
@@ -174,7 +178,7 @@ sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" '
 # each off-CPU profiler and hs_bench.ko's floors (the probe alone, and the
 # walk of the stack at each switch-out: the kernel's unwinder, which bcc's
 # offcputime runs as well), the loop's own time against it unprofiled.
-sed -n 's/^OFFCPU //p' "$log" | awk '
+sed -n 's/^OFFCPU //p' "$log" | awk "$verdict"'
 	# OFFCPU NAME ITERS MODE HZ ELAPSED ...: two switches an iteration.
 	$1 == "none" { if (!b1) b1 = $5; else b2 = $5; next }
 	{ order[++n] = $1; t[$1] = $5; it = $2 }
@@ -195,14 +199,7 @@ sed -n 's/^OFFCPU //p' "$log" | awk '
 		if (missed)
 			printf "%d target(s) missed: see the README (Overhead) for why\n", missed
 	}
-	function ratio(a, b, goal, what,    r, ok) {
-		if (!t[a] || !t[b] || t[b] <= b1)
-			return
-		r = (t[a] - b1) / (t[b] - b1)
-		ok = ""
-		if (goal != "")
-			ok = sprintf(r <= goal ? "  (goal <= %.2fx)" : "  MISSED: goal <= %.2fx", goal)
-		printf "  %-56s %6.2fx%s\n", what, r, ok
-		if (goal != "" && r > goal)
-			missed++
+	function ratio(a, b, goal, what) {
+		if (t[a] && t[b] > b1)
+			verdict((t[a] - b1) / (t[b] - b1), goal, what, 56)
 	}'
