@@ -86,8 +86,8 @@ static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
  * instruction the call returns to, as an interrupt there would save them
  * (the always-one EFLAGS bit set), so that the unwinder starts in the
  * caller's frame rather than in its own and steps up through the probe's
- * (perf_fetch_caller_regs()' way: on 6.1 those two steps were about 700
- * of the 3800 instructions a context switch cost an off-CPU session).
+ * (perf_fetch_caller_regs()' way: on 6.1 those two steps were about 770
+ * of the 3780 instructions a context switch cost an off-CPU session).
  * __builtin_frame_address(0) keeps a frame pointer in the probe: the
  * caller's rbp saved at it, the return address above, the caller's sp
  * above that. Frame 0 is a return address.

@@ -32,7 +32,7 @@ offcpu() {
 }
 
 # bcc ARGS...: the loop while offcputime-bpfcc ARGS runs; its stacks must
-# show the loop's (the comm, and hotstack's name for the pipe's wait).
+# show the loop's (its comm, and pipe_read, where it waits).
 # In a script its Ctrl-C would be ignored (sh ignores SIGINT for what it
 # starts in the background): env gives it back.
 bcc() {

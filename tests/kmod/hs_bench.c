@@ -10,7 +10,7 @@
  *                                       DEPTH frames at most (default 127)
  *   echo "switch-empty"  > /proc/hs_bench
  *                                       a sched_switch probe that does nothing
- *   echo "switch-unwind 0 [DEPTH]" > /proc/hs_bench
+ *   echo "switch-unwind HZ [DEPTH]" > /proc/hs_bench   (HZ not used)
  *                                       a sched_switch probe that only walks
  *                                       the kernel stack of the task leaving
  *                                       (not the idle task), from its caller
