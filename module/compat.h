@@ -207,8 +207,8 @@ static __always_inline u64 hs_task_cgroup_id(struct task_struct *task)
  * struct tracepoint is not exported) and attached with
  * tracepoint_probe_register(). Its prototype is the same from 6.1 to 7.x
  * (bool preempt, prev, next, unsigned int prev_state, since 5.18); a
- * kernel without CONFIG_TRACEPOINTS (the tests' own arm64 kernel) has
- * none: off-CPU sessions are EOPNOTSUPP there.
+ * kernel without CONFIG_TRACEPOINTS has none: off-CPU sessions are
+ * EOPNOTSUPP there.
  */
 #ifdef CONFIG_TRACEPOINTS
 #include <linux/tracepoint.h>

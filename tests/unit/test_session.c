@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The tool's session defaults scaled to the machine (session.c). */
+/*
+ * The tool's session defaults scaled to the machine, and what it says when
+ * the module refuses a session (session.c).
+ */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -53,12 +59,67 @@ static void nothing_fits(void **state)
 	assert_int_equal(hs_fit_table_entries(256ull << 20, 300ull << 20, 2), 0);
 }
 
+/*
+ * The module, as hs_session_configure() sees it: CONFIGURE fails with
+ * configure_errno, every other request (GET_INFO) with ENOTTY.
+ */
+static int configure_errno;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	(void)fd;
+	errno = req == HOTSTACK_IOC_CONFIGURE ? configure_errno : ENOTTY;
+	return -1;
+}
+
+/* What hs_session_configure() of @c prints when CONFIGURE fails with @err. */
+static const char *refusal(struct hs_config *c, int err)
+{
+	static char text[512];
+	FILE *f = tmpfile();
+	int saved = dup(2);
+	size_t n;
+
+	assert_non_null(f);
+	configure_errno = err;
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	assert_int_equal(hs_session_configure(-1, c, "record"), -1);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+/*
+ * A kernel without tracepoints (none of the test VMs' kernels since the
+ * arm64 ones have them): off-CPU and wall-clock sessions say what they need.
+ */
+static void off_cpu_without_tracepoints(void **state)
+{
+	struct hs_config c = { .event = "off-cpu", .off_cpu = 1 };
+
+	(void)state;
+	assert_string_equal(refusal(&c, EOPNOTSUPP),
+			    "hotstack record: --off-cpu needs the kernel's sched_switch tracepoint, "
+			    "which this kernel lacks (built without CONFIG_TRACEPOINTS)\n");
+	c.wall = 1;
+	assert_string_equal(refusal(&c, EOPNOTSUPP),
+			    "hotstack record: --wall needs the kernel's sched_switch tracepoint, "
+			    "which this kernel lacks (built without CONFIG_TRACEPOINTS)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_where_they_fit),
 		cmocka_unit_test(a_256_cpu_server),
 		cmocka_unit_test(nothing_fits),
+		cmocka_unit_test(off_cpu_without_tracepoints),
 	};
 
 	return cmocka_run_group_tests_name("session", tests, NULL, NULL);
