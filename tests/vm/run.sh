@@ -25,7 +25,7 @@
 # HOTSTACK_VM_EXTRA: "SRC:NAME ..." more files for the guest's /tests.
 # HOTSTACK_VM_QEMU: more options for QEMU.
 # HOTSTACK_VM_MEM: the guest's memory in MiB (default 2048).
-# HOTSTACK_VM_SYSROOT: a root to boot systemd from (tests/vm/systemd.sh):
+# HOTSTACK_VM_SYSROOT: a root to boot systemd from (tests/vm/sysroot.sh):
 #           the initramfs is that root plus the above; systemd is PID 1 and
 #           its unit hotstack-test.service runs the script.
 set -euo pipefail
