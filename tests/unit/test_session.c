@@ -7,12 +7,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include "session.h"
+#include "tool.h"
 
 /* Bytes the module's tables take for @entries stacks of 16 frames, both generations. */
 static uint64_t tables(uint32_t entries, unsigned int cpus)
@@ -72,27 +71,17 @@ int ioctl(int fd, unsigned long req, ...)
 	return -1;
 }
 
+static int configure_record(void *c)
+{
+	return hs_session_configure(-1, c, "record");
+}
+
 /* What hs_session_configure() of @c prints when CONFIGURE fails with @err. */
 static const char *refusal(struct hs_config *c, int err)
 {
-	static char text[512];
-	FILE *f = tmpfile();
-	int saved = dup(2);
-	size_t n;
-
-	assert_non_null(f);
 	configure_errno = err;
-	fflush(stderr);
-	dup2(fileno(f), 2);
-	assert_int_equal(hs_session_configure(-1, c, "record"), -1);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(f);
-	n = fread(text, 1, sizeof(text) - 1, f);
-	text[n] = '\0';
-	fclose(f);
-	return text;
+	assert_int_equal(run_captured(configure_record, c), -1);
+	return tool_out;
 }
 
 /*

@@ -14,26 +14,20 @@
 /* Output of the last run_tool(): stdout and stderr together. */
 static char tool_out[65536];
 
-/* Run hs_main() on a NULL-terminated argument list, capturing its output. */
-static __attribute__((unused)) int run_tool(const char *arg0, ...)
+/* Run @fn(@arg) with its stdout and stderr captured in tool_out. */
+static __attribute__((unused)) int run_captured(int (*fn)(void *), void *arg)
 {
-	char *argv[16];
-	int argc = 0, rc, saved_out, saved_err;
+	int rc, saved_out, saved_err;
 	FILE *tmp = tmpfile();
 	size_t n;
-	va_list ap;
 
-	va_start(ap, arg0);
-	for (argv[argc] = (char *)arg0; argv[argc] && argc < 15;)
-		argv[++argc] = va_arg(ap, char *);
-	va_end(ap);
 	fflush(stdout);
 	fflush(stderr);
 	saved_out = dup(1);
 	saved_err = dup(2);
 	dup2(fileno(tmp), 1);
 	dup2(fileno(tmp), 2);
-	rc = hs_main(argc, argv);
+	rc = fn(arg);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(saved_out, 1);
@@ -45,6 +39,30 @@ static __attribute__((unused)) int run_tool(const char *arg0, ...)
 	tool_out[n] = '\0';
 	fclose(tmp);
 	return rc;
+}
+
+static __attribute__((unused)) int run_main(void *argv)
+{
+	int argc = 0;
+
+	while (((char **)argv)[argc])
+		argc++;
+	return hs_main(argc, argv);
+}
+
+/* Run hs_main() on a NULL-terminated argument list, capturing its output. */
+static __attribute__((unused)) int run_tool(const char *arg0, ...)
+{
+	char *argv[16];
+	int argc = 0;
+	va_list ap;
+
+	va_start(ap, arg0);
+	for (argv[argc] = (char *)arg0; argv[argc] && argc < 15;)
+		argv[++argc] = va_arg(ap, char *);
+	va_end(ap);
+	argv[argc] = NULL;
+	return run_captured(run_main, argv);
 }
 
 /* A scratch directory for the test's files, and paths in it. */
