@@ -2503,17 +2503,24 @@ static volatile int nap_stop;
 /* The module's most: one switch-out in 1024 (uapi budget_ppm). */
 #define HS_MAX_OFF_WEIGHT	1024
 
-static void *nap_thread(void *arg)
+/* The calling thread on CPU 0, named PREFIX and its number. */
+static void cpu0_thread(const char *prefix, void *arg)
 {
-	struct timespec ts = { 0, 1000000 };
 	char comm[16];
 	cpu_set_t cpu0;
 
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	sched_setaffinity(0, sizeof(cpu0), &cpu0);
-	snprintf(comm, sizeof(comm), "hs_off_nap%ld", (long)arg);
+	snprintf(comm, sizeof(comm), "%s%ld", prefix, (long)arg);
 	prctl(PR_SET_NAME, comm);
+}
+
+static void *nap_thread(void *arg)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	cpu0_thread("hs_off_nap", arg);
 	while (!nap_stop)
 		nanosleep(&ts, NULL);
 	prctl(PR_SET_NAME, "hs_off_done");
@@ -2676,15 +2683,9 @@ static volatile int burst_stop;
 static void *burst_thread(void *arg)
 {
 	struct timespec ts = { 0, WALL_BURST_NS };
-	char comm[16];
-	cpu_set_t cpu0;
 	__u64 t0;
 
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	sched_setaffinity(0, sizeof(cpu0), &cpu0);
-	snprintf(comm, sizeof(comm), "hs_wall_burst%ld", (long)arg);
-	prctl(PR_SET_NAME, comm);
+	cpu0_thread("hs_wall_burst", arg);
 	while (!burst_stop) {
 		t0 = mono_ns(CLOCK_MONOTONIC);
 		while (mono_ns(CLOCK_MONOTONIC) - t0 < WALL_BURST_NS)
