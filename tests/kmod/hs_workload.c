@@ -128,7 +128,7 @@ static int hs_hard(unsigned int ms)
 {
 	init_completion(&hs_hard_done);
 	hs_hard_until = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
-	hrtimer_start(&hs_hard_timer, ms_to_ktime(2), HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&hs_hard_timer, ms_to_ktime(2), HRTIMER_MODE_REL_PINNED_HARD);
 	if (wait_for_completion_killable(&hs_hard_done)) {
 		hrtimer_cancel(&hs_hard_timer);
 		return -EINTR;

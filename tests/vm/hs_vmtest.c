@@ -1686,12 +1686,14 @@ static void *hardirq_nmis(void *arg)
 
 /*
  * A sampler in NMI (the PMU's on arm64, hs_nmi's on x86) sees hardirq
- * code as [hardirq]: hs_workload spins in a hard hrtimer callback.
+ * code as [hardirq]: hs_workload spins in a hard hrtimer callback, in up
+ * to 5 sessions until one has a sample there (trixie-rt's had none once,
+ * its host busy building kernels; 2 to 289 stacks otherwise).
  */
 static void test_hardirq(void)
 {
 	struct hotstack_config c;
-	unsigned int under = 0, elsewhere = 0;
+	unsigned int under = 0, elsewhere = 0, round, ok[3] = { 0, 0, 0 };
 	char *text, *line, *save;
 	cpu_set_t cpu0;
 	pthread_t t;
@@ -1704,35 +1706,42 @@ static void test_hardirq(void)
 		c.sample = 1000000000000ULL;	/* quiet: hs_nmi samples */
 	}
 	expect_cfg(fd, &c, 0, "hardirq: context key, an NMI sampler");
-	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "hardirq: START");
-	hardirq_stop = 0;
-	if (!hw_event())
-		pthread_create(&t, NULL, hardirq_nmis, NULL);
-	/* The timer runs where it is started: on CPU 0. */
+	/* The timer runs where it is started (pinned): on CPU 0. */
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	sched_setaffinity(0, sizeof(cpu0), &cpu0);
-	w = open("/proc/hs_workload", O_WRONLY);
-	tap(w >= 0 && write(w, "hard 1000", 9) == 9,
-	    "hardirq: hs_workload spends half of a second in a hard hrtimer callback");
-	if (w >= 0)
-		close(w);
-	hardirq_stop = 1;
-	if (!hw_event())
-		pthread_join(t, NULL);
-	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "hardirq: STOP");
-	text = read_all(fd);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strstr(line, ";hs_hard_spin [hs_workload]"))
-			continue;
-		if (!strncmp(line, "[hardirq];", 10))
-			under++;
-		else
-			elsewhere++;
+	for (round = 0; round < 5 && !under && !elsewhere; round++) {
+		ok[0] += !round || xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0;
+		ok[0] += xioctl(fd, HOTSTACK_IOC_START, NULL) == 0;
+		hardirq_stop = 0;
+		if (!hw_event())
+			pthread_create(&t, NULL, hardirq_nmis, NULL);
+		w = open("/proc/hs_workload", O_WRONLY);
+		ok[1] += w >= 0 && write(w, "hard 1000", 9) == 9;
+		if (w >= 0)
+			close(w);
+		hardirq_stop = 1;
+		if (!hw_event())
+			pthread_join(t, NULL);
+		ok[2] += xioctl(fd, HOTSTACK_IOC_STOP, NULL) == 0;
+		text = read_all(fd);
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (!strstr(line, ";hs_hard_spin [hs_workload]"))
+				continue;
+			if (!strncmp(line, "[hardirq];", 10))
+				under++;
+			else
+				elsewhere++;
+		}
+		free(text);
 	}
+	tap(ok[0] == 2 * round, "hardirq: CONFIGURE and START, %u sessions", round);
+	tap(ok[1] == round,
+	    "hardirq: hs_workload spends half of a second in a hard hrtimer callback in each");
+	tap(ok[2] == round, "hardirq: STOP each");
 	tap(under && !elsewhere, "hardirq: hs_hard_spin's stacks are all under [hardirq] "
-	    "(%u lines, %u elsewhere)", under, elsewhere);
-	free(text);
+	    "(%u lines, %u elsewhere, %u sessions)", under, elsewhere, round);
 	close(fd);
 }
 
@@ -2497,9 +2506,13 @@ static void test_offcpu_procs(int fd)
 	munmap(wait_ns, 4096);
 }
 
-/* The budget's nappers: threads on CPU 0, each sleeping 1 ms at a time. */
+/*
+ * The budget's nappers: threads on CPU 0, each sleeping 1 ms at a time,
+ * and the sum of the squares of the waits each measured, in us^2.
+ */
 #define OFF_NAPPERS	8
 static volatile int nap_stop;
+static __u64 nap_sq[OFF_NAPPERS];
 
 /* The module's most: one switch-out in 1024 (uapi budget_ppm). */
 #define HS_MAX_OFF_WEIGHT	1024
@@ -2520,10 +2533,15 @@ static void cpu0_thread(const char *prefix, void *arg)
 static void *nap_thread(void *arg)
 {
 	struct timespec ts = { 0, 1000000 };
+	__u64 t;
 
 	cpu0_thread("hs_off_nap", arg);
-	while (!nap_stop)
+	while (!nap_stop) {
+		t = mono_ns(CLOCK_MONOTONIC);
 		nanosleep(&ts, NULL);
+		t = (mono_ns(CLOCK_MONOTONIC) - t) / 1000;
+		__atomic_fetch_add(&nap_sq[(long)arg], t * t, __ATOMIC_RELAXED);
+	}
 	prctl(PR_SET_NAME, "hs_off_done");
 	return NULL;
 }
@@ -2538,18 +2556,25 @@ static void *nap_thread(void *arg)
  * in one make check and reach the most (a switch left out still costs a
  * check: a budget below that is passed) on generic in another; a W of 36
  * left each napper 14 timed waits a second, 3 of 8 past 50%. Their
- * off-CPU time is the exact session's within 10%, and each napper's
- * half to twice its exact one: each has its share of the timed waits
- * (within 50% failed on rt once: 3010 ms for 2004, W moving as the
- * worker weighs the probe again beside the exact session). (A fixed one in W
- * instead of the random gaps left these nappers' checks green: their
- * turns on CPU 0 are in no fixed order.)
+ * off-CPU time is the exact session's within 2% and 4 standard
+ * deviations of the estimate: a wait x counts 0 or W x, a variance of
+ * (W - 1) x^2, from the waits the nappers measured (within 10% failed on
+ * trixie-debug under a make check's kernel builds, 10.7% under: a
+ * stalled vCPU makes a few waits long, and those weigh in squared). And
+ * each napper's half to twice its exact one: each has its share of the
+ * timed waits (within 50% failed on rt once: 3010 ms for 2004, W moving
+ * as the worker weighs the probe again beside the exact session). (A
+ * fixed one in W instead of the random gaps left these nappers' checks
+ * green: their turns on CPU 0 are in no fixed order.)
  */
 /*
  * A budget that holds the work going on at a W of a few (4 to 10: a
  * napper's 500 waits a second give it 50 timed or more), looked for from
- * 1% of each CPU, half or twice as much each try (W about twice or half),
- * each on a session @c of its own on @fd2 for 300 ms after its first
+ * 1% of each CPU, half or twice as much each try (W about twice or half)
+ * until one was too much and another too little, then halfway between
+ * them (geometric: the W a host's load moves from one try to the next
+ * made the halving and doubling swing past 4 to 10 twelve times on debug
+ * once), each on a session @c of its own on @fd2 for 300 ms after its first
  * window; the exact session (@c without a budget, on @fd) runs meanwhile,
  * as it does beside the budget's afterwards. (Started only afterwards,
  * its probe slowed the nappers' switches enough for the module to find a
@@ -2561,7 +2586,7 @@ static __u32 budget_find(int fd, int fd2, struct hotstack_config *c, unsigned in
 			 unsigned int *tries)
 {
 	struct hotstack_stats st;
-	__u32 b = 10000;
+	__u32 b = 10000, low = 0, high = 0;	/* W past 10 at low, under 4 at high */
 
 	c->budget_ppm = 0;
 	xioctl(fd, HOTSTACK_IOC_CONFIGURE, c);
@@ -2577,7 +2602,14 @@ static __u32 budget_find(int fd, int fd2, struct hotstack_config *c, unsigned in
 		*w = st.max_weight;
 		if (*w >= 4 && *w <= 10)
 			break;
-		b = *w < 4 ? (b / 2 ?: 1) : (b * 2 < 1000000 ? b * 2 : 1000000);
+		if (*w < 4)
+			high = b;
+		else
+			low = b;
+		if (low && high)
+			b = sqrt((double)low * high);
+		else
+			b = *w < 4 ? (b / 2 ?: 1) : (b * 2 < 1000000 ? b * 2 : 1000000);
 	}
 	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
 	c->budget_ppm = 0;
@@ -2618,7 +2650,7 @@ static void test_offcpu_budget(int fd)
 	struct hotstack_stats st;
 	struct map m[2];
 	pthread_t th[OFF_NAPPERS];
-	__u64 by[8], sum[OFF_NAPPERS][2], all[2] = { 0, 0 };
+	__u64 by[8], sum[OFF_NAPPERS][2], all[2] = { 0, 0 }, sq = 0, dev, d;
 	unsigned int i, k, tries, w = 0;
 	int fd2 = open_dev();
 	__u32 b;
@@ -2630,10 +2662,14 @@ static void test_offcpu_budget(int fd)
 	b = budget_find(fd, fd2, &c, &w, &tries);
 	tap(tries < 12, "off-cpu budget: %u ppm holds the nappers' switches at one in %u timed "
 	    "(%u tries)", b, w, tries + 1);
+	for (i = 0; i < OFF_NAPPERS; i++)	/* the waits from here on */
+		sq -= __atomic_load_n(&nap_sq[i], __ATOMIC_RELAXED);
 	w = budget_beside(fd, fd2, &c, b, "off-cpu budget", &st);
 	nap_stop = 1;
-	for (i = 0; i < OFF_NAPPERS; i++)
+	for (i = 0; i < OFF_NAPPERS; i++) {
 		pthread_join(th[i], NULL);
+		sq += nap_sq[i];
+	}
 	xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
 	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
 	tap(st.budget_ppm && st.floor_ns == 0 && w > 1 && w < HS_MAX_OFF_WEIGHT &&
@@ -2659,9 +2695,11 @@ static void test_offcpu_budget(int fd)
 			all[k] += sum[i][k];
 		}
 	}
-	tap(all[0] > 0 && all[1] * 10 >= all[0] * 9 && all[1] * 10 <= all[0] * 11,
-	    "off-cpu budget: %u nappers: %.3f ms off the CPU weighed, %.3f ms exactly (10%%)",
-	    OFF_NAPPERS, all[1] / 1e6, all[0] / 1e6);
+	dev = 4000 * (__u64)sqrt((double)(w > 1 ? w - 1 : 0) * sq);
+	d = all[1] > all[0] ? all[1] - all[0] : all[0] - all[1];
+	tap(all[0] > 0 && d <= all[0] / 50 + dev,
+	    "off-cpu budget: %u nappers: %.3f ms off the CPU weighed, %.3f ms exactly (2%% and "
+	    "4 sd: %.3f ms, W %u)", OFF_NAPPERS, all[1] / 1e6, all[0] / 1e6, dev / 1e6, w);
 	for (i = 0, k = 0; i < OFF_NAPPERS; i++)
 		k += sum[i][1] * 2 >= sum[i][0] && sum[i][1] <= sum[i][0] * 2;
 	tap(k == OFF_NAPPERS, "off-cpu budget: each napper's weighed time half to twice its "
