@@ -2517,6 +2517,16 @@ static __u64 nap_sq[OFF_NAPPERS];
 /* The module's most: one switch-out in 1024 (uapi budget_ppm). */
 #define HS_MAX_OFF_WEIGHT	1024
 
+/*
+ * 4 standard deviations, in ns, of a budget's estimate of waits or stalls
+ * whose squares sum to @sq us^2: one in @w timed, counting @w times
+ * itself (0 or W x: a variance of (W - 1) x^2 each).
+ */
+static __u64 budget_4sd_ns(unsigned int w, __u64 sq)
+{
+	return 4000 * (__u64)sqrt((double)(w > 1 ? w - 1 : 0) * sq);
+}
+
 /* The calling thread on CPU 0, named PREFIX and its number. */
 static void cpu0_thread(const char *prefix, void *arg)
 {
@@ -2695,7 +2705,7 @@ static void test_offcpu_budget(int fd)
 			all[k] += sum[i][k];
 		}
 	}
-	dev = 4000 * (__u64)sqrt((double)(w > 1 ? w - 1 : 0) * sq);
+	dev = budget_4sd_ns(w, sq);
 	d = all[1] > all[0] ? all[1] - all[0] : all[0] - all[1];
 	tap(all[0] > 0 && d <= all[0] / 50 + dev,
 	    "off-cpu budget: %u nappers: %.3f ms off the CPU weighed, %.3f ms exactly (2%% and "
@@ -2837,8 +2847,7 @@ static void test_wall_budget(int fd)
 			on[k] += b_on;
 		}
 	}
-	/* The stalls' 4 standard deviations, in ns. */
-	dev = 4000 * (__u64)sqrt((double)(w > 1 ? w - 1 : 0) * sq);
+	dev = budget_4sd_ns(w, sq);
 	a = on[0] > stall ? on[0] - stall : 0;
 	lo = a * 17 / 20 + (stall > dev ? stall - dev : 0);
 	hi = a * 23 / 20 + (stall + dev < w * stall ? stall + dev : w * stall);
