@@ -96,8 +96,7 @@ static int hotstack_release(struct inode *inode, struct file *file)
  * Read a size-first ioctl struct of @ksize bytes whose first published
  * version had @ver0 bytes. Returns the caller's size or -errno.
  */
-static int hotstack_copy_in(void *dst, size_t ksize, size_t ver0,
-			    const void __user *uarg)
+int hotstack_copy_in(void *dst, size_t ksize, size_t ver0, const void __user *uarg)
 {
 	u32 usize;
 	int ret;
@@ -112,8 +111,7 @@ static int hotstack_copy_in(void *dst, size_t ksize, size_t ver0,
 	return ret ? ret : usize;
 }
 
-static int hotstack_copy_out(void __user *uarg, const void *src, size_t ksize,
-			     size_t usize)
+int hotstack_copy_out(void __user *uarg, const void *src, size_t ksize, size_t usize)
 {
 	return copy_to_user(uarg, src, min(ksize, usize)) ? -EFAULT : 0;
 }
@@ -137,7 +135,9 @@ static long hotstack_get_info(void __user *uarg)
 	info.memory_used = atomic64_read(&hotstack_memory);
 	info.max_freq = perfmon_capable() ? HOTSTACK_MAX_FREQ : hotstack_group_max_freq;
 	info.pad = 0;
-	info.features = 0;
+	info.features = HOTSTACK_FEAT_USER_TABLES;
+	info.max_unwind = (u64)hotstack_max_unwind_mb << 20;
+	info.unwind_used = atomic64_read(&hotstack_unwind_memory);
 	hotstack_user_info(&info);
 	return hotstack_copy_out(uarg, &info, sizeof(info), usize);
 }
@@ -297,6 +297,12 @@ static long hotstack_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return hotstack_ioc_configure(s, uarg);
 	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_GET_STATS):
 		return hotstack_ioc_get_stats(s, uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_ADD_TABLE):
+		return hotstack_ioc_add_table(s, uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_SET_MAPS):
+		return hotstack_ioc_set_maps(s, uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_UNWIND_MISSES):
+		return hotstack_ioc_unwind_misses(s, uarg);
 	}
 
 	/* The commands without an argument want it 0, so it can gain one. */

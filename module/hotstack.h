@@ -25,6 +25,7 @@
 #endif
 
 #include "stacktab.h"
+#include "uwtab.h"
 
 /* Module parameters, fixed once the module is loaded (main.c). */
 extern unsigned int hotstack_max_sessions;
@@ -34,6 +35,7 @@ extern unsigned int hotstack_group_max_freq;
 extern unsigned int hotstack_group_max_sessions;
 extern unsigned int hotstack_group_max_memory_mb;
 extern unsigned int hotstack_sample_floor_ns;
+extern unsigned int hotstack_max_unwind_mb;
 extern bool hotstack_test_hooks;
 
 /* Sessions open now, bounded by hotstack_max_sessions (dev.c). */
@@ -58,6 +60,8 @@ extern const u8 hotstack_fill_pct[HS_FILL_STEPS];
 
 /* Bytes of tables all sessions hold, bounded by max_memory_mb (session.c). */
 extern atomic64_t hotstack_memory;
+/* ... and of unwind tables and mappings, bounded by max_unwind_mb (unwind.c). */
+extern atomic64_t hotstack_unwind_memory;
 
 /* The quotas of delegated users (quota.c). */
 struct hs_user;
@@ -78,6 +82,81 @@ void hs_cgroups_put(struct hs_cgroups *g);
 
 /* The multi-instance CPU hotplug state sessions attach to while running. */
 extern enum cpuhp_state hotstack_cpuhp_state;
+
+/* A CPU's counters of user walks by unwind tables (hotstack_stats.uw_*). */
+enum hs_uw_counter {
+	HS_UWC_WALKS,
+	HS_UWC_COMPLETE,
+	HS_UWC_NO_MAPS,
+	HS_UWC_TABLE,
+	HS_UWC_FP,
+	HS_UWC_STOP,		/* + enum hotstack_uw_stop */
+	HS_UWC_NR = HS_UWC_STOP + HOTSTACK_UWS_MAX,
+};
+
+/*
+ * struct hs_uproc - a process's mappings (HOTSTACK_IOC_SET_MAPS), as the
+ * sampler finds them by the current task's mm (unwind.c)
+ * @mm:		the address space they are of (mmgrab(): its struct is
+ *		never another's while this holds it)
+ * @pid:	its process, referenced
+ * @nr:		mappings in @maps, sorted
+ * @missed:	a sample missed them since they were set: reported once
+ * @bytes:	what it takes
+ * @dead:	on hs_unwind.dead once replaced or dropped, until @gp
+ * @gp:		the grace period its readers are gone after
+ */
+struct hs_uproc {
+	struct mm_struct *mm;
+	struct pid *pid;
+	u32 nr;
+	u32 missed;
+	u64 bytes;
+	struct list_head dead;
+	unsigned long gp;
+	struct hs_umap maps[];
+};
+
+/* A lookup of an address space goes this many slots from its hash at most. */
+#define HS_UPROC_PROBES	32
+/* A slot whose process was dropped: lookups go past it. */
+#define HS_UPROC_GONE	((struct hs_uproc *)1UL)
+
+/* The processes of a session: an open-addressing set of them by mm. */
+struct hs_uprocs {
+	u32 bits;
+	u32 mask;
+	u32 used;		/* slots not free: live and gone */
+	u32 live;
+	u64 bytes;
+	struct hs_uproc *slot[];	/* NULL, HS_UPROC_GONE or a process */
+};
+
+/* Processes the sampler can report at once as wanting mappings. */
+#define HS_UW_MISSES	64
+
+/*
+ * struct hs_unwind - a session's unwind tables and processes (unwind.c);
+ * the sampler reads @procs (RCU) and writes @misses, the rest is under
+ * the session's lock
+ * @procs:	the processes with mappings, or NULL
+ * @tabs:	the tables, by id - 1: [@nr_tabs] of @cap_tabs
+ * @bytes:	what the tables, the processes and the set take
+ * @dead:	processes replaced or dropped, oldest first
+ * @misses:	processes that wanted mappings (tgids; 0: free)
+ * @misses_total, @misses_lost: reported, and not kept for lack of room
+ */
+struct hs_unwind {
+	struct hs_uprocs __rcu *procs;
+	struct hs_utab **tabs;
+	u32 nr_tabs;
+	u32 cap_tabs;
+	u64 bytes;
+	struct list_head dead;
+	u32 misses[HS_UW_MISSES];
+	atomic64_t misses_total;
+	atomic64_t misses_lost;
+};
 
 /*
  * struct hs_slot - one CPU of a session's tables
@@ -101,6 +180,8 @@ extern enum cpuhp_state hotstack_cpuhp_state;
  * @off_rnd:	the xorshift state those gaps are drawn from
  * @wall_ns:	wall-clock time: when the last sample or switch here was
  *		(ktime_get_mono_fast_ns()): the next sample counts from it
+ * @uw:		user walks by unwind tables, by enum hs_uw_counter (this
+ *		CPU's sampler and off-CPU probe write them, one at a time)
  * @unwind:	the x86 kernel walk's unwinder state: here, not on the stack,
  *		where the kernel's CONFIG_INIT_STACK_ALL_ZERO would clear it
  *		on every sample before __unwind_start() clears it again
@@ -122,6 +203,7 @@ struct hs_slot {
 	u64 b_taken, b_timed, b_ns, b_cost;
 	u32 off_gap, off_rnd;
 	u64 wall_ns;
+	u64 uw[HS_UWC_NR];
 #ifdef CONFIG_X86_64
 	struct unwind_state unwind;
 #endif
@@ -280,6 +362,7 @@ struct hotstack_session {
 	bool wall;			/* ... and a clock's events: wall-clock time */
 	bool off_probe;			/* the probe is attached */
 	atomic64_t untimed;		/* off-CPU waits not timed, since START */
+	struct hs_unwind *uw;		/* unwind tables and processes (unwind.c) */
 
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */
 	struct delayed_work budget_work;
@@ -390,6 +473,24 @@ static __always_inline bool hs_walk_push(struct hs_walk *w, u64 addr, const bool
 }
 
 /*
+ * The user registers of the current task for a user walk from the
+ * interrupted @regs (its own in user mode, else those its entry to the
+ * kernel saved), or NULL: it has none to walk. io_uring's workers
+ * (PF_IO_WORKER) have their process's mm but no user context: their user
+ * registers are a new thread's, sp and ip 0 (6.1's clear the flag on
+ * their way out, before PF_EXITING).
+ */
+static __always_inline struct pt_regs *hs_user_regs(struct pt_regs *regs)
+{
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
+		return NULL;
+	if (user_mode(regs))
+		return regs;
+	regs = task_pt_regs(current);
+	return regs->sp ? regs : NULL;
+}
+
+/*
  * Frames a walk follows at most, collapsed ones included: two for each
  * frame it may keep, so that the work of one sample is bounded by the
  * session's max_depth (a stack of repeated frames, which collapse would
@@ -400,6 +501,19 @@ static __always_inline unsigned int hs_walk_steps(const struct hs_walk *w)
 {
 	return 2 * (w->end - w->frames);
 }
+
+/* unwind.c: user unwind tables (HOTSTACK_CFG_USER_TABLES) */
+int hotstack_unwind_init(struct hotstack_session *s);
+void hotstack_unwind_free(struct hotstack_session *s);
+long hotstack_ioc_add_table(struct hotstack_session *s, void __user *uarg);
+long hotstack_ioc_set_maps(struct hotstack_session *s, void __user *uarg);
+long hotstack_ioc_unwind_misses(struct hotstack_session *s, void __user *uarg);
+void hotstack_unwind_miss(struct hs_unwind *u, u32 tgid);
+void hotstack_unwind_stats(struct hotstack_session *s, struct hotstack_stats *st);
+
+/* dev.c: size-first ioctl structs in and out (uapi/linux/hotstack.h). */
+int hotstack_copy_in(void *dst, size_t ksize, size_t ver0, const void __user *uarg);
+int hotstack_copy_out(void __user *uarg, const void *src, size_t ksize, size_t usize);
 
 /* folded.c: read() text */
 ssize_t hotstack_read(void **reader, struct hotstack_session *s,

@@ -26,6 +26,12 @@ unsigned int hotstack_max_memory_mb = 256;
 module_param_named(max_memory_mb, hotstack_max_memory_mb, uint, 0444);
 MODULE_PARM_DESC(max_memory_mb, "MiB all sessions may allocate, 1-1048576 (default 256)");
 
+/* Memory all sessions' user unwind tables and mappings may take, in MiB. */
+unsigned int hotstack_max_unwind_mb = 256;
+module_param_named(max_unwind_mb, hotstack_max_unwind_mb, uint, 0444);
+MODULE_PARM_DESC(max_unwind_mb,
+		 "MiB all sessions' unwind tables may take, 1-1048576 (default 256)");
+
 /* A group whose members may open /dev/hotstack besides CAP_PERFMON holders. */
 kgid_t hotstack_group = INVALID_GID;
 
@@ -230,6 +236,7 @@ static int __init hotstack_init(void)
 	ret = hs_param_range("max_sessions", hotstack_max_sessions, 1, 1024) ?:
 	      hs_param_range("autostart_budget", autostart_budget, 0, 1000000) ?:
 	      hs_param_range("max_memory_mb", hotstack_max_memory_mb, 1, 1U << 20) ?:
+	      hs_param_range("max_unwind_mb", hotstack_max_unwind_mb, 1, 1U << 20) ?:
 	      hs_param_range("group_max_freq", hotstack_group_max_freq, 1, HOTSTACK_MAX_FREQ) ?:
 	      hs_param_range("group_max_sessions", hotstack_group_max_sessions, 1, 1024) ?:
 	      hs_param_range("group_max_memory_mb", hotstack_group_max_memory_mb, 1, 1U << 20) ?:

@@ -2,7 +2,8 @@
 /*
  * hotstack: the sample path. Everything the overflow handler runs is here,
  * except the table's rare parts (stacktab.c); the stack walks are inline
- * (unwind_<arch>.h), so that one function does a whole sample.
+ * (unwind_<arch>.h, and uwalk.h by unwind tables), so that one function
+ * does a whole sample.
  *
  * It runs in NMI context (hardware events, test NMIs) or hardirq context
  * (hrtimer-based software events): no locks, no allocation, no printk, no
@@ -32,6 +33,7 @@
 #else
 #error "hotstack: x86_64 and arm64 only"
 #endif
+#include "uwalk.h"
 
 /*
  * Counters that a nested sample may update while the interrupted one is
@@ -247,6 +249,10 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 	if (path == HS_PATH_ANY && (s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated) {
 		if (!hs_user_visible(s))
 			flags |= HOTSTACK_ENTRY_USER_HIDDEN;
+		else if ((s->cfg.flags & HOTSTACK_CFG_USER_TABLES) && w.collapse)
+			hs_walk_user_tables(s, slot, &w, regs, true);
+		else if (s->cfg.flags & HOTSTACK_CFG_USER_TABLES)
+			hs_walk_user_tables(s, slot, &w, regs, false);
 		else if (w.collapse)
 			hs_walk_user(&w, regs, true);
 		else

@@ -47,7 +47,8 @@ struct hotstack_session *hotstack_session_new(struct pid *owner)
 	if (!s)
 		return NULL;
 	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL_ACCOUNT) ||
-	    !zalloc_cpumask_var(&s->missed, GFP_KERNEL_ACCOUNT)) {
+	    !zalloc_cpumask_var(&s->missed, GFP_KERNEL_ACCOUNT) || hotstack_unwind_init(s)) {
+		free_cpumask_var(s->missed);
 		free_cpumask_var(s->cpus);
 		kfree(s);
 		return NULL;
@@ -101,6 +102,7 @@ void hotstack_session_free(struct hotstack_session *s)
 	mutex_lock(&s->lock);
 	if (s->state == HOTSTACK_STATE_RUNNING)
 		hotstack_stop(s);
+	hotstack_unwind_free(s);
 	hs_free_tables(&s->tabs);
 	hotstack_user_rate(s->user, s->user_rate, 0);
 	mutex_unlock(&s->lock);
@@ -304,6 +306,11 @@ common:
 	if (!c->max_depth || c->max_depth > HOTSTACK_MAX_DEPTH)
 		return -EINVAL;
 	if (c->keys & ~HOTSTACK_KEY_ALL)
+		return -EINVAL;
+	/* Unwind tables walk user stacks; their cap goes with them. */
+	if (c->pad || c->unwind_mb > (1U << 20) ||
+	    ((c->flags & HOTSTACK_CFG_USER_TABLES) ? !(c->stacks & HOTSTACK_STACK_USER) :
+						      c->unwind_mb))
 		return -EINVAL;
 	if (!is_power_of_2(c->table_entries) || c->table_entries < HOTSTACK_MIN_ENTRIES ||
 	    c->table_entries > HOTSTACK_MAX_ENTRIES)
@@ -1372,6 +1379,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->max_weight = 0;
 	st->pad3 = 0;
 	st->untimed = 0;
+	hotstack_unwind_stats(s, st);
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
 	st->budget_ppm = s->cfg.budget_ppm;

@@ -181,18 +181,9 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	unsigned long fp, prev = 0;
 	unsigned int steps = 0;
 
-	/*
-	 * io_uring's workers (PF_IO_WORKER) have their process's mm but no
-	 * user context: their user registers are a new thread's, sp and pc
-	 * 0 (6.1's clear the flag on their way out, before PF_EXITING).
-	 */
-	if (!current->mm || (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
+	regs = hs_user_regs(regs);
+	if (!regs)
 		return;
-	if (!user_mode(regs)) {
-		regs = task_pt_regs(current);
-		if (!regs->sp)
-			return;
-	}
 	if (!hs_walk_push(w, regs->pc, collapse) || compat_user_mode(regs))
 		return;
 
@@ -212,6 +203,28 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 			break;
 		prev = fp;
 	}
+}
+
+/* Where a user walk by unwind tables starts (uwalk.h). */
+static __always_inline void hs_uw_start(struct pt_regs *regs, unsigned long *pc,
+					unsigned long *sp, unsigned long *fp, unsigned long *lr)
+{
+	*pc = regs->pc;
+	*sp = regs->sp;
+	*fp = regs->regs[29];
+	*lr = regs->regs[30];
+}
+
+#define hs_uw_64bit(regs)	(!compat_user_mode(regs))
+#define hs_uw_ret(addr)		hs_strip_pac(addr, true)
+
+/*
+ * One word of the user stack at @addr into *@val; false when it cannot be
+ * read. copy_from_user_nofault() checks the range and never sleeps.
+ */
+static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val, bool first)
+{
+	return !copy_from_user_nofault(val, (const void __user *)addr, sizeof(*val));
 }
 
 #endif

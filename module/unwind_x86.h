@@ -160,18 +160,9 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	unsigned long prev = 0;
 	unsigned int steps = 0;
 
-	/*
-	 * io_uring's workers (PF_IO_WORKER) have their process's mm but no
-	 * user context: their user registers are a new thread's, sp and ip
-	 * 0 (6.1's clear the flag on their way out, before PF_EXITING).
-	 */
-	if (!current->mm || (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
+	regs = hs_user_regs(regs);
+	if (!regs)
 		return;
-	if (!user_mode(regs)) {
-		regs = task_pt_regs(current);
-		if (!regs->sp)
-			return;
-	}
 	if (!hs_walk_push(w, regs->ip, collapse) || !user_64bit_mode(regs))
 		return;
 
@@ -222,6 +213,42 @@ fault_open:
 fault:
 	w->fault = true;
 	pagefault_enable();
+}
+
+/* Where a user walk by unwind tables starts (uwalk.h): no link register. */
+static __always_inline void hs_uw_start(struct pt_regs *regs, unsigned long *pc,
+					unsigned long *sp, unsigned long *fp, unsigned long *lr)
+{
+	*pc = regs->ip;
+	*sp = regs->sp;
+	*fp = regs->bp;
+	*lr = 0;
+}
+
+#define hs_uw_64bit(regs)	user_64bit_mode(regs)
+#define hs_uw_ret(addr)		(addr)
+
+/*
+ * One word of the user stack at @addr into *@val; false when it cannot be
+ * read. Page faults are disabled (uwalk.h). The walk's @first read, in an
+ * NMI, goes through copy_from_user_nofault(), which checks
+ * nmi_uaccess_okay() (see hs_walk_user()); the others are a range check
+ * and a load in a user access window of their own.
+ */
+static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val, bool first)
+{
+	const unsigned long __user *p = (const unsigned long __user *)addr;
+
+	if (first && in_nmi())
+		return !copy_from_user_nofault(val, p, sizeof(*val));
+	if (!user_access_begin(p, sizeof(*val)))
+		return false;
+	unsafe_get_user(*val, p, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
 }
 
 #endif

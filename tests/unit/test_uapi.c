@@ -13,7 +13,7 @@
 static void info_layout(void **state)
 {
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_info), HOTSTACK_INFO_SIZE_VER1);
+	assert_int_equal(sizeof(struct hotstack_info), HOTSTACK_INFO_SIZE_VER2);
 	assert_int_equal(offsetof(struct hotstack_info, size), 0);
 	assert_int_equal(offsetof(struct hotstack_info, flags), 4);
 	assert_int_equal(offsetof(struct hotstack_info, abi_version), 8);
@@ -32,7 +32,9 @@ static void info_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_info, user_max_memory), 80);
 	assert_int_equal(offsetof(struct hotstack_info, user_memory_used), 88);
 	assert_int_equal(offsetof(struct hotstack_info, user_freq_used), 96);
-	assert_int_equal(FIELD_END(struct hotstack_info, pad2), sizeof(struct hotstack_info));
+	assert_int_equal(FIELD_END(struct hotstack_info, pad2), HOTSTACK_INFO_SIZE_VER1);
+	assert_int_equal(offsetof(struct hotstack_info, max_unwind), 104);
+	assert_int_equal(FIELD_END(struct hotstack_info, unwind_used), sizeof(struct hotstack_info));
 	/* Same layout for 32-bit callers: 64-bit fields are naturally aligned. */
 	assert_int_equal(offsetof(struct hotstack_info, max_memory) % 8, 0);
 }
@@ -43,7 +45,11 @@ static void stats_layout(void **state)
 	size_t total = offsetof(struct hotstack_stats, total);
 
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER2);
+	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER3);
+	assert_int_equal(offsetof(struct hotstack_stats, uw_walks), HOTSTACK_STATS_SIZE_VER2);
+	assert_int_equal(offsetof(struct hotstack_stats, uw_stops), HOTSTACK_STATS_SIZE_VER2 + 40);
+	assert_int_equal(offsetof(struct hotstack_stats, uw_tables),
+			 HOTSTACK_STATS_SIZE_VER2 + 40 + 8 * HOTSTACK_UWS_MAX);
 	assert_int_equal(offsetof(struct hotstack_stats, untimed), HOTSTACK_STATS_SIZE_VER1);
 	assert_int_equal(offsetof(struct hotstack_stats, interrupts), HOTSTACK_STATS_SIZE_VER0);
 	assert_int_equal(total, 48);
@@ -59,17 +65,44 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, rate_changes), 416);
 	assert_int_equal(offsetof(struct hotstack_stats, window_ppm), 440);
 	assert_int_equal(offsetof(struct hotstack_stats, max_weight), 448);
-	assert_int_equal(FIELD_END(struct hotstack_stats, untimed), sizeof(struct hotstack_stats));
+	assert_int_equal(FIELD_END(struct hotstack_stats, untimed), HOTSTACK_STATS_SIZE_VER2);
+	assert_int_equal(FIELD_END(struct hotstack_stats, uw_misses_lost),
+			 sizeof(struct hotstack_stats));
 	assert_int_equal(offsetof(struct hotstack_config, budget_ppm), 72);
 	assert_int_equal(offsetof(struct hotstack_config, nr_cgroups), 76);
 	assert_int_equal(offsetof(struct hotstack_config, cgroups_ptr), 80);
 	assert_int_equal(offsetof(struct hotstack_config, off_cpu_tasks), 88);
 	assert_int_equal(offsetof(struct hotstack_config, min_block_us), 92);
 	assert_int_equal(offsetof(struct hotstack_config, reserved), 96);
-	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER0);
+	assert_int_equal(FIELD_END(struct hotstack_config, reserved), HOTSTACK_CONFIG_SIZE_VER0);
+	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER1);
 	assert_int_equal(sizeof(struct hotstack_mmap_header), 152);
 	assert_int_equal(sizeof(struct hotstack_entry), 56);
 	assert_int_equal(offsetof(struct hotstack_entry, cgroup), 48);
+}
+
+/* The unwind tables' structs: sizes as published, 64-bit fields aligned. */
+static void unwind_layout(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct hotstack_unwind_rule), 12);
+	assert_int_equal(offsetof(struct hotstack_unwind_rule, cfa_off), 8);
+	assert_int_equal(sizeof(struct hotstack_unwind_row), 8);
+	assert_int_equal(sizeof(struct hotstack_unwind_map), 32);
+	assert_int_equal(offsetof(struct hotstack_unwind_map, table), 24);
+	assert_int_equal(sizeof(struct hotstack_unwind_table), HOTSTACK_UNWIND_TABLE_SIZE_VER0);
+	assert_int_equal(offsetof(struct hotstack_unwind_table, rows_ptr), 8);
+	assert_int_equal(offsetof(struct hotstack_unwind_table, nr_rows), 24);
+	assert_int_equal(offsetof(struct hotstack_unwind_table, id), 32);
+	assert_int_equal(offsetof(struct hotstack_unwind_table, bytes), 40);
+	assert_int_equal(sizeof(struct hotstack_unwind_maps), HOTSTACK_UNWIND_MAPS_SIZE_VER0);
+	assert_int_equal(offsetof(struct hotstack_unwind_maps, maps_ptr), 16);
+	assert_int_equal(sizeof(struct hotstack_unwind_misses), HOTSTACK_UNWIND_MISSES_SIZE_VER0);
+	assert_int_equal(offsetof(struct hotstack_unwind_misses, nr), 16);
+	assert_int_equal(offsetof(struct hotstack_unwind_misses, lost), 24);
+	assert_int_equal(_IOC_NR(HOTSTACK_IOC_ADD_TABLE), 7);
+	assert_int_equal(_IOC_NR(HOTSTACK_IOC_SET_MAPS), 8);
+	assert_int_equal(_IOC_NR(HOTSTACK_IOC_UNWIND_MISSES), 9);
 }
 
 static void ioctl_numbers(void **state)
@@ -86,6 +119,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(info_layout),
 		cmocka_unit_test(stats_layout),
+		cmocka_unit_test(unwind_layout),
 		cmocka_unit_test(ioctl_numbers),
 	};
 

@@ -108,6 +108,9 @@
  * @user_freq_used: out: samples a second per CPU of the caller's user's
  *		configured sessions, summed: at most @max_freq
  * @pad2:	out: 0
+ * @max_unwind:	out: bytes all sessions' unwind tables may take together
+ *		(module parameter max_unwind_mb)
+ * @unwind_used: out: bytes they take now
  *
  * On input only @size, @flags and @reserved are read; the out fields
  * are ignored (a struct can be passed again as it came back). Works in
@@ -134,10 +137,16 @@ struct hotstack_info {
 	__u64 user_memory_used;
 	__u32 user_freq_used;
 	__u32 pad2;
+	__u64 max_unwind;
+	__u64 unwind_used;
 };
 
 #define HOTSTACK_INFO_SIZE_VER0	72	/* sizeof first published */
 #define HOTSTACK_INFO_SIZE_VER1	104	/* + the caller's quota */
+#define HOTSTACK_INFO_SIZE_VER2	120	/* + unwind tables' memory */
+
+/* hotstack_info.features */
+#define HOTSTACK_FEAT_USER_TABLES	_BITUL(0) /* HOTSTACK_CFG_USER_TABLES and its ioctls */
 
 /*
  * Sessions
@@ -165,7 +174,8 @@ enum hotstack_state {
 #define HOTSTACK_CFG_COLLAPSE		_BITUL(3) /* collapse direct recursion */
 #define HOTSTACK_CFG_TASK		_BITUL(4) /* events on @pid's tasks, inherited */
 #define HOTSTACK_CFG_OFF_CPU		_BITUL(5) /* time off the CPU, not samples */
-#define HOTSTACK_CFG_ALL		0x3fU
+#define HOTSTACK_CFG_USER_TABLES	_BITUL(6) /* user stacks by unwind tables */
+#define HOTSTACK_CFG_ALL		0x7fU
 
 /* hotstack_config.stacks */
 #define HOTSTACK_STACK_KERNEL		_BITUL(0)
@@ -269,6 +279,10 @@ enum hotstack_state {
  * @min_block_us: with HOTSTACK_CFG_OFF_CPU, waits shorter than this many
  *		microseconds are counted as HOTSTACK_DROP_SHORT_WAIT. Else 0.
  * @reserved:	must be 0
+ * @unwind_mb:	with HOTSTACK_CFG_USER_TABLES, the MiB of unwind tables and
+ *		mappings this session may load (ENOSPC past it; see "Unwind
+ *		tables"); 0: up to the module's max_unwind_mb. Else 0.
+ * @pad:	must be 0
  *
  * Off-CPU sessions (HOTSTACK_CFG_OFF_CPU): instead of perf events, a
  * probe on the scheduler's sched_switch tracepoint, attached only while
@@ -336,9 +350,12 @@ struct hotstack_config {
 	__u32 off_cpu_tasks;
 	__u32 min_block_us;
 	__u64 reserved;
+	__u32 unwind_mb;
+	__u32 pad;
 };
 
 #define HOTSTACK_CONFIG_SIZE_VER0	104
+#define HOTSTACK_CONFIG_SIZE_VER1	112	/* + unwind_mb */
 
 /*
  * Drop reasons. Every sample is either counted in exactly one table entry
@@ -354,6 +371,20 @@ enum hotstack_drop {
 	HOTSTACK_DROP_COLLISION = 5,	/* as many stacks of its hash compared */
 	HOTSTACK_DROP_SHORT_WAIT = 6,	/* off-CPU: a wait under min_block_us */
 	HOTSTACK_DROP_MAX = 8		/* room in the ABI */
+};
+
+/*
+ * Why a user walk by unwind tables ended before the outermost frame
+ * (hotstack_stats.uw_stops). The frames walked until then are kept.
+ */
+enum hotstack_uw_stop {
+	HOTSTACK_UWS_EXPR = 0,		/* a rule the table could not express (HOTSTACK_UW_EXPR) */
+	HOTSTACK_UWS_SIGNAL = 1,	/* a signal return trampoline (HOTSTACK_UW_SIGNAL) */
+	HOTSTACK_UWS_FAULT = 2,		/* a read of the stack failed */
+	HOTSTACK_UWS_STACK = 3,		/* the caller's frame was not above this one on the stack */
+	HOTSTACK_UWS_LINK = 4,		/* arm64: a caller's return address in the link register */
+	HOTSTACK_UWS_FP = 5,		/* no table, and no frame record at the frame pointer */
+	HOTSTACK_UWS_MAX = 8		/* room in the ABI */
 };
 
 /* Buckets of the handler-time histogram: bucket b counts [2^b, 2^(b+1)) ns. */
@@ -432,6 +463,24 @@ struct hotstack_cpu_stats {
  *		@cost_ns / CPUs): what the budget holds within @budget_ppm
  * @max_weight:	out: with a budget, the largest W of a CPU now (1: the
  *		rate asked for)
+ * @uw_walks:	out: with HOTSTACK_CFG_USER_TABLES, user stacks walked since
+ *		CONFIGURE (this and the fields below count walks, not weights)
+ * @uw_complete: out: ... that reached the outermost frame (a table's
+ *		HOTSTACK_UW_END, or a return address or frame pointer of 0)
+ * @uw_no_maps:	out: ... of a process whose mappings were not loaded: by
+ *		frame pointers alone (the process was reported as a miss)
+ * @uw_table_frames: out: user frames unwound by a table's rule
+ * @uw_fp_frames: out: user frames unwound by frame pointers (no table
+ *		covered the address: no mapping, a mapping without a table, or
+ *		a HOTSTACK_UW_NONE rule)
+ * @uw_stops:	out: walks that ended before the outermost frame, by enum
+ *		hotstack_uw_stop (a stack cut at max_depth is counted in
+ *		total.truncated instead)
+ * @uw_tables:	out: tables the session holds
+ * @uw_procs:	out: processes with mappings
+ * @uw_bytes:	out: kernel memory the tables and mappings take
+ * @uw_misses:	out: processes reported for HOTSTACK_IOC_UNWIND_MISSES
+ * @uw_misses_lost: out: ... not kept: the set was full
  * @untimed:	out: off-CPU sessions: waits of watched tasks not timed,
  *		because off_cpu_tasks threads were off the CPU already (or
  *		the task left a CPU that has no table: came online after
@@ -469,12 +518,24 @@ struct hotstack_stats {
 	__u32 max_weight;
 	__u32 pad3;
 	__u64 untimed;
+	__u64 uw_walks;
+	__u64 uw_complete;
+	__u64 uw_no_maps;
+	__u64 uw_table_frames;
+	__u64 uw_fp_frames;
+	__u64 uw_stops[HOTSTACK_UWS_MAX];
+	__u64 uw_tables;
+	__u64 uw_procs;
+	__u64 uw_bytes;
+	__u64 uw_misses;
+	__u64 uw_misses_lost;
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
 #define HOTSTACK_STATS_SIZE_VER0	400
 #define HOTSTACK_STATS_SIZE_VER1	456
 #define HOTSTACK_STATS_SIZE_VER2	464	/* + untimed */
+#define HOTSTACK_STATS_SIZE_VER3	608	/* + unwind tables' counters */
 
 /* hotstack_entry.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
@@ -626,6 +687,220 @@ struct hotstack_mmap_header {
 #define HOTSTACK_MMAP_VERSION	1
 
 /*
+ * Unwind tables
+ * -------------
+ * Code built without frame pointers (most distributions' packages) is
+ * walked by tables the tool makes from each binary's call-frame
+ * information (.eh_frame, .debug_frame) and loads into the session: the
+ * module reads no DWARF. With HOTSTACK_CFG_USER_TABLES a user walk, at
+ * each frame, looks the address up in the mappings loaded for the
+ * process (HOTSTACK_IOC_SET_MAPS), and in the table of that mapping
+ * (HOTSTACK_IOC_ADD_TABLE) the rule that holds there: where the frame's
+ * CFA (canonical frame address: the stack pointer before the call that
+ * made the frame) is, and where the return address and the caller's frame
+ * pointer were saved. Where no table covers an address (a process whose
+ * mappings are not loaded yet, a mapping without a table: JIT code, a
+ * binary without call-frame information; or a HOTSTACK_UW_NONE rule) the
+ * step is taken by frame pointers, as without the flag. Only 64-bit tasks.
+ *
+ * A table is a binary's, shared by every process that maps it; the
+ * mappings are a process's (keyed by its address space: an exec needs
+ * them again). A sample of a process with no mappings loaded, or at an
+ * address none of its mappings covers, adds the process to a small set
+ * the tool drains with HOTSTACK_IOC_UNWIND_MISSES, so that it can load
+ * what is missing; the walk goes on by frame pointers meanwhile.
+ *
+ * Tables and mappings live until the session's file is closed (the
+ * mappings of a process that has exited are dropped by the next
+ * SET_MAPS or UNWIND_MISSES). Their memory is charged to the memory
+ * cgroup of the process that loads them and, for a delegated user, held
+ * of its quota of memory; all sessions' together stay under the module's
+ * max_unwind_mb, each session's under hotstack_config.unwind_mb (ENOSPC).
+ * They work in READY and RUNNING (EINVAL before CONFIGURE, and without
+ * HOTSTACK_CFG_USER_TABLES).
+ */
+
+/* Rows of a table, at most; rules of a table, at most. */
+#define HOTSTACK_UW_MAX_ROWS		_BITUL(24)
+#define HOTSTACK_UW_MAX_RULES		65536
+/* Offsets of a table's rows are below this (4 GiB of code). */
+#define HOTSTACK_UW_MAX_PC		_BITULL(32)
+/* Mappings of a process, at most. */
+#define HOTSTACK_UW_MAX_MAPS		4096
+
+/* hotstack_unwind_rule.kind: how the caller's frame is found. */
+enum hotstack_uw_kind {
+	HOTSTACK_UW_NONE = 0,	/* no rule here: by frame pointers */
+	HOTSTACK_UW_CFA_SP = 1,	/* CFA = stack pointer + cfa_off */
+	HOTSTACK_UW_CFA_FP = 2,	/* CFA = frame pointer + cfa_off */
+	/*
+	 * x86_64's lazy-binding PLT entries: CFA = stack pointer + 8, and 8
+	 * more where (address & 15) >= cfa_off (past the entry's push)
+	 */
+	HOTSTACK_UW_PLT = 3,
+	HOTSTACK_UW_END = 4,	/* the outermost frame (return address undefined) */
+	HOTSTACK_UW_EXPR = 5,	/* a rule no kind expresses: the walk stops */
+	HOTSTACK_UW_SIGNAL = 6,	/* a signal return trampoline: the walk stops */
+	HOTSTACK_UW_KINDS
+};
+
+/* hotstack_unwind_rule.flags */
+#define HOTSTACK_UWF_RA_SAVED	_BITUL(0) /* return address at CFA + ra_off */
+#define HOTSTACK_UWF_FP_SAVED	_BITUL(1) /* caller's frame pointer at CFA + fp_off */
+#define HOTSTACK_UWF_ALL	0x3U
+
+/**
+ * struct hotstack_unwind_rule - where a frame's caller is
+ * @kind:	enum hotstack_uw_kind
+ * @flags:	HOTSTACK_UWF_*. HOTSTACK_UW_CFA_SP, _CFA_FP and _PLT: on
+ *		x86_64 the return address is always saved at CFA - 8
+ *		(HOTSTACK_UWF_RA_SAVED with @ra_off -8); on arm64 without
+ *		HOTSTACK_UWF_RA_SAVED it is in the link register, which only
+ *		the interrupted frame has (HOTSTACK_UWS_LINK elsewhere).
+ *		Without HOTSTACK_UWF_FP_SAVED the frame pointer is the
+ *		caller's still. Other kinds: 0.
+ * @fp_off:	with HOTSTACK_UWF_FP_SAVED, else 0; a multiple of 8
+ * @ra_off:	with HOTSTACK_UWF_RA_SAVED, else 0; a multiple of 8
+ * @pad:	0
+ * @cfa_off:	HOTSTACK_UW_CFA_SP, _CFA_FP: added to the register
+ *		(-2^20 .. 2^20); HOTSTACK_UW_PLT: the entry's offset, 1-15,
+ *		from which the CFA is 8 bytes further; other kinds 0
+ */
+struct hotstack_unwind_rule {
+	__u8 kind;
+	__u8 flags;
+	__s16 fp_off;
+	__s16 ra_off;
+	__u16 pad;
+	__s32 cfa_off;
+};
+
+/**
+ * struct hotstack_unwind_row - where a rule starts to hold
+ * @pc:		offset in the table's address space (see hotstack_unwind_map.bias),
+ *		below HOTSTACK_UW_MAX_PC; rows strictly increasing
+ * @rule:	index of its rule in the table's rules
+ *
+ * A row's rule holds from its @pc to the next row's (the last row's to
+ * the end of the mapping); before the first row, HOTSTACK_UW_NONE.
+ */
+struct hotstack_unwind_row {
+	__u32 pc;
+	__u32 rule;
+};
+
+/**
+ * struct hotstack_unwind_table - HOTSTACK_IOC_ADD_TABLE: load a binary's table
+ * @size:	sizeof(struct hotstack_unwind_table)
+ * @flags:	0
+ * @rows_ptr:	user pointer to @nr_rows struct hotstack_unwind_row
+ * @rules_ptr:	user pointer to @nr_rules struct hotstack_unwind_rule
+ * @nr_rows:	1-HOTSTACK_UW_MAX_ROWS
+ * @nr_rules:	1-HOTSTACK_UW_MAX_RULES
+ * @id:		out: the table's id, from 1, for hotstack_unwind_map.table
+ * @pad:	0
+ * @bytes:	out: kernel memory the table takes (rows are 4 bytes each,
+ *		rules 12, plus 4 bytes a 64 KiB of code it spans)
+ * @reserved:	0
+ *
+ * Every field and every row and rule is checked (EINVAL), the memory
+ * limits too (ENOSPC; ENOMEM from the memory cgroup).
+ */
+struct hotstack_unwind_table {
+	__u32 size;
+	__u32 flags;
+	__u64 rows_ptr;
+	__u64 rules_ptr;
+	__u32 nr_rows;
+	__u32 nr_rules;
+	__u32 id;
+	__u32 pad;
+	__u64 bytes;
+	__u64 reserved[2];
+};
+
+#define HOTSTACK_UNWIND_TABLE_SIZE_VER0	64
+
+/**
+ * struct hotstack_unwind_map - one executable mapping of a process
+ * @start:	its first address
+ * @end:	the address after its last
+ * @bias:	subtracted from an address in it: the offset a table's rows
+ *		speak of
+ * @table:	a table's id (HOTSTACK_IOC_ADD_TABLE), or 0: no table (frame
+ *		pointers, without a miss reported)
+ * @pad:	0
+ */
+struct hotstack_unwind_map {
+	__u64 start;
+	__u64 end;
+	__u64 bias;
+	__u32 table;
+	__u32 pad;
+};
+
+/* hotstack_unwind_maps.flags */
+#define HOTSTACK_MAPS_REMOVE	_BITUL(0) /* forget the process's mappings */
+#define HOTSTACK_MAPS_ALL	0x1U
+
+/**
+ * struct hotstack_unwind_maps - HOTSTACK_IOC_SET_MAPS: a process's mappings
+ * @size:	sizeof(struct hotstack_unwind_maps)
+ * @flags:	HOTSTACK_MAPS_*
+ * @pid:	the process (tgid), as the opener's pid namespace numbers it
+ * @nr_maps:	0-HOTSTACK_UW_MAX_MAPS (0 with HOTSTACK_MAPS_REMOVE)
+ * @maps_ptr:	user pointer to @nr_maps struct hotstack_unwind_map, in
+ *		increasing order, not overlapping (0 with @nr_maps 0)
+ * @reserved:	0
+ *
+ * Replaces what the process had, as one: a sample sees the old set or the
+ * new. Each mapping must lie in an executable mapping of the process's
+ * address space as it is now (ESTALE otherwise: it has exec'd or
+ * unmapped it since its maps were read; read them again); ESRCH: no such
+ * process, or it has no address space; EPERM: a delegated user may not
+ * read its stacks (see Privilege).
+ */
+struct hotstack_unwind_maps {
+	__u32 size;
+	__u32 flags;
+	__u32 pid;
+	__u32 nr_maps;
+	__u64 maps_ptr;
+	__u64 reserved;
+};
+
+#define HOTSTACK_UNWIND_MAPS_SIZE_VER0	32
+
+/**
+ * struct hotstack_unwind_misses - HOTSTACK_IOC_UNWIND_MISSES: processes
+ * whose samples wanted mappings
+ * @size:	sizeof(struct hotstack_unwind_misses)
+ * @flags:	0
+ * @pids_ptr:	user pointer to room for @nr __u32 process IDs
+ * @nr:		in: room at @pids_ptr (1-4096); out: IDs written there
+ * @pad:	0
+ * @lost:	out: misses not kept since the last call (the set was full):
+ *		the tool should read every process's mappings again
+ * @reserved:	0
+ *
+ * Takes the processes (as the opener's pid namespace numbers them; each
+ * once) that were sampled with no mappings loaded, or at an address none
+ * of their mappings covered, since the last call; the set keeps 64 of
+ * them. The same call drops the mappings of processes that have exited.
+ */
+struct hotstack_unwind_misses {
+	__u32 size;
+	__u32 flags;
+	__u64 pids_ptr;
+	__u32 nr;
+	__u32 pad;
+	__u64 lost;
+	__u64 reserved;
+};
+
+#define HOTSTACK_UNWIND_MISSES_SIZE_VER0	40
+
+/*
  * Generic netlink
  * ---------------
  * Family HOTSTACK_GENL_NAME, version HOTSTACK_GENL_VERSION. Requests are
@@ -726,5 +1001,8 @@ enum hotstack_event {
 #define HOTSTACK_IOC_RESET	_IO(HOTSTACK_IOC_MAGIC, 0x04)
 #define HOTSTACK_IOC_SNAPSHOT	_IO(HOTSTACK_IOC_MAGIC, 0x05)
 #define HOTSTACK_IOC_GET_STATS	_IOWR(HOTSTACK_IOC_MAGIC, 0x06, struct hotstack_stats)
+#define HOTSTACK_IOC_ADD_TABLE	_IOWR(HOTSTACK_IOC_MAGIC, 0x07, struct hotstack_unwind_table)
+#define HOTSTACK_IOC_SET_MAPS	_IOW(HOTSTACK_IOC_MAGIC, 0x08, struct hotstack_unwind_maps)
+#define HOTSTACK_IOC_UNWIND_MISSES _IOWR(HOTSTACK_IOC_MAGIC, 0x09, struct hotstack_unwind_misses)
 
 #endif /* _UAPI_LINUX_HOTSTACK_H */

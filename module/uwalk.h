@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hotstack: the user walk by unwind tables (HOTSTACK_CFG_USER_TABLES), for
+ * both architectures: each frame's rule from the table of the mapping its
+ * address is in (uwtab.h), frame pointers where none covers it. The
+ * architecture gives the registers a walk starts from, the reads of user
+ * memory and the return addresses' fix-up (unwind_<arch>.h).
+ *
+ * Inline in the sample path (sample.c, its only user). Called from NMI or
+ * hardirq context: every read is fault-safe, every loop bounded.
+ */
+#ifndef _HOTSTACK_UWALK_H
+#define _HOTSTACK_UWALK_H
+
+#include <linux/hash.h>
+#include <linux/mm_types.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#include "hotstack.h"
+
+/*
+ * The process entry of address space @mm in @u, or NULL. The set and its
+ * entries are RCU's, and the sampler an RCU reader (NMI included) that
+ * lockdep cannot see as one: raw dereferences.
+ */
+static __always_inline const struct hs_uproc *hs_uproc_find(const struct hs_unwind *u,
+							    const struct mm_struct *mm)
+{
+	const struct hs_uprocs *set = rcu_dereference_raw(u->procs);
+	u32 i, n;
+
+	if (!set)
+		return NULL;
+	for (i = hash_ptr(mm, set->bits), n = 0; n < HS_UPROC_PROBES;
+	     n++, i = (i + 1) & set->mask) {
+		const struct hs_uproc *p = rcu_dereference_raw(set->slot[i]);
+
+		if (!p)
+			return NULL;
+		if (p != HS_UPROC_GONE && p->mm == mm)
+			return p;
+	}
+	return NULL;
+}
+
+/* The current process wants mappings: tell the tool (UNWIND_MISSES). */
+static __always_inline void hs_uw_want(const struct hotstack_session *s)
+{
+	hotstack_unwind_miss(s->uw, task_tgid_nr_ns(current, s->pid_ns));
+}
+
+/*
+ * The user stack of the current task from @regs by the session's tables
+ * into @w, counted in @slot's uw[] (each walk ends as complete, truncated,
+ * or one stop). @regs: the interrupted ones (user mode or not).
+ */
+static __always_inline void hs_walk_user_tables(const struct hotstack_session *s,
+						struct hs_slot *slot, struct hs_walk *w,
+						struct pt_regs *regs, const bool collapse)
+{
+	unsigned long pc, sp, fp, lr, cfa, ra = 0, next;
+	const struct hotstack_unwind_rule *r;
+	const struct hs_umap *map = NULL;
+	const struct hs_uproc *proc;
+	/* How the walk ended: HS_UWC_NR, cut at max_depth (counted as truncated). */
+	unsigned int steps = 0, counter = HS_UWC_COMPLETE;
+	bool first = true, read = false;
+
+	regs = hs_user_regs(regs);
+	if (!regs)
+		return;
+	hs_uw_start(regs, &pc, &sp, &fp, &lr);
+	if (!hs_walk_push(w, pc, collapse) || !hs_uw_64bit(regs))
+		return;
+	slot->uw[HS_UWC_WALKS]++;
+	proc = hs_uproc_find(s->uw, current->mm);
+	if (!proc) {
+		slot->uw[HS_UWC_NO_MAPS]++;
+		hs_uw_want(s);
+	}
+	pagefault_disable();
+	for (;;) {
+		/* Every step keeps a frame or ends the walk, but for collapse. */
+		if (collapse && ++steps > hs_walk_steps(w)) {
+			w->truncated = true;
+			counter = HS_UWC_NR;
+			break;
+		}
+		/* A return address is looked up as its call: the address before. */
+		next = first ? pc : pc - 1;
+		r = NULL;
+		if (proc) {
+			if (!map || next < map->start || next >= map->end)
+				map = hs_umap_find(proc->maps, proc->nr, next);
+			if (map && map->tab)
+				r = hs_utab_find(map->tab, next - map->bias);
+			else if (!map && !READ_ONCE(proc->missed) &&
+				 !xchg((u32 *)&proc->missed, 1))
+				hs_uw_want(s);
+		}
+		if (!r || r->kind == HOTSTACK_UW_NONE) {
+			/* No rule: the frame record at the frame pointer. */
+			if (!fp)
+				break;
+			if (fp < sp || (fp & (sizeof(long) - 1))) {
+				counter = HS_UWC_STOP + HOTSTACK_UWS_FP;
+				break;
+			}
+			if (!hs_uw_get(fp, &next, !read) || !hs_uw_get(fp + 8, &ra, false)) {
+				counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+				break;
+			}
+			read = true;
+			sp = fp + 16;
+			fp = next;
+			slot->uw[HS_UWC_FP]++;
+		} else {
+			switch (r->kind) {
+			case HOTSTACK_UW_CFA_SP:
+				cfa = sp + r->cfa_off;
+				break;
+			case HOTSTACK_UW_CFA_FP:
+				cfa = fp + r->cfa_off;
+				break;
+			case HOTSTACK_UW_PLT:
+				cfa = sp + 8 + ((pc & 15) >= r->cfa_off ? 8 : 0);
+				break;
+			case HOTSTACK_UW_END:
+				goto out;
+			case HOTSTACK_UW_SIGNAL:
+				counter = HS_UWC_STOP + HOTSTACK_UWS_SIGNAL;
+				goto out;
+			default:
+				counter = HS_UWC_STOP + HOTSTACK_UWS_EXPR;
+				goto out;
+			}
+			/* Each caller's frame above the one before: no loop. */
+			if (cfa <= sp || (cfa & (sizeof(long) - 1))) {
+				counter = HS_UWC_STOP + HOTSTACK_UWS_STACK;
+				break;
+			}
+			if (r->flags & HOTSTACK_UWF_RA_SAVED) {
+				if (!hs_uw_get(cfa + r->ra_off, &ra, !read)) {
+					counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+					break;
+				}
+				read = true;
+			} else if (first) {
+				ra = lr;	/* arm64: a leaf's, in the link register */
+			} else {
+				counter = HS_UWC_STOP + HOTSTACK_UWS_LINK;
+				break;
+			}
+			if (r->flags & HOTSTACK_UWF_FP_SAVED) {
+				if (!hs_uw_get(cfa + r->fp_off, &fp, !read)) {
+					counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+					break;
+				}
+				read = true;
+			}
+			sp = cfa;
+			slot->uw[HS_UWC_TABLE]++;
+		}
+		pc = hs_uw_ret(ra);
+		first = false;
+		if (!pc)
+			break;
+		if (!hs_walk_push(w, pc, collapse)) {
+			counter = HS_UWC_NR;
+			break;
+		}
+	}
+out:
+	pagefault_enable();
+	if (counter < HS_UWC_NR)
+		slot->uw[counter]++;
+	if (counter == HS_UWC_STOP + HOTSTACK_UWS_FAULT)
+		w->fault = true;
+}
+
+#endif

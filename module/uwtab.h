@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hotstack: user unwind tables in the module's layout, and their lookups.
+ *
+ * A table (one binary's, from HOTSTACK_IOC_ADD_TABLE) keeps each row in 4
+ * bytes: the low 16 bits of its offset and its rule's index; a page index
+ * gives, for each 64 KiB of offsets, the first row at or past its start,
+ * so that a lookup is one index read and a binary search of the rows of
+ * one page. A process's mappings (HOTSTACK_IOC_SET_MAPS) are a sorted
+ * array searched the same way. Built from the ABI's rows by
+ * hs_utab_build(), which checks every row and rule.
+ *
+ * Plain C over the ABI's types: also built into host unit tests
+ * (tests/unit/test_uwtab.c, with tests/unit/kshim.h). The lookups are
+ * called from NMI or hardirq context: bounded, no locks.
+ */
+#ifndef _HOTSTACK_UWTAB_H
+#define _HOTSTACK_UWTAB_H
+
+#include <linux/hotstack.h>
+
+/* Offsets a page of the index spans, as a shift. */
+#define HS_UTAB_PAGE_SHIFT	16
+
+/*
+ * struct hs_utab - a binary's unwind table
+ * @id:		its id in the session (hotstack_unwind_table.id)
+ * @nr_rows:	rows (at least one)
+ * @nr_pages:	pages of HS_UTAB_PAGE_SHIFT the rows span: the last row's page + 1
+ * @bytes:	what it takes, this header included
+ * @rules:	[nr_rules], checked copies of the ABI's
+ * @page:	[nr_pages + 1]: the first row at or past each page's start
+ *		(@page[nr_pages] == @nr_rows)
+ * @pc_lo:	[nr_rows]: the low bits of each row's offset (its page: @page)
+ * @rule:	[nr_rows]: the index of each row's rule
+ */
+struct hs_utab {
+	u32 id;
+	u32 nr_rows;
+	u32 nr_rules;
+	u32 nr_pages;
+	u64 bytes;
+	const struct hotstack_unwind_rule *rules;
+	const u32 *page;
+	const u16 *pc_lo;
+	const u16 *rule;
+};
+
+/* What a rule @r's kind must be, in a table of @arch_x86 (else arm64). */
+static inline bool hs_urule_valid(const struct hotstack_unwind_rule *r, bool arch_x86)
+{
+	bool cfa = r->kind == HOTSTACK_UW_CFA_SP || r->kind == HOTSTACK_UW_CFA_FP ||
+		   r->kind == HOTSTACK_UW_PLT;
+
+	if (r->kind >= HOTSTACK_UW_KINDS || r->pad || (r->flags & ~HOTSTACK_UWF_ALL))
+		return false;
+	if (!cfa)
+		return !r->flags && !r->fp_off && !r->ra_off && !r->cfa_off;
+	if (r->kind == HOTSTACK_UW_PLT) {
+		if (!arch_x86 || r->cfa_off < 1 || r->cfa_off > 15)
+			return false;
+	} else if (r->cfa_off < -(1 << 20) || r->cfa_off > (1 << 20)) {
+		return false;
+	}
+	if (!(r->flags & HOTSTACK_UWF_FP_SAVED) ? r->fp_off : r->fp_off % 8)
+		return false;
+	if (!(r->flags & HOTSTACK_UWF_RA_SAVED) ? r->ra_off : r->ra_off % 8)
+		return false;
+	/* x86_64's call pushes the return address: it is always at CFA - 8. */
+	return !arch_x86 || ((r->flags & HOTSTACK_UWF_RA_SAVED) && r->ra_off == -8);
+}
+
+/* Bytes a table of @nr_rows rows, @nr_rules rules and @nr_pages pages takes. */
+static inline u64 hs_utab_size(u32 nr_rows, u32 nr_rules, u32 nr_pages)
+{
+	u64 size = sizeof(struct hs_utab);
+
+	size += (u64)nr_rules * sizeof(struct hotstack_unwind_rule);
+	size += ((u64)nr_pages + 1) * sizeof(u32);
+	return size + (u64)nr_rows * 2 * sizeof(u16);
+}
+
+/*
+ * Pages the rows @rows[@nr] span, or 0 when they are not valid: not
+ * strictly increasing, an offset or a rule index out of range.
+ */
+static inline u32 hs_utab_pages(const struct hotstack_unwind_row *rows, u32 nr, u32 nr_rules)
+{
+	u32 i;
+
+	if (!nr || nr > HOTSTACK_UW_MAX_ROWS)
+		return 0;
+	for (i = 0; i < nr; i++)
+		if (rows[i].rule >= nr_rules || (i && rows[i].pc <= rows[i - 1].pc))
+			return 0;
+	return (rows[nr - 1].pc >> HS_UTAB_PAGE_SHIFT) + 1;
+}
+
+/*
+ * Lay the table out in @mem (hs_utab_size() bytes) from @rows[@nr_rows]
+ * (hs_utab_pages() said @nr_pages) and @rules[@nr_rules], already checked.
+ */
+static inline struct hs_utab *hs_utab_build(void *mem, const struct hotstack_unwind_row *rows,
+					    u32 nr_rows, const struct hotstack_unwind_rule *rules,
+					    u32 nr_rules, u32 nr_pages)
+{
+	struct hs_utab *t = mem;
+	struct hotstack_unwind_rule *rl = (void *)(t + 1);
+	u32 *page = (void *)(rl + nr_rules);
+	u16 *pc_lo = (void *)(page + nr_pages + 1);
+	u16 *rule = pc_lo + nr_rows;
+	u32 i, p = 0;
+
+	t->nr_rows = nr_rows;
+	t->nr_rules = nr_rules;
+	t->nr_pages = nr_pages;
+	t->bytes = hs_utab_size(nr_rows, nr_rules, nr_pages);
+	memcpy(rl, rules, (size_t)nr_rules * sizeof(*rules));
+	for (i = 0; i < nr_rows; i++) {
+		while (p <= rows[i].pc >> HS_UTAB_PAGE_SHIFT)
+			page[p++] = i;
+		pc_lo[i] = rows[i].pc & ((1U << HS_UTAB_PAGE_SHIFT) - 1);
+		rule[i] = rows[i].rule;
+	}
+	while (p <= nr_pages)
+		page[p++] = nr_rows;
+	t->rules = rl;
+	t->page = page;
+	t->pc_lo = pc_lo;
+	t->rule = rule;
+	return t;
+}
+
+/*
+ * The rule that holds at offset @off of table @t: the last row at or
+ * before it; NULL before the first row or out of range (no rule: frame
+ * pointers).
+ * Called from NMI or hardirq context.
+ */
+static __always_inline const struct hotstack_unwind_rule *
+hs_utab_find(const struct hs_utab *t, u64 off)
+{
+	u32 lo, hi, mid, p;
+	u16 key;
+
+	/* Below the mapping's bias, or past 4 GiB of it: no table's. */
+	if (off >= HOTSTACK_UW_MAX_PC)
+		return NULL;
+	p = off >> HS_UTAB_PAGE_SHIFT;
+	if (p < t->nr_pages) {
+		lo = t->page[p];
+		hi = t->page[p + 1];
+	} else {
+		lo = t->nr_rows;
+		hi = lo;
+	}
+	key = off & ((1U << HS_UTAB_PAGE_SHIFT) - 1);
+	/* The first row of the page past @key: at most 16 steps. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->pc_lo[mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->rules[t->rule[lo - 1]] : NULL;
+}
+
+/* One mapping of a process, as the sampler reads it. */
+struct hs_umap {
+	u64 start;
+	u64 end;
+	u64 bias;
+	const struct hs_utab *tab;	/* NULL: frame pointers */
+};
+
+/*
+ * The mapping of @maps[@nr] (sorted, not overlapping) that holds @addr,
+ * or NULL. Called from NMI or hardirq context.
+ */
+static __always_inline const struct hs_umap *hs_umap_find(const struct hs_umap *maps, u32 nr,
+							  u64 addr)
+{
+	u32 lo = 0, hi = nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < maps[lo - 1].end ? &maps[lo - 1] : NULL;
+}
+
+#endif
