@@ -52,6 +52,7 @@
 #include "symbols.h"
 #include "table.h"
 #include "usyms.h"
+#include "uwload.h"
 #include "util.h"
 
 enum {
@@ -485,6 +486,7 @@ struct hs_agent {
 	struct hs_table_map m;
 	struct hs_ksyms_live ks;	/* the kernel's symbols */
 	struct hs_usyms *u;		/* this interval's user symbols (--stacks user|both) */
+	struct hs_uwload *uw;		/* the session's unwind tables (--call-graph dwarf) */
 	const char *event;		/* the event sampled (after a fallback) */
 	char event_buf[32];
 	char rate[32];
@@ -628,6 +630,9 @@ static int hs_agent_ksyms(struct hs_agent *ag, int force)
 
 static void hs_agent_close(struct hs_agent *ag)
 {
+	/* Its thread uses the session's file: gone first. */
+	hs_uw_free(ag->uw);
+	ag->uw = NULL;
 	hs_table_unmap(&ag->m);
 	hs_ksyms_live_free(&ag->ks);
 	if (ag->fd >= 0)
@@ -681,6 +686,7 @@ static int hs_agent_open(struct hs_agent *ag)
 	ag->fd = fd;
 	if (hs_session_configure(fd, &ag->o.s, "agent"))
 		goto fail;
+	ag->uw = hs_session_unwind(fd, &ag->o.s, ag->o.s.abi.pid, "agent");
 	ag->event = hs_config_event(&ag->o.s);
 	hs_config_rate(&ag->o.s, ag->rate, sizeof(ag->rate));
 	/* sampleRate: the frequency, or a clock event's period in Hz (none off the CPU). */
@@ -1096,7 +1102,7 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 		total = st.total;
 		generation = st.generation + 1;
 	} else {
-		hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0);
+		hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0, ag->uw);
 		if (ioctl(ag->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			return -errno;
 		ret = hs_session_stats(ag->fd, HOTSTACK_STATS_READABLE, &st);
@@ -1104,7 +1110,7 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 		ret = ret ?: hs_table_copy(&ag->m, HS_GEN_READABLE, &c);
 		if (ret)
 			goto out;
-		ret = hs_table_profile(&c, &ag->ks.k, ag->u, ag->o.s.abi.pid, &p);
+		ret = hs_table_profile(&c, &ag->ks.k, ag->u, ag->o.s.abi.pid, &p, ag->o.s.profile_flags);
 		/* The counters of exactly that copy (the copy's memory goes now). */
 		total = c.total;
 		generation = c.generation;
@@ -1381,7 +1387,7 @@ static int hs_agent_run(struct hs_agent *ag)
 			continue;
 		now = hs_wall();
 		if (now < next) {
-			hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0);
+			hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0, ag->uw);
 			continue;
 		}
 		/* Boundaries passed meanwhile (a suspended machine): this interval spans them. */
@@ -1421,13 +1427,9 @@ int cmd_agent(int argc, char **argv)
 	hs_agent_hostname(&ag);
 	ag.event = hs_config_event(&ag.o.s);
 	hs_config_rate(&ag.o.s, ag.rate, sizeof(ag.rate));
-	if ((ag.o.s.abi.stacks & HOTSTACK_STACK_USER) &&
-	    ((ag.o.s.abi.keys & HOTSTACK_KEY_TGID) || ag.o.s.abi.pid)) {
+	/* User frames are named in their process: the pid filter's, or each one's key. */
+	if (ag.o.s.abi.stacks & HOTSTACK_STACK_USER)
 		ag.u = hs_usyms_new();
-	} else if (ag.o.s.abi.stacks & HOTSTACK_STACK_USER) {
-		hs_agent_log("note: user frames stay addresses without a process to look them up "
-			     "in: add --keys pid or -p PID");
-	}
 	if (ag.o.push) {
 		char err[256];
 

@@ -27,6 +27,7 @@
 #include "table.h"
 #include "usyms.h"
 #include "util.h"
+#include "uwload.h"
 
 enum { O_DURATION = 'd', O_OUTPUT = 'o', O_FORMAT = HS_SESSION_OPT_NEXT };
 
@@ -132,12 +133,13 @@ static void hs_record_event(const struct hs_event *ev, void *data)
  * /proc/kallsyms; else the module's folded text (read()). 0 or -errno.
  */
 static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile *p,
-		      const struct hs_table_map *m, struct hs_usyms *u, uint32_t pid)
+		      const struct hs_table_map *m, struct hs_usyms *u, uint32_t pid,
+		      unsigned int flags)
 {
 	char *text;
 	int ret;
 
-	if (!hs_session_profile(fd, m, HS_GEN_ACTIVE, u, pid, p, 0))
+	if (!hs_session_profile(fd, m, HS_GEN_ACTIVE, u, pid, p, flags))
 		return 0;
 	hs_profile_free(p);
 	text = hs_read_fd(fd, NULL);
@@ -183,8 +185,10 @@ int cmd_record(int argc, char **argv)
 	struct hs_live l;
 	struct hs_table_map m = { 0 };
 	struct hs_usyms *u = NULL;
+	struct hs_uwload *uw = NULL;
 	struct hs_genl g;
 	int fd, go = -1, status = 0, have_genl, ret = 1;
+	char uwtext[1024];
 	double start, now;
 	pid_t child = 0;
 
@@ -207,15 +211,17 @@ int cmd_record(int argc, char **argv)
 	}
 	if (hs_session_configure(fd, &o.s, "record"))
 		goto out_child;
+	/*
+	 * User stacks by unwind tables: the command's are loaded now, while
+	 * it waits to exec (its libraries are ours: their tables are ready
+	 * when it runs), and every process's as the module reports it.
+	 */
+	uw = hs_session_unwind(fd, &o.s, o.s.abi.pid, "record");
 	/* The table, to symbolize it here (and see the processes in it). */
 	hs_table_map(fd, &m);
-	if (o.s.abi.stacks & HOTSTACK_STACK_USER) {
-		if ((o.s.abi.keys & HOTSTACK_KEY_TGID) || o.s.abi.pid)
-			u = hs_usyms_new();
-		else
-			fprintf(stderr, "hotstack record: note: user frames stay addresses without "
-				"a process to look them up in: add --keys pid, -p PID or a command\n");
-	}
+	/* User frames are named in their process: the pid filter's, or each one's key. */
+	if (o.s.abi.stacks & HOTSTACK_STACK_USER)
+		u = hs_usyms_new();
 
 	re.tty = isatty(2);
 	hs_session_stats(fd, 0, &st);
@@ -247,20 +253,22 @@ int cmd_record(int argc, char **argv)
 		if (re.tty)
 			hs_live_status_line(fd, now - start, o.s.abi.table_entries, o.s.off_cpu,
 					    o.s.wall);
-		hs_capture_maps(u, &m, o.s.abi.pid, child);
+		hs_capture_maps(u, &m, o.s.abi.pid, child, uw);
 		if (poll(&pfd, 1, 250) > 0 && have_genl)
 			hs_genl_read_events(&g, hs_record_event, &re);
 	}
 	now = hs_now();
 	hs_session_stop(fd);
-	hs_capture_maps(u, &m, o.s.abi.pid, child);
+	if (uw)
+		hs_uw_stop(uw);
+	hs_capture_maps(u, &m, o.s.abi.pid, child, uw);
 	if (re.tty)
 		fprintf(stderr, "\r\033[K");
 	if (have_genl)
 		while (hs_genl_read_events_nowait(&g, hs_record_event, &re) > 0)
 			;
 	hs_session_stats(fd, 0, &st);
-	ret = hs_collect(fd, &st, &p, &m, u, o.s.abi.pid);
+	ret = hs_collect(fd, &st, &p, &m, u, o.s.abi.pid, o.s.profile_flags);
 	if (ret) {
 		fprintf(stderr, "hotstack record: cannot read the profile: %s\n", strerror(-ret));
 		ret = 1;
@@ -279,12 +287,15 @@ int cmd_record(int argc, char **argv)
 	if (hs_write_profile("record", o.output, o.format, &p, NULL))
 		goto out_genl;
 	hs_live_compute(&st, st.table_entries, p.seconds, o.s.off_cpu, &l);
+	hs_unwind_summary(&st, uw, uwtext, sizeof(uwtext));
 	if (o.s.off_cpu) {
 		char text[512];
 
 		hs_live_off_cpu(&st, &l, o.s.wall, text, sizeof(text));
 		fprintf(stderr, "[ hotstack record: %.1f s, %zu stacks, %s; wrote %s ]\n", p.seconds,
 			p.nr, text, strcmp(o.output, "-") ? o.output : "standard output");
+		if (uwtext[0])
+			fprintf(stderr, "[ hotstack record: %s ]\n", uwtext);
 		ret = 0;
 		goto out_genl;
 	}
@@ -295,6 +306,8 @@ int cmd_record(int argc, char **argv)
 		(unsigned long long)(hs_sum_drops(st.total.drops) - p.filtered),
 		(unsigned long long)p.filtered, p.nr, st.table_entries, st.nr_cpus,
 		l.cost_ns, l.budget, l.budget[0] ? "; " : "", strcmp(o.output, "-") ? o.output : "standard output");
+	if (uwtext[0])
+		fprintf(stderr, "[ hotstack record: %s ]\n", uwtext);
 	ret = 0;
 out_genl:
 	if (have_genl)
@@ -309,6 +322,7 @@ out_child:
 		waitpid(child, &status, 0);
 	}
 out_close:
+	hs_uw_free(uw);
 	hs_usyms_free(u);
 	hs_table_unmap(&m);
 	close(fd);

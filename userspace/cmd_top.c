@@ -27,6 +27,7 @@
 #include "table.h"
 #include "top.h"
 #include "usyms.h"
+#include "uwload.h"
 #include "util.h"
 
 /* Rows of the text frame in batch mode (a terminal gets what fits). */
@@ -265,6 +266,7 @@ struct hs_top {
 	struct hs_table_map m;		/* mapped: the stacks come from it */
 	struct hs_ksyms_live ks;	/* the kernel's symbols */
 	struct hs_usyms *u;
+	struct hs_uwload *uw;	/* the session's unwind tables (--call-graph dwarf) */
 	const char *source;
 	double start;
 	struct hs_profile p;
@@ -302,13 +304,9 @@ static void hs_top_source(struct hs_top *t)
 		return;
 	}
 	t->source = "the mmap, named from /proc/kallsyms";
-	if (t->o.s.abi.stacks & HOTSTACK_STACK_USER) {
-		if ((t->o.s.abi.keys & HOTSTACK_KEY_TGID) || t->o.s.abi.pid)
-			t->u = hs_usyms_new();
-		else
-			fprintf(stderr, "hotstack top: note: user frames stay addresses without "
-				"a process to look them up in: add --keys pid or -p PID\n");
-	}
+	/* User frames are named in their process: the pid filter's, or each one's key. */
+	if (t->o.s.abi.stacks & HOTSTACK_STACK_USER)
+		t->u = hs_usyms_new();
 }
 
 /*
@@ -326,7 +324,7 @@ static int hs_top_refresh(struct hs_top *t)
 	hs_profile_free(&t->p);
 	fr->p = NULL;
 	if (t->m.base) {
-		hs_capture_maps(t->u, &t->m, t->o.s.abi.pid, 0);
+		hs_capture_maps(t->u, &t->m, t->o.s.abi.pid, 0, t->uw);
 		if (ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			return -errno;
 		ret = hs_session_stats(t->fd, HOTSTACK_STATS_READABLE, &fr->st);
@@ -337,7 +335,7 @@ static int hs_top_refresh(struct hs_top *t)
 		if (ret)
 			return ret;
 		fr->st.total = c.total;		/* the counters of exactly that copy */
-		ret = hs_table_profile(&c, &t->ks.k, t->u, t->o.s.abi.pid, &t->p);
+		ret = hs_table_profile(&c, &t->ks.k, t->u, t->o.s.abi.pid, &t->p, t->o.s.profile_flags);
 		hs_table_copy_free(&c);
 	} else {
 		text = hs_read_fd(t->fd, NULL);
@@ -523,6 +521,7 @@ int cmd_top(int argc, char **argv)
 	ret = 1;
 	if (hs_session_configure(t.fd, &t.o.s, "top"))
 		goto out_close;
+	t.uw = hs_session_unwind(t.fd, &t.o.s, t.o.s.abi.pid, "top");
 	hs_top_source(&t);
 	t.fr.event = hs_config_event(&t.o.s);
 	hs_config_rate(&t.o.s, t.fr.rate, sizeof(t.fr.rate));
@@ -553,6 +552,7 @@ out_stop:
 		ret = 1;
 	}
 out_unmap:
+	hs_uw_free(t.uw);
 	hs_profile_free(&t.p);
 	hs_usyms_free(t.u);
 	hs_ksyms_live_free(&t.ks);

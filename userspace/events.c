@@ -115,9 +115,12 @@ int hs_parse_event(const char *spec, struct hs_event_spec *ev, char *err, size_t
 		case 'u':
 			ev->stacks |= HOTSTACK_STACK_USER;
 			break;
+		case 'I':
+			ev->exclude_idle = 1;
+			break;
 		default:
-			snprintf(err, errlen, "unknown modifier '%c' in '%s' (known: p, pp, ppp, k, u)",
-				 *m, spec);
+			snprintf(err, errlen, "unknown modifier '%c' in '%s' (known: p, pp, ppp, k, u, "
+				 "I)", *m, spec);
 			return -1;
 		}
 	}

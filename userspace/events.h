@@ -19,10 +19,11 @@ struct hs_event_spec {
 	uint64_t config;
 	uint32_t precise;	/* :p, :pp, :ppp */
 	uint32_t stacks;	/* HOTSTACK_STACK_* from :k / :u, 0 if neither */
+	int exclude_idle;	/* :I, not the idle task's samples */
 };
 
 /*
- * Parse NAME[:MODS] or rHEX[:MODS] (MODS: p, pp, ppp, k, u, in any
+ * Parse NAME[:MODS] or rHEX[:MODS] (MODS: p, pp, ppp, k, u, I, in any
  * combination). Returns 0, or -1 with the reason in @err.
  */
 int hs_parse_event(const char *spec, struct hs_event_spec *ev, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "maps.h"
@@ -240,6 +241,27 @@ int hs_maps_kernel(struct hs_profile *p, const char *sysfs)
 		}
 	}
 	return 0;
+}
+
+void *hs_vdso_image(size_t *size)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Phdr *ph;
+	void *copy;
+	size_t i;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	/* Its size, from its headers: the sections' come last. */
+	*size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	ph = (const void *)((const char *)eh + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_offset + ph[i].p_filesz > *size)
+			*size = ph[i].p_offset + ph[i].p_filesz;
+	copy = malloc(*size);
+	if (copy)
+		memcpy(copy, eh, *size);
+	return copy;
 }
 
 void hs_maps_print(FILE *f, const struct hs_maps *m)

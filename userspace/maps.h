@@ -75,6 +75,13 @@ int hs_maps_kernel(struct hs_profile *p, const char *sysfs);
 /* The mapping file a module frame "func [MOD]" names ("[MOD]"), its length in *len; or NULL. */
 const char *hs_module_of_frame(const char *name, size_t len, size_t *file_len);
 
+/*
+ * A copy of this process's vDSO image (the kernel's, the same in every
+ * 64-bit process of it), its length in *@size; malloc'd. NULL: none, or
+ * no memory.
+ */
+void *hs_vdso_image(size_t *size);
+
 /* "# mapping: FILE, build id HEX" lines, for the report. */
 void hs_maps_print(FILE *f, const struct hs_maps *m);
 

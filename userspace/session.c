@@ -15,11 +15,12 @@
 #include "session.h"
 #include "table.h"
 #include "usyms.h"
+#include "uwload.h"
 
 const struct hs_option hs_session_options[] = {
 	{ 'e', "event", "EVENT[:MODS]", "cycles (default), instructions, cache-misses, "
 	  "branch-misses, cpu-clock, task-clock, page-faults, context-switches, rHEX; "
-	  "MODS: p/pp/ppp precise, k or u stacks only" },
+	  "MODS: p/pp/ppp precise, k or u stacks only, I not the idle task" },
 	{ 'F', "freq", "HZ", "samples per second per CPU, 1-100000 (default 4000)" },
 	{ 'c', "count", "PERIOD", "events between samples, instead of -F" },
 	{ 'a', "all-cpus", NULL, "every CPU (the default; with a command: the whole system)" },
@@ -28,9 +29,12 @@ const struct hs_option hs_session_options[] = {
 	  "every CPU sampled, the others' samples filtered out)" },
 	{ 'G', "cgroup", "PATH", "only tasks in this cgroup v2 or below it (PATH under "
 	  "/sys/fs/cgroup, or absolute); several -G: any of them" },
-	{ 'g', "call-graph", NULL, "accepted, as perf takes it: stacks are always recorded" },
+	{ 'g', NULL, NULL, "accepted, as perf takes it: stacks are always recorded" },
+	{ HS_SESSION_OPT_CALL_GRAPH, "call-graph", "fp|dwarf", "how user stacks are walked: "
+	  "dwarf (the default) by unwind tables made from each binary's .eh_frame, frame "
+	  "pointers where a binary has none; fp by frame pointers only (without --stacks: both)" },
 	{ HS_SESSION_OPT_STACKS, "stacks", "kernel|user|both", "the stacks to walk "
-	  "(default kernel; user stacks by frame pointers)" },
+	  "(default kernel)" },
 	{ HS_SESSION_OPT_DEPTH, "max-depth", "N", "frames kept per stack, 1-1024 (default 127)" },
 	{ HS_SESSION_OPT_KEYS, "keys", "comm,pid,cgroup,context", "count stacks apart by these "
 	  "too (leading frames; cgroup: the task's cgroup v2, [cgroup PATH])" },
@@ -43,6 +47,8 @@ const struct hs_option hs_session_options[] = {
 	{ HS_SESSION_OPT_BUDGET, "budget", "PCT%", "CPU time sampling may take on each CPU, "
 	  "0.0001-100%: the module lowers the rate to fit and weights each sample by its "
 	  "period (with -p or a command: every CPU's event, the others filtered out)" },
+	{ HS_SESSION_OPT_INCLUDE_IDLE, "include-idle", NULL, "the whole system's samples of "
+	  "the idle task too (left out by default, as bcc's profile does; else -e EVENT:I)" },
 	HS_OPTION_END,
 };
 
@@ -156,7 +162,20 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		break;
 	case 'g':
 		break;	/* perf habit: stacks are always recorded */
+	case HS_SESSION_OPT_CALL_GRAPH:
+		if (!strcmp(value, "fp"))
+			c->call_graph = HS_CALL_GRAPH_FP;
+		else if (!strcmp(value, "dwarf"))
+			c->call_graph = HS_CALL_GRAPH_DWARF;
+		else
+			return hs_args_error(a, "--call-graph wants fp or dwarf, not '%s'", value);
+		c->have_call_graph = 1;
+		break;
+	case HS_SESSION_OPT_INCLUDE_IDLE:
+		c->include_idle = 1;
+		break;
 	case HS_SESSION_OPT_STACKS:
+		c->have_stacks = 1;
 		if (!strcmp(value, "kernel"))
 			c->abi.stacks = HOTSTACK_STACK_KERNEL;
 		else if (!strcmp(value, "user"))
@@ -242,6 +261,16 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 		return hs_args_error(a, "-a and -C do not go together");
 	if (c->ev.stacks)
 		c->abi.stacks = c->ev.stacks;	/* :k / :u */
+	/* perf's --call-graph records both stacks. */
+	else if (c->have_call_graph && !c->have_stacks)
+		c->abi.stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
+	if (c->ev.exclude_idle && c->include_idle)
+		return hs_args_error(a, "--include-idle and :I do not go together");
+	if (c->off_cpu && (c->ev.exclude_idle || c->include_idle))
+		return hs_args_error(a, "--off-cpu and --wall time watched threads, never the idle "
+				     "task: no :I or --include-idle");
+	if ((c->abi.stacks & HOTSTACK_STACK_USER) && c->call_graph != HS_CALL_GRAPH_FP)
+		c->abi.flags |= HOTSTACK_CFG_USER_TABLES;
 	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks))
 		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu or "
 				     "--wall");
@@ -459,6 +488,18 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 	cfg.event_type = c->ev.type;
 	cfg.event_config = c->ev.config;
 	cfg.precise = c->ev.precise;
+	/*
+	 * User frames are named in their process: the whole system's are
+	 * counted by process (its key), shown only as --keys pid asks.
+	 */
+	c->profile_flags &= ~HS_PROFILE_NO_PID;
+	if ((cfg.stacks & HOTSTACK_STACK_USER) && !cfg.pid && !(cfg.keys & HOTSTACK_KEY_TGID)) {
+		cfg.keys |= HOTSTACK_KEY_TGID;
+		c->profile_flags |= HS_PROFILE_NO_PID;
+	}
+	/* The whole system's samples leave the idle task out, as bcc's profile does. */
+	if (c->ev.exclude_idle || (!c->include_idle && !cfg.pid && !c->nr_cgroups))
+		cfg.flags |= HOTSTACK_CFG_EXCLUDE_IDLE;
 	if (c->off_cpu) {
 		/*
 		 * The process and what it starts (TASK), or with -a its
@@ -466,6 +507,7 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 		 */
 		cfg.flags = HOTSTACK_CFG_OFF_CPU |
 			    (cfg.flags & (HOTSTACK_CFG_COLLAPSE | HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK |
+					  HOTSTACK_CFG_USER_TABLES |
 					  (c->wall ? HOTSTACK_CFG_FREQ : 0)));
 		if (!c->wall) {
 			cfg.event_type = 0;
@@ -631,7 +673,83 @@ static int hs_not_execd(pid_t pid)
 	return a > 0 && a == b && !memcmp(exe, self, a);
 }
 
-void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid, int child)
+/* How often the loader takes the module's misses: a new process's first moments. */
+#define HS_UNWIND_POLL_MS	20
+
+struct hs_uwload *hs_session_unwind(int fd, const struct hs_config *c, uint32_t pid,
+				    const char *cmd)
+{
+	struct hs_uwload *uw;
+	int ret;
+
+	if (!(c->abi.flags & HOTSTACK_CFG_USER_TABLES))
+		return NULL;
+	uw = hs_uw_new(fd, NULL);
+	if (!uw) {
+		fprintf(stderr, "hotstack %s: no memory for unwind tables: user stacks by frame "
+			"pointers only\n", cmd);
+		return NULL;
+	}
+	if (pid) {
+		hs_uw_set_pids(uw, &pid, 1);
+		hs_uw_load_pid(uw, pid);
+	}
+	ret = hs_uw_start(uw, HS_UNWIND_POLL_MS);
+	if (ret) {
+		fprintf(stderr, "hotstack %s: cannot start the unwind tables' thread (%s): user "
+			"stacks by frame pointers only\n", cmd, strerror(-ret));
+		hs_uw_free(uw);
+		return NULL;
+	}
+	return uw;
+}
+
+void hs_unwind_summary(const struct hotstack_stats *st, struct hs_uwload *uw, char *buf,
+		       size_t size)
+{
+	static const char *const stop[] = {
+		[HOTSTACK_UWS_EXPR] = "expression", [HOTSTACK_UWS_SIGNAL] = "signal frame",
+		[HOTSTACK_UWS_FAULT] = "unreadable", [HOTSTACK_UWS_STACK] = "bad frame",
+		[HOTSTACK_UWS_LINK] = "link register", [HOTSTACK_UWS_FP] = "no frame record",
+	};
+	struct hs_uw_stats us;
+	size_t len;
+	unsigned int i;
+
+	buf[0] = '\0';
+	if (!uw || !st->uw_walks)
+		return;
+	hs_uw_get_stats(uw, &us);
+	len = snprintf(buf, size, "user stacks: %llu walked, %.1f%% to their outermost frame; "
+		       "frames by unwind tables %llu, by frame pointers %llu; %llu walks before "
+		       "their process's tables", (unsigned long long)st->uw_walks,
+		       100.0 * st->uw_complete / st->uw_walks,
+		       (unsigned long long)st->uw_table_frames,
+		       (unsigned long long)st->uw_fp_frames, (unsigned long long)st->uw_no_maps);
+	for (i = 0; i < sizeof(stop) / sizeof(stop[0]) && len < size; i++)
+		if (st->uw_stops[i])
+			len += snprintf(buf + len, size - len, "; %llu stopped: %s",
+					(unsigned long long)st->uw_stops[i], stop[i]);
+	if (len < size)
+		snprintf(buf + len, size - len, "; %llu tables (%.1f MiB) of %llu processes, built "
+			 "in %.0f ms", (unsigned long long)us.tables, us.bytes / 1048576.0,
+			 (unsigned long long)us.processes, us.build_ms);
+}
+
+/* Capture @pid's maps for its symbols; once it has gone, those @uw loaded it from. */
+static void hs_capture_pid(struct hs_usyms *u, uint32_t pid, struct hs_uwload *uw)
+{
+	char *maps;
+
+	if (hs_usyms_capture(u, pid) != -ENOENT)
+		return;
+	maps = hs_uw_maps_text(uw, pid);
+	if (maps)
+		hs_usyms_capture_text(u, pid, maps);
+}
+
+void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid, int child,
+		     struct hs_uwload *uw)
 {
 	static uint32_t pids[4096];
 	static uint64_t ids[4096];
@@ -644,9 +762,9 @@ void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t 
 	if (!u)
 		return;
 	if (pid && !(child && hs_not_execd(child)))
-		hs_usyms_capture(u, pid);
+		hs_capture_pid(u, pid, uw);
 	n = m->base ? hs_table_pids(m, pids, sizeof(pids) / sizeof(pids[0])) : 0;
 	for (i = 0; i < n; i++)
 		if (pids[i] != pid && pids[i] != (uint32_t)getpid())
-			hs_usyms_capture(u, pids[i]);
+			hs_capture_pid(u, pids[i], uw);
 }

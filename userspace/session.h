@@ -36,10 +36,26 @@ struct hs_config {
 	int all_cpus;			/* -a was given */
 	int have_e, have_F, have_c;	/* while parsing: -e, -F, -c seen */
 	int have_table, have_arena;	/* --table-entries, --arena-frames given */
+	int have_stacks, have_call_graph;	/* --stacks, --call-graph given */
 	const char *cgroups[HOTSTACK_MAX_CGROUPS];	/* -G, as given */
 	unsigned int nr_cgroups;
 	int off_cpu;			/* --off-cpu: time off the CPU, not samples */
 	int wall;			/* --wall: and on it, sampled: wall-clock time */
+	int call_graph;			/* --call-graph: HS_CALL_GRAPH_* */
+	int include_idle;		/* --include-idle */
+	/*
+	 * HS_PROFILE_* (table.h) for the session's profiles: set by
+	 * hs_session_configure() (NO_PID: it keys user stacks by process to
+	 * name their frames, without --keys pid).
+	 */
+	unsigned int profile_flags;
+};
+
+/* --call-graph: how user stacks are walked. */
+enum {
+	HS_CALL_GRAPH_DEFAULT,		/* unwind tables where there are, else frame pointers */
+	HS_CALL_GRAPH_FP,		/* frame pointers only */
+	HS_CALL_GRAPH_DWARF,		/* as the default, asked for */
 };
 
 /* The options' ids without a letter; HS_SESSION_OPT_NEXT: the first free for a command. */
@@ -47,7 +63,7 @@ enum {
 	HS_SESSION_OPT_STACKS = HS_OPT_LONG, HS_SESSION_OPT_DEPTH, HS_SESSION_OPT_KEYS,
 	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA, HS_SESSION_OPT_BUDGET,
 	HS_SESSION_OPT_OFF_CPU, HS_SESSION_OPT_MIN_BLOCK, HS_SESSION_OPT_OFF_TASKS,
-	HS_SESSION_OPT_WALL,
+	HS_SESSION_OPT_WALL, HS_SESSION_OPT_CALL_GRAPH, HS_SESSION_OPT_INCLUDE_IDLE,
 	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
 };
 
@@ -130,15 +146,35 @@ void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, i
  */
 void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu, int wall);
 
+struct hs_uwload;
+/*
+ * With HOTSTACK_CFG_USER_TABLES (--call-graph dwarf, the default for user
+ * stacks): a loader of the session's unwind tables (uwload.h) whose thread
+ * loads each process the module reports sampled without them; @pid's (a
+ * pid filter, 0: none) loaded at once. NULL without the flag, or when it
+ * cannot be made (said, on standard error: user stacks then stay by frame
+ * pointers).
+ */
+struct hs_uwload *hs_session_unwind(int fd, const struct hs_config *c, uint32_t pid,
+				    const char *cmd);
+
+/*
+ * What the user walks by unwind tables did, from @st and @uw's counters,
+ * for record's summary ("" when the session had none).
+ */
+void hs_unwind_summary(const struct hotstack_stats *st, struct hs_uwload *uw, char *buf,
+		       size_t size);
+
 struct hs_usyms;
 struct hs_table_map;
 /*
  * Capture the mappings of the processes in the table, and of @pid (the
  * only one with a pid filter), for their user symbols: at each refresh
- * and once at the end, so that those that exit keep the last capture.
+ * and once at the end, so that those that exit keep the last capture (or
+ * the maps @uw last loaded them from, which its samples were walked by).
  * @child: record's command (0: none), whose maps are not its own before exec.
  */
 void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid,
-		     int child);
+		     int child, struct hs_uwload *uw);
 
 #endif

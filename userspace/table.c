@@ -426,7 +426,8 @@ static char *hs_put_cgroup(char *q, uint64_t id)
  */
 static char *hs_format_line(char *q, const char *end, const struct hotstack_entry *e,
 			    const uint64_t *f, const uint32_t *sym, int nk,
-			    const struct hs_ksyms *k, struct hs_usyms *u, uint32_t pid)
+			    const struct hs_ksyms *k, struct hs_usyms *u, uint32_t pid,
+			    unsigned int flags)
 {
 	char *line = q;
 	const char *s;
@@ -438,7 +439,7 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 			*q++ = e->comm[i] == ';' ? ':' : e->comm[i] == '\n' ? ' ' : e->comm[i];
 		*q++ = ';';
 	}
-	if (e->tgid)
+	if (e->tgid && !(flags & HS_PROFILE_NO_PID))
 		q += sprintf(q, "[pid %u];", e->tgid);
 	if (e->cgroup)
 		q = hs_put_cgroup(q, e->cgroup);
@@ -457,6 +458,8 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 		s = u ? hs_usyms_lookup(u, e->tgid ? e->tgid : pid, a, &len) : NULL;
 		if (s && (size_t)(end - q) > len)
 			q = hs_put(q, s, len);
+		else if (u && (e->tgid || pid))
+			q = hs_put(q, HS_UNKNOWN_FRAME, sizeof(HS_UNKNOWN_FRAME) - 1);
 		else
 			q += sprintf(q, "0x%llx;", (unsigned long long)f[i]);
 	}
@@ -483,7 +486,7 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_entr
 #define HS_BATCH_FRAMES 512
 
 int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
-		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p)
+		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p, unsigned int flags)
 {
 	size_t cap = c->nr_frames * 24 + 2 * HS_LINE_MAX, used = 0, n, b, nf;
 	uint32_t sym[HS_BATCH_FRAMES + HOTSTACK_MAX_DEPTH];
@@ -532,7 +535,7 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 				text = grown;
 			}
 			q = hs_format_line(text + used, text + used + HS_LINE_MAX - 64, e,
-					   c->frames + e->frames, sym + nf, nk, k, u, pid);
+					   c->frames + e->frames, sym + nf, nk, k, u, pid, flags);
 			*q = '\0';
 			off[n] = used;
 			used = q + 1 - text;
@@ -557,7 +560,7 @@ out:
 }
 
 int hs_session_profile(int fd, const struct hs_table_map *m, enum hs_table_gen which,
-		       struct hs_usyms *u, uint32_t pid, struct hs_profile *p, int quiet)
+		       struct hs_usyms *u, uint32_t pid, struct hs_profile *p, unsigned int flags)
 {
 	struct hs_table_map own = { 0 };
 	struct hs_table_copy c;
@@ -573,13 +576,13 @@ int hs_session_profile(int fd, const struct hs_table_map *m, enum hs_table_gen w
 	}
 	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, sizeof(err));
 	if (ret) {
-		if (!quiet)
+		if (!(flags & HS_PROFILE_QUIET))
 			fprintf(stderr, "hotstack: %s\n", err);
 		goto out_unmap;
 	}
 	ret = hs_table_copy(m, which, &c);
 	if (!ret) {
-		ret = hs_table_profile(&c, &k, u, pid, p);
+		ret = hs_table_profile(&c, &k, u, pid, p, flags);
 		hs_table_copy_free(&c);
 	}
 	hs_ksyms_free(&k);

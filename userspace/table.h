@@ -62,11 +62,17 @@ void hs_table_copy_free(struct hs_table_copy *c);
  * prints them, kernel frames symbolized with @k, user frames with @u
  * when not NULL (else in hex, as read() prints them). @pid: the process
  * of every sample when the session filtered one (user frames without a
- * tgid key), else 0. Then the drop lines. The lines' text is one block,
- * which p->text takes. 0 or -ENOMEM (then @p holds what was added: free it).
+ * tgid key), else 0. @flags: HS_PROFILE_*. Then the drop lines. The
+ * lines' text is one block, which p->text takes. 0 or -ENOMEM (then @p
+ * holds what was added: free it).
  */
 int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
-		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p);
+		     struct hs_usyms *u, uint32_t pid, struct hs_profile *p, unsigned int flags);
+
+/* hs_table_profile() and hs_session_profile() flags. */
+#define HS_PROFILE_QUIET	1	/* nothing said of the kernel symbols */
+/* No "[pid N]" key: the tool asked for it only to name user frames (hs_symbol_keys()). */
+#define HS_PROFILE_NO_PID	2
 
 /*
  * The distinct processes (tgid key) in the active generation now, at
@@ -86,10 +92,11 @@ int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops);
  * The profile of the session @fd from its mmap, symbolized by the tool:
  * generation @which; @u and @pid as for hs_table_profile(). Returns 0, or
  * -errno when the caller should use read() instead: -EPERM after printing
- * why (kptr_restrict) unless @quiet, -EPERM/-EINVAL silently when the
- * session cannot be mapped (no CAP_PERFMON/CAP_SYSLOG, not configured).
+ * why (kptr_restrict) unless HS_PROFILE_QUIET is in @flags, -EPERM/-EINVAL
+ * silently when the session cannot be mapped (no CAP_PERFMON/CAP_SYSLOG,
+ * not configured).
  */
 int hs_session_profile(int fd, const struct hs_table_map *m, enum hs_table_gen which,
-		       struct hs_usyms *u, uint32_t pid, struct hs_profile *p, int quiet);
+		       struct hs_usyms *u, uint32_t pid, struct hs_profile *p, unsigned int flags);
 
 #endif

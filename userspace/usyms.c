@@ -12,10 +12,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 #include <libiberty/demangle.h>
@@ -156,6 +158,50 @@ static int hs_open_module(Dwfl_Module *mod, void **userdata, const char *name, D
 	return DWARF_CB_OK;
 }
 
+/*
+ * A descriptor of a file holding this process's vDSO image, made once:
+ * libdwfl reads a process's vDSO from its memory, which a maps text does
+ * not give; every 64-bit process has this kernel's same image. -1: none.
+ */
+static int hs_vdso_fd(void)
+{
+	static int fd = -2;
+	size_t size;
+	void *img;
+
+	if (fd != -2)
+		return fd;
+	fd = -1;
+	img = hs_vdso_image(&size);
+	if (!img)
+		return fd;
+	fd = memfd_create("hotstack-vdso", MFD_CLOEXEC);
+	if (fd >= 0 && write(fd, img, size) != (ssize_t)size) {
+		close(fd);
+		fd = -1;
+	}
+	free(img);
+	return fd;
+}
+
+/* Report the vDSO of a maps text's "[vdso]" line to @dwfl, its first PT_LOAD at 0. */
+static void hs_report_vdso(Dwfl *dwfl, const char *maps)
+{
+	const char *line = strstr(maps, " [vdso]\n");
+	unsigned long long start;
+	int fd = hs_vdso_fd();
+
+	if (!line || fd < 0)
+		return;
+	while (line > maps && line[-1] != '\n')
+		line--;
+	if (sscanf(line, "%llx-", &start) != 1)
+		return;
+	fd = dup(fd);
+	if (fd >= 0 && !dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, start, false))
+		close(fd);
+}
+
 static Dwfl *hs_dwfl_build(const char *maps, uint32_t pid)
 {
 	Dwfl *dwfl = dwfl_begin(&hs_dwfl_callbacks);
@@ -172,6 +218,8 @@ static Dwfl *hs_dwfl_build(const char *maps, uint32_t pid)
 	dwfl_report_begin(dwfl);
 	ret = dwfl_linux_proc_maps_report(dwfl, f);
 	fclose(f);
+	if (!ret)
+		hs_report_vdso(dwfl, maps);
 	if (ret || dwfl_report_end(dwfl, NULL, NULL)) {
 		dwfl_end(dwfl);
 		return NULL;
@@ -183,12 +231,16 @@ static Dwfl *hs_dwfl_build(const char *maps, uint32_t pid)
 
 int hs_usyms_capture(struct hs_usyms *u, uint32_t pid)
 {
-	struct hs_uproc *p = hs_uproc_find(u, pid);
 	char *maps = hs_read_maps(pid);
+
+	return maps ? hs_usyms_capture_text(u, pid, maps) : -errno;
+}
+
+int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
+{
+	struct hs_uproc *p = hs_uproc_find(u, pid);
 	Dwfl *dwfl;
 
-	if (!maps)
-		return -errno;
 	if (p && p->maps && !strcmp(p->maps, maps)) {
 		free(maps);
 		p->captures++;
@@ -282,6 +334,29 @@ char *hs_demangle(const char *name)
 	return d;
 }
 
+/*
+ * Code no symbol covers, as perf names its binary: "liblzma.so.5+0xa96d",
+ * the offset an address of the binary's own (what addr2line and objdump
+ * take), malloc'd.
+ */
+static char *hs_module_offset(Dwfl_Module *mod, uint64_t addr)
+{
+	const char *file = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	const char *base = file ? strrchr(file, '/') : NULL;
+	Dwarf_Addr bias = 0;
+	char *name;
+
+	dwfl_module_getelf(mod, &bias);
+	if (asprintf(&name, "%s+0x%" PRIx64, base ? base + 1 : file ?: "[unknown]",
+		     (uint64_t)(addr - bias)) < 0)
+		return NULL;
+	/* A frame holds no ';' (the folded separator) nor a line end. */
+	for (char *c = name; *c; c++)
+		if (*c == ';' || *c == '\n')
+			*c = *c == ';' ? ':' : ' ';
+	return name;
+}
+
 const struct hs_maps *hs_usyms_maps(const struct hs_usyms *u)
 {
 	return u ? u->maps : NULL;
@@ -310,7 +385,7 @@ const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, siz
 	e = &u->cache[i];
 	e->pid = pid;
 	e->addr = addr;
-	e->name = name ? hs_demangle(name) ?: strdup(name) : NULL;
+	e->name = name ? hs_demangle(name) ?: strdup(name) : mod ? hs_module_offset(mod, addr) : NULL;
 	e->len = e->name ? strlen(e->name) : 0;
 	if (e->name)
 		hs_usyms_note(u, mod, e->name);

@@ -22,6 +22,9 @@ void hs_usyms_free(struct hs_usyms *u);
  */
 int hs_usyms_capture(struct hs_usyms *u, uint32_t pid);
 
+/* The same from @maps (taken, freed), its /proc/PID/maps text read before. */
+int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps);
+
 /* Captures of @pid so far that succeeded (0: none). */
 unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid);
 

@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 	}
 	t2 = now();
 	c2 = cpu();
-	if (hs_table_profile(&c, &k, NULL, 0, &p)) {
+	if (hs_table_profile(&c, &k, NULL, 0, &p, 0)) {
 		fprintf(stderr, "dump_bench: out of memory\n");
 		return 1;
 	}

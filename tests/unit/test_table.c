@@ -125,7 +125,7 @@ static void like_read(void **state)
 	m.size = s.size;
 	assert_int_equal(hs_table_copy(&m, HS_GEN_READABLE, &c), 0);
 	assert_int_equal(c.nr, 8);
-	assert_int_equal(hs_table_profile(&c, &k, NULL, 0, &p), 0);
+	assert_int_equal(hs_table_profile(&c, &k, NULL, 0, &p, 0), 0);
 	text = sorted_text(&p);
 	assert_string_equal(text,
 		"0x402005;0x401000;mod_fn [mod_a] 7\n"

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <elf.h>
 
 #include "maps.h"
 #include "usyms.h"
@@ -44,6 +46,41 @@ void usyms_rust_v0_fn(void) __asm__("_RNvCs1234_7mycrate3foo");
 __attribute__((noinline)) void usyms_rust_v0_fn(void)
 {
 	usyms_sink++;
+}
+
+/*
+ * Code no symbol covers is named as perf names its binary, binary+0xOFFSET
+ * (an address of the binary's own), never a bare address; the vDSO's
+ * functions by their names, though a maps text does not give its image.
+ */
+static void unnamed_code_and_vdso(void **state)
+{
+	const Elf64_Ehdr *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct hs_usyms *u = hs_usyms_new();
+	const char *s;
+	size_t len, off;
+
+	(void)state;
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	/* Its functions (clock_gettime's...) are named, somewhere in its first 8 KiB. */
+	assert_non_null(vdso);
+	for (off = 0; off < 8192; off += 16) {
+		s = hs_usyms_lookup(u, getpid(), (uintptr_t)vdso + off, &len);
+		if (s && len > 7 && !memcmp(s, "__vdso_", 7))
+			break;
+	}
+	assert_true(off < 8192);
+	/* Its ELF header: no function, the binary and the offset. */
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)vdso + 4, &len);
+	assert_non_null(s);
+	assert_int_equal(len, strlen("[vdso]+0x4"));
+	assert_memory_equal(s, "[vdso]+0x4", len);
+	/* The test program's own ELF header (a PIE: its headers first), likewise. */
+	s = hs_usyms_lookup(u, getpid(), getauxval(AT_PHDR) - sizeof(Elf64_Ehdr) + 8, &len);
+	assert_non_null(s);
+	assert_int_equal(len, strlen("test_usyms+0x8"));
+	assert_memory_equal(s, "test_usyms+0x8", len);
+	hs_usyms_free(u);
 }
 
 static void demangled(void **state)
@@ -209,6 +246,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_functions),
+		cmocka_unit_test(unnamed_code_and_vdso),
 		cmocka_unit_test(demangled),
 		cmocka_unit_test(exited_process),
 	};
