@@ -45,20 +45,28 @@ int hotstack_unwind_init(struct hotstack_session *s)
 	return 0;
 }
 
+/* Whether @bytes more fit the session's cap (unwind_mb, else the module's): 0 or -ENOSPC. */
+static int hs_uw_fits(struct hotstack_session *s, u64 bytes)
+{
+	u64 max = (u64)hotstack_max_unwind_mb << 20;
+	u64 cap = s->cfg.unwind_mb ? min((u64)s->cfg.unwind_mb << 20, max) : max;
+
+	lockdep_assert_held(&s->lock);
+	return bytes > cap - min(cap, s->uw->bytes) ? -ENOSPC : 0;
+}
+
 /*
- * Hold @bytes of @s's unwind memory: the session's cap (unwind_mb, else
- * the module's), the module's, and a delegated user's quota. 0, -ENOSPC
- * or -EDQUOT.
+ * Hold @bytes of @s's unwind memory: the session's cap, the module's, and
+ * a delegated user's quota. 0, -ENOSPC or -EDQUOT.
  */
 static int hs_uw_reserve(struct hotstack_session *s, u64 bytes)
 {
 	u64 max = (u64)hotstack_max_unwind_mb << 20;
-	u64 cap = s->cfg.unwind_mb ? min((u64)s->cfg.unwind_mb << 20, max) : max;
 	int ret;
 
-	lockdep_assert_held(&s->lock);
-	if (bytes > cap - min(cap, s->uw->bytes))
-		return -ENOSPC;
+	ret = hs_uw_fits(s, bytes);
+	if (ret)
+		return ret;
 	if (atomic64_add_return(bytes, &hotstack_unwind_memory) > max) {
 		atomic64_sub(bytes, &hotstack_unwind_memory);
 		return -ENOSPC;
@@ -116,9 +124,12 @@ long hotstack_ioc_add_table(struct hotstack_session *s, void __user *uarg)
 	if (a.flags || a.pad || a.reserved[0] || a.reserved[1] || !a.nr_rows ||
 	    a.nr_rows > HOTSTACK_UW_MAX_ROWS || !a.nr_rules || a.nr_rules > HOTSTACK_UW_MAX_RULES)
 		return -EINVAL;
-	/* Too large for any limit: refused before it is copied in. */
-	if (hs_utab_size(a.nr_rows, a.nr_rules, 0) > (u64)hotstack_max_unwind_mb << 20)
-		return -ENOSPC;
+	/* Not for this session, or too large for it: refused before it is copied in. */
+	mutex_lock(&s->lock);
+	ret = hs_uw_ready(s) ?: hs_uw_fits(s, hs_utab_size(a.nr_rows, a.nr_rules, 0));
+	mutex_unlock(&s->lock);
+	if (ret)
+		return ret;
 	rules = vmemdup_user(u64_to_user_ptr(a.rules_ptr), (size_t)a.nr_rules * sizeof(*rules));
 	if (IS_ERR(rules))
 		return PTR_ERR(rules);

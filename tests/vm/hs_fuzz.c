@@ -12,7 +12,10 @@
  * every ioctl, with argument structs of random sizes, placements (a
  * read-only page, one that runs into an unmapped page, bad pointers),
  * flags, reserved and out fields, in whatever state the session is in;
- * CONFIGURE with a valid configuration mutated at random; unknown ioctl
+ * CONFIGURE with a valid configuration mutated at random; unwind tables
+ * (ADD_TABLE: rows and rules valid, mutated or random), mappings of this
+ * process, of init and of no process (SET_MAPS), mutated, and the misses'
+ * set drained (UNWIND_MISSES), while sessions sample them; unknown ioctl
  * numbers; mmap() with random lengths, offsets, protections and flags,
  * then mremap(), mprotect(), a read of every page, munmap(); read() with
  * random sizes and buffers; write(), pread(), lseek(); generic netlink
@@ -79,18 +82,21 @@
 #define MAX_PRINTED	50	/* errors printed in full */
 #define READ_MAX	65536	/* largest read() */
 #define VEC_MAX		65536	/* pages mincore() looks at */
+#define HS_FUZZ_MISSES	64	/* processes the module keeps as misses at once */
 
 /* The calls, as counted and reported. */
 enum call {
 	C_OPEN, C_CLOSE, C_DUP, C_CONFIGURE, C_START, C_STOP, C_RESET, C_SNAPSHOT,
 	C_GET_INFO, C_GET_STATS, C_IOCTL, C_MMAP, C_MREMAP, C_MPROTECT, C_MUNMAP,
-	C_TOUCH, C_READ, C_WRITE, C_PREAD, C_LSEEK, C_GENL, C_FORK, C_NR
+	C_TOUCH, C_READ, C_WRITE, C_PREAD, C_LSEEK, C_GENL, C_FORK, C_ADD_TABLE, C_SET_MAPS,
+	C_MISSES, C_NR
 };
 
 static const char *const call_name[C_NR] = {
 	"open", "close", "dup", "CONFIGURE", "START", "STOP", "RESET", "SNAPSHOT",
 	"GET_INFO", "GET_STATS", "ioctl (other numbers)", "mmap", "mremap", "mprotect",
 	"munmap", "page reads", "read", "write", "pread", "lseek", "netlink", "fork",
+	"ADD_TABLE", "SET_MAPS", "UNWIND_MISSES",
 };
 
 /* A set of results: bit 0 success, bit e errno e. */
@@ -145,6 +151,7 @@ static uint64_t online0;		/* CPUs online at the start (the first 64) */
 static unsigned int max_sessions;
 static unsigned int base_sessions;	/* open at the start, its own included */
 static unsigned long long base_memory;	/* bytes of tables at the start */
+static unsigned long long base_unwind;	/* ... of unwind tables */
 /* An address no user pointer can have. */
 static const uintptr_t kernel_ptr = 0xffff800000000000UL;
 
@@ -826,6 +833,11 @@ static void valid_config(struct thr *t, struct hotstack_config *c)
 	if (chance(t, 20))
 		c->flags |= HOTSTACK_CFG_COLLAPSE;
 	c->stacks = 1 + below(t, 3);
+	/* User stacks by unwind tables (ADD_TABLE, SET_MAPS), often, with a cap now and then. */
+	if ((c->stacks & HOTSTACK_STACK_USER) && chance(t, 60)) {
+		c->flags |= HOTSTACK_CFG_USER_TABLES;
+		c->unwind_mb = chance(t, 20) ? 1 + below(t, 4) : 0;
+	}
 	c->max_depth = chance(t, 80) ? 1 + below(t, 128) : 1 + below(t, HOTSTACK_MAX_DEPTH);
 	c->keys = below(t, HOTSTACK_KEY_ALL + 1);
 	c->table_entries = HOTSTACK_MIN_ENTRIES << below(t, 9);		/* 16 .. 4096 */
@@ -847,6 +859,7 @@ static const struct field cfg_fields[] = {
 	CFG_FIELD(keys), CFG_FIELD(table_entries), CFG_FIELD(arena_frames),
 	CFG_FIELD(budget_ppm), CFG_FIELD(nr_cgroups), CFG_FIELD(cgroups_ptr),
 	CFG_FIELD(off_cpu_tasks), CFG_FIELD(min_block_us), CFG_FIELD(reserved),
+	CFG_FIELD(unwind_mb), CFG_FIELD(pad),
 };
 
 static void set_field(void *s, const struct field *f, uint64_t v)
@@ -986,6 +999,11 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 common:
 	if (!(c->flags & HOTSTACK_CFG_PID) != !c->pid)
 		return true;
+	/* Unwind tables walk user stacks; their cap goes with them. */
+	if (c->pad || c->unwind_mb > (1U << 20) ||
+	    ((c->flags & HOTSTACK_CFG_USER_TABLES) ? !(c->stacks & HOTSTACK_STACK_USER) :
+						      c->unwind_mb))
+		return true;
 	/* Per-task events: a process's, on every CPU. */
 	if ((c->flags & HOTSTACK_CFG_TASK) &&
 	    (!(c->flags & HOTSTACK_CFG_PID) || c->cpus_ptr || c->cpus_words))
@@ -1032,7 +1050,8 @@ static void op_configure(struct thr *t)
 		memset(&x, 0, sizeof(x));
 	} else if (chance(t, 8)) {
 		/* Off-CPU time: the sched_switch probe on every CPU. */
-		c.flags = HOTSTACK_CFG_OFF_CPU | (c.flags & HOTSTACK_CFG_COLLAPSE);
+		c.flags = HOTSTACK_CFG_OFF_CPU |
+			  (c.flags & (HOTSTACK_CFG_COLLAPSE | HOTSTACK_CFG_USER_TABLES));
 		c.event_type = 0;
 		c.event_config = 0;
 		c.precise = 0;
@@ -1207,7 +1226,8 @@ static void op_get_info(struct thr *t)
 		return;
 	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
 	if (k.size != a.usize || k.abi_version != HOTSTACK_ABI_VERSION ||
-	    k.max_depth != HOTSTACK_MAX_DEPTH || k.max_sessions != max_sessions || k.features ||
+	    k.max_depth != HOTSTACK_MAX_DEPTH || k.max_sessions != max_sessions ||
+	    k.features != HOTSTACK_FEAT_USER_TABLES ||
 	    k.pad || k.reserved[0] || k.reserved[1] || k.max_freq != HOTSTACK_MAX_FREQ ||
 	    k.memory_used > k.max_memory || !k.nr_sessions)
 		report(t, "%s: answered size %u abi_version %u max_sessions %u nr_sessions %u "
@@ -1225,6 +1245,9 @@ static void op_get_info(struct thr *t)
 		       "user_freq_used %u pad2 %u", t->desc, k.user_max_sessions,
 		       k.user_sessions, (unsigned long long)k.user_max_memory,
 		       (unsigned long long)k.user_memory_used, k.user_freq_used, k.pad2);
+	else if (a.usize >= HOTSTACK_INFO_SIZE_VER2 && k.unwind_used > k.max_unwind)
+		report(t, "%s: unwind_used %llu past max_unwind %llu", t->desc,
+		       (unsigned long long)k.unwind_used, (unsigned long long)k.max_unwind);
 	else if (k.nr_sessions > max_sessions)
 		note_once(NOTE_SESSIONS, "GET_INFO said %u sessions of %u (an open() being "
 			  "refused counts for a moment)", k.nr_sessions, max_sessions);
@@ -1323,6 +1346,12 @@ static enum call classify(unsigned int cmd)
 		return C_CONFIGURE;
 	if (nosize == (HOTSTACK_IOC_GET_STATS & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
 		return C_GET_STATS;
+	if (nosize == (HOTSTACK_IOC_ADD_TABLE & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
+		return C_ADD_TABLE;
+	if (nosize == (HOTSTACK_IOC_SET_MAPS & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
+		return C_SET_MAPS;
+	if (nosize == (HOTSTACK_IOC_UNWIND_MISSES & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
+		return C_MISSES;
 	switch (cmd) {
 	case HOTSTACK_IOC_START:
 		return C_START;
@@ -1348,7 +1377,8 @@ static void op_ioctl(struct thr *t)
 	static const unsigned int known[] = {
 		HOTSTACK_IOC_GET_INFO, HOTSTACK_IOC_CONFIGURE, HOTSTACK_IOC_START,
 		HOTSTACK_IOC_STOP, HOTSTACK_IOC_RESET, HOTSTACK_IOC_SNAPSHOT,
-		HOTSTACK_IOC_GET_STATS,
+		HOTSTACK_IOC_GET_STATS, HOTSTACK_IOC_ADD_TABLE, HOTSTACK_IOC_SET_MAPS,
+		HOTSTACK_IOC_UNWIND_MISSES,
 	};
 	struct slot *s = pick_fd(t);
 	unsigned int cmd, dir = below(t, 4), magic = HOTSTACK_IOC_MAGIC, k = below(t, 10);
@@ -1382,6 +1412,9 @@ static void op_ioctl(struct thr *t)
 	if (kind == 0) {
 		uint32_t sz = c == C_GET_INFO ? sizeof(struct hotstack_info) :
 			      c == C_GET_STATS ? sizeof(struct hotstack_stats) :
+			      c == C_ADD_TABLE ? sizeof(struct hotstack_unwind_table) :
+			      c == C_SET_MAPS ? sizeof(struct hotstack_unwind_maps) :
+			      c == C_MISSES ? sizeof(struct hotstack_unwind_misses) :
 			      sizeof(struct hotstack_config);
 
 		memcpy(t->arg, &sz, sizeof(sz));
@@ -1397,6 +1430,13 @@ static void op_ioctl(struct thr *t)
 	case C_GET_STATS:
 		al = kind == 0 ? ALLOW(0) : kind == 1 ? ALLOW(EFAULT) :
 		     ALLOW(0, EFAULT, EINVAL, E2BIG);
+		break;
+	case C_ADD_TABLE:
+	case C_SET_MAPS:
+	case C_MISSES:
+		/* All zero: no rows, no pid, no room: refused. */
+		al = kind == 0 ? ALLOW(EINVAL) : kind == 1 ? ALLOW(EFAULT) :
+		     ALLOW(0, EFAULT, EINVAL, E2BIG, ENOSPC, ENOMEM, ESRCH, ESTALE);
 		break;
 	case C_CONFIGURE:
 		/* All zero: sample 0 is refused (EBUSY first when running or mapped). */
@@ -1414,6 +1454,287 @@ static void op_ioctl(struct thr *t)
 	     _IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), _IOC_SIZE(cmd),
 	     c == C_IOCTL ? "unknown" : call_name[c], arg);
 	check(t, C_IOCTL, ioctl(s->fd, cmd, arg), al);
+}
+
+
+/* ---- unwind tables ------------------------------------------------------- */
+
+/* A rule, valid for this architecture or (now and then) not. */
+static struct hotstack_unwind_rule fuzz_rule(struct thr *t)
+{
+	struct hotstack_unwind_rule r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = below(t, HOTSTACK_UW_KINDS);
+	if (r.kind == HOTSTACK_UW_CFA_SP || r.kind == HOTSTACK_UW_CFA_FP ||
+	    r.kind == HOTSTACK_UW_PLT) {
+		r.flags = HOTSTACK_UWF_RA_SAVED | (chance(t, 50) ? HOTSTACK_UWF_FP_SAVED : 0);
+		r.ra_off = -8;
+		r.fp_off = r.flags & HOTSTACK_UWF_FP_SAVED ? -8 * (int)(1 + below(t, 8)) : 0;
+		r.cfa_off = r.kind == HOTSTACK_UW_PLT ? 1 + below(t, 15) : 8 * below(t, 64);
+	}
+	if (chance(t, 5)) {
+		/* Anything: the module must say EINVAL where the ABI does. */
+		uint64_t v = rnd(t);
+
+		memcpy(&r, &v, 8);
+		r.cfa_off = pick_value(t);
+	}
+	return r;
+}
+
+/* Whether the ABI refuses rule @r on this machine (uapi: hotstack_unwind_rule). */
+static bool rule_bad(const struct hotstack_unwind_rule *r)
+{
+	bool cfa = r->kind == HOTSTACK_UW_CFA_SP || r->kind == HOTSTACK_UW_CFA_FP ||
+		   r->kind == HOTSTACK_UW_PLT;
+#ifdef __x86_64__
+	bool x86 = true;
+#else
+	bool x86 = false;
+#endif
+
+	if (r->kind >= HOTSTACK_UW_KINDS || r->pad || (r->flags & ~HOTSTACK_UWF_ALL))
+		return true;
+	if (!cfa)
+		return r->flags || r->fp_off || r->ra_off || r->cfa_off;
+	if (r->kind == HOTSTACK_UW_PLT ? !x86 || r->cfa_off < 1 || r->cfa_off > 15 :
+					 r->cfa_off < -(1 << 20) || r->cfa_off > (1 << 20))
+		return true;
+	if (!(r->flags & HOTSTACK_UWF_FP_SAVED) ? r->fp_off != 0 : r->fp_off % 8 != 0)
+		return true;
+	if (!(r->flags & HOTSTACK_UWF_RA_SAVED) ? r->ra_off != 0 : r->ra_off % 8 != 0)
+		return true;
+	return x86 && (!(r->flags & HOTSTACK_UWF_RA_SAVED) || r->ra_off != -8);
+}
+
+static void op_add_table(struct thr *t)
+{
+	struct slot *s = pick_fd(t);
+	struct hotstack_unwind_table in, k;
+	struct hotstack_unwind_row *rows = (void *)t->rbuf;
+	struct hotstack_unwind_rule rules[64];
+	struct allow al = { { 0, 0 } };
+	uint32_t nr_rows = 1 + below(t, READ_MAX / sizeof(*rows)), nr_rules = 1 + below(t, 64), i;
+	bool bad_rows = false, bad_rules = false;
+	struct arg a;
+	char where[128];
+	long ret;
+	int e, err;
+
+	if (!s) {
+		op_open(t);
+		return;
+	}
+	for (i = 0; i < nr_rules; i++) {
+		rules[i] = fuzz_rule(t);
+		bad_rules |= rule_bad(&rules[i]);
+	}
+	for (i = 0; i < nr_rows; i++) {
+		rows[i].pc = i * (1 + below(t, 64)) + (i ? rows[i - 1].pc + 1 : below(t, 1U << 20));
+		rows[i].rule = below(t, nr_rules);
+		if (chance(t, 1)) {
+			rows[i].pc = pick_value(t);
+			rows[i].rule = chance(t, 50) ? pick_value(t) : rows[i].rule;
+		}
+		bad_rows |= rows[i].rule >= nr_rules || (i && rows[i].pc <= rows[i - 1].pc);
+	}
+	memset(&in, 0, sizeof(in));
+	in.rows_ptr = (uintptr_t)rows;
+	in.rules_ptr = (uintptr_t)rules;
+	in.nr_rows = nr_rows;
+	in.nr_rules = nr_rules;
+	if (chance(t, 10))
+		in.nr_rows = pick_value(t);
+	if (chance(t, 5))
+		in.nr_rules = pick_value(t);
+	if (chance(t, 5))
+		in.rows_ptr = chance(t, 50) ? kernel_ptr : pick_value(t);
+	if (chance(t, 5))
+		in.rules_ptr = chance(t, 50) ? 0 : pick_value(t);
+	if (chance(t, 5))
+		in.flags = pick_value(t) | 1;
+	if (chance(t, 5))
+		in.reserved[below(t, 2)] = pick_value(t) | 1;
+	if (chance(t, 5))
+		in.pad = 1;
+	in.size = pick_size(t, sizeof(in), HOTSTACK_UNWIND_TABLE_SIZE_VER0);
+	place(t, &in, sizeof(in), &a);
+	arg_str(&a, where, sizeof(where));
+	DESC(t, "ioctl(%d, ADD_TABLE, {flags %#x rows %u at %#llx rules %u at %#llx pad %u "
+	     "reserved %#llx %#llx}%s%s in %s)", s->fd, in.flags, in.nr_rows,
+	     (unsigned long long)in.rows_ptr, in.nr_rules, (unsigned long long)in.rules_ptr,
+	     in.pad, (unsigned long long)in.reserved[0], (unsigned long long)in.reserved[1],
+	     bad_rows ? ", rows out of order or of no rule" : "",
+	     bad_rules ? ", a rule refused" : "", where);
+	ret = ioctl(s->fd, HOTSTACK_IOC_ADD_TABLE, a.p);
+	err = errno;
+	if (copy_in(&a, HOTSTACK_UNWIND_TABLE_SIZE_VER0, &al)) {
+		kview(&a, &in, sizeof(k), &k);
+		if (k.flags || k.pad || k.reserved[0] || k.reserved[1] || !k.nr_rows ||
+		    k.nr_rows > HOTSTACK_UW_MAX_ROWS || !k.nr_rules ||
+		    k.nr_rules > HOTSTACK_UW_MAX_RULES) {
+			allow_add(&al, EINVAL);
+		} else {
+			/* Too large; pointers elsewhere; the content; the state; memory. */
+			al = ALLOW(ENOSPC, ENOMEM, EINVAL);
+			if (k.rows_ptr != (uintptr_t)rows || k.rules_ptr != (uintptr_t)rules ||
+			    k.nr_rows > nr_rows || k.nr_rules > nr_rules)
+				allow_add(&al, EFAULT);
+			if (k.rows_ptr != (uintptr_t)rows || k.rules_ptr != (uintptr_t)rules ||
+			    k.nr_rows != nr_rows || k.nr_rules != nr_rules ||
+			    (!bad_rows && !bad_rules)) {
+				allow_add(&al, 0);
+				/* Added, and then the answer cannot be written. */
+				if (a.where == W_RO)
+					allow_add(&al, EFAULT);
+			}
+		}
+	}
+	e = check_err(t, C_ADD_TABLE, ret, err, al);
+	if (e || a.where == W_RO || !a.access)
+		return;
+	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
+	if (!k.id || k.bytes < 4ULL * k.nr_rows + 12ULL * k.nr_rules)
+		report(t, "%s: answered id %u bytes %llu", t->desc, k.id,
+		       (unsigned long long)k.bytes);
+	check_tail(t, &a, sizeof(k), "ADD_TABLE");
+}
+
+/* Up to @max executable mappings of process @pid. */
+static uint32_t fuzz_maps(pid_t pid, struct hotstack_unwind_map *maps, uint32_t max)
+{
+	unsigned long long start, end;
+	char path[64], line[512], perms[8];
+	uint32_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s", &start, &end, perms) != 3 || perms[2] != 'x' ||
+		    strstr(line, "[vsyscall]"))
+			continue;
+		memset(&maps[n], 0, sizeof(maps[n]));
+		maps[n].start = start;
+		maps[n].end = end;
+		maps[n].bias = start;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void op_set_maps(struct thr *t)
+{
+	static const uint32_t pids[] = { 1, 2, 4194304, 0 };
+	struct slot *s = pick_fd(t);
+	struct hotstack_unwind_maps in, k;
+	struct hotstack_unwind_map *maps = (void *)t->rbuf;
+	struct allow al = { { 0, 0 } };
+	uint32_t pid = chance(t, 80) ? (uint32_t)getpid() : pids[below(t, ARRAY_SIZE(pids))];
+	uint32_t n = fuzz_maps(pid ? pid : 1, maps, 64), i;
+	struct arg a;
+	char where[128];
+	long ret;
+
+	if (!s) {
+		op_open(t);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		maps[i].table = chance(t, 70) ? below(t, 16) : 0;
+		if (chance(t, 3))
+			set_field(&maps[i], &(const struct field){ "any", 8 * below(t, 4), 8 },
+				  pick_value(t));
+	}
+	memset(&in, 0, sizeof(in));
+	in.pid = pid;
+	in.nr_maps = chance(t, 10) ? below(t, n + 1) : n;
+	in.maps_ptr = in.nr_maps ? (uintptr_t)maps : 0;
+	if (chance(t, 5))
+		in.flags = HOTSTACK_MAPS_REMOVE;
+	if (chance(t, 5))
+		in.nr_maps = pick_value(t);
+	if (chance(t, 5))
+		in.maps_ptr = chance(t, 50) ? kernel_ptr : pick_value(t);
+	if (chance(t, 3))
+		in.flags = pick_value(t);
+	if (chance(t, 3))
+		in.reserved = pick_value(t) | 1;
+	in.size = pick_size(t, sizeof(in), HOTSTACK_UNWIND_MAPS_SIZE_VER0);
+	place(t, &in, sizeof(in), &a);
+	arg_str(&a, where, sizeof(where));
+	DESC(t, "ioctl(%d, SET_MAPS, {flags %#x pid %u maps %u at %#llx reserved %#llx} in %s)",
+	     s->fd, in.flags, in.pid, in.nr_maps, (unsigned long long)in.maps_ptr,
+	     (unsigned long long)in.reserved, where);
+	ret = ioctl(s->fd, HOTSTACK_IOC_SET_MAPS, a.p);
+	if (copy_in(&a, HOTSTACK_UNWIND_MAPS_SIZE_VER0, &al)) {
+		kview(&a, &in, sizeof(k), &k);
+		if ((k.flags & ~HOTSTACK_MAPS_ALL) || k.reserved || !k.pid || k.pid > 4194304 ||
+		    k.nr_maps > HOTSTACK_UW_MAX_MAPS || !k.nr_maps != !k.maps_ptr ||
+		    ((k.flags & HOTSTACK_MAPS_REMOVE) && k.nr_maps))
+			allow_add(&al, EINVAL);
+		else
+			/* Pointers, the mappings' order, the process, its VMAs, the state. */
+			al = ALLOW(0, EFAULT, EINVAL, ESRCH, ESTALE, ENOSPC, ENOMEM);
+	}
+	check(t, C_SET_MAPS, ret, al);
+}
+
+static void op_misses(struct thr *t)
+{
+	struct slot *s = pick_fd(t);
+	struct hotstack_unwind_misses in, k;
+	uint32_t *pids = (void *)t->rbuf;
+	struct allow al = { { 0, 0 } };
+	struct arg a;
+	char where[128];
+	long ret;
+	int e, err;
+
+	if (!s) {
+		op_open(t);
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+	in.pids_ptr = (uintptr_t)pids;
+	in.nr = 1 + below(t, 4096);
+	if (chance(t, 5))
+		in.nr = pick_value(t);
+	if (chance(t, 5))
+		in.pids_ptr = chance(t, 30) ? 0 : chance(t, 50) ? kernel_ptr : pick_value(t);
+	if (chance(t, 5))
+		in.flags = pick_value(t) | 1;
+	if (chance(t, 3))
+		in.pad = 1;
+	if (chance(t, 3))
+		in.reserved = pick_value(t) | 1;
+	in.size = pick_size(t, sizeof(in), HOTSTACK_UNWIND_MISSES_SIZE_VER0);
+	place(t, &in, sizeof(in), &a);
+	arg_str(&a, where, sizeof(where));
+	DESC(t, "ioctl(%d, UNWIND_MISSES, {flags %#x pids %u at %#llx pad %u reserved %#llx} in "
+	     "%s)", s->fd, in.flags, in.nr, (unsigned long long)in.pids_ptr, in.pad,
+	     (unsigned long long)in.reserved, where);
+	ret = ioctl(s->fd, HOTSTACK_IOC_UNWIND_MISSES, a.p);
+	err = errno;
+	if (copy_in(&a, HOTSTACK_UNWIND_MISSES_SIZE_VER0, &al)) {
+		kview(&a, &in, sizeof(k), &k);
+		if (k.flags || k.pad || k.reserved || !k.nr || k.nr > 4096 || !k.pids_ptr)
+			allow_add(&al, EINVAL);
+		else
+			/* The state; the pids' room elsewhere; the answer to a read-only page. */
+			al = ALLOW(0, EINVAL, ENOMEM, EFAULT);
+	}
+	e = check_err(t, C_MISSES, ret, err, al);
+	if (e || a.where == W_RO || !a.access)
+		return;
+	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
+	if (k.nr > in.nr || k.nr > HS_FUZZ_MISSES)
+		report(t, "%s: answered %u pids", t->desc, k.nr);
+	check_tail(t, &a, sizeof(k), "UNWIND_MISSES");
 }
 
 /* ---- mmap and what follows ------------------------------------------------ */
@@ -2074,6 +2395,7 @@ static const struct {
 	OP(get_info, 120), OP(get_stats, 150), OP(ioctl, 150), OP(mmap, 30),
 	OP(mremap, 8), OP(mprotect, 10), OP(munmap, 8), OP(touch, 12),
 	OP(read, 100), OP(misc, 170), OP(genl, 30), OP(fork, 1),
+	OP(add_table, 25), OP(set_maps, 40), OP(misses, 30),
 };
 
 /* Operations run, and the milliseconds they took, all threads together. */
@@ -2363,6 +2685,7 @@ int main(int argc, char **argv)
 	/* Sessions of others (t_80's held off-CPU ones): there at the end too. */
 	base_sessions = info.nr_sessions;
 	base_memory = info.memory_used;
+	base_unwind = info.unwind_used;
 	printf("# hs_fuzz %lu %llu %u: %u possible CPUs, online %#llx, max_sessions %u, "
 	       "max_memory %llu MiB\n", nr_calls_arg, seed, nr_threads, nr_possible,
 	       (unsigned long long)online0, max_sessions,
@@ -2440,11 +2763,13 @@ int main(int argc, char **argv)
 	fd = open("/dev/hotstack", O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, HOTSTACK_IOC_GET_INFO, &info))
 		report(NULL, "at the end: open and GET_INFO: %s", strerror(errno));
-	else if (info.nr_sessions != base_sessions || info.memory_used != base_memory)
+	else if (info.nr_sessions != base_sessions || info.memory_used != base_memory ||
+		 info.unwind_used != base_unwind)
 		report(NULL, "at the end, every descriptor and mapping closed: %u sessions open, "
-		       "%llu bytes of tables (want %u and %llu, as at the start)", info.nr_sessions,
-		       (unsigned long long)info.memory_used, base_sessions,
-		       (unsigned long long)base_memory);
+		       "%llu bytes of tables, %llu of unwind tables (want %u, %llu and %llu, as at "
+		       "the start)", info.nr_sessions, (unsigned long long)info.memory_used,
+		       (unsigned long long)info.unwind_used, base_sessions,
+		       (unsigned long long)base_memory, (unsigned long long)base_unwind);
 	if (fd >= 0)
 		close(fd);
 	summary((now_ms() - start) / 1000.0, nr_calls_arg);

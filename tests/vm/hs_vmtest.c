@@ -185,12 +185,12 @@ static void test_getinfo(void)
 	    HOTSTACK_MAX_FREQ, info.max_freq);
 	tap(info.memory_used == 0, "GET_INFO memory_used with no table is 0 (got %llu)",
 	    (unsigned long long)info.memory_used);
-	tap(info.features == 0 && !info.pad && !info.reserved[0] && !info.reserved[1],
-	    "GET_INFO features, pad and reserved are 0");
+	tap(info.features == HOTSTACK_FEAT_USER_TABLES && !info.pad && !info.reserved[0] &&
+	    !info.reserved[1], "GET_INFO features are the unwind tables', pad and reserved 0");
 	tap(!info.user_max_sessions && !info.user_sessions && !info.user_max_memory &&
 	    !info.user_memory_used && !info.user_freq_used && !info.pad2,
 	    "GET_INFO for root: no quota, the user_* fields and pad2 are 0");
-	tap(sizeof(info) == HOTSTACK_INFO_SIZE_VER1, "struct hotstack_info is VER1 size");
+	tap(sizeof(info) == HOTSTACK_INFO_SIZE_VER2, "struct hotstack_info is VER2 size");
 	/* A caller of the first published size gets the fields up to reserved. */
 	memset(&info, 0xa5, sizeof(info));
 	memset(&info, 0, HOTSTACK_INFO_SIZE_VER0);
