@@ -216,6 +216,18 @@ static __always_inline void hs_uw_start(struct pt_regs *regs, unsigned long *pc,
 }
 
 #define hs_uw_64bit(regs)	(!compat_user_mode(regs))
+
+/*
+ * Where the registers a signal interrupted are, from the stack pointer at
+ * the signal trampoline (the vDSO's __kernel_rt_sigreturn): struct
+ * rt_sigframe there, its ucontext after the 128 bytes of siginfo, whose
+ * uc_mcontext (a struct sigcontext, 16-byte aligned) is 176 bytes on; in
+ * it, after fault_address, regs[31] (x29, x30), then sp and pc.
+ */
+#define HS_UW_SIG_FP	(128 + 176 + 8 + 29 * 8)
+#define HS_UW_SIG_LR	(128 + 176 + 8 + 30 * 8)
+#define HS_UW_SIG_SP	(128 + 176 + 8 + 31 * 8)
+#define HS_UW_SIG_PC	(128 + 176 + 8 + 32 * 8)
 #define hs_uw_ret(addr)		hs_strip_pac(addr, true)
 
 /*

@@ -226,6 +226,17 @@ static __always_inline void hs_uw_start(struct pt_regs *regs, unsigned long *pc,
 }
 
 #define hs_uw_64bit(regs)	user_64bit_mode(regs)
+
+/*
+ * Where the registers a signal interrupted are, from the stack pointer at
+ * the signal trampoline (__restore_rt: the handler has returned to it,
+ * popping struct rt_sigframe's pretcode): the ucontext's uc_mcontext, a
+ * struct sigcontext, 40 bytes on; its rbp, rsp and rip. No link register.
+ */
+#define HS_UW_SIG_FP	(40 + 80)
+#define HS_UW_SIG_SP	(40 + 120)
+#define HS_UW_SIG_PC	(40 + 128)
+#define HS_UW_SIG_LR	0
 #define hs_uw_ret(addr)		(addr)
 
 /*

@@ -130,8 +130,29 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 			case HOTSTACK_UW_END:
 				goto out;
 			case HOTSTACK_UW_SIGNAL:
-				counter = HS_UWC_STOP + HOTSTACK_UWS_SIGNAL;
-				goto out;
+				/*
+				 * The code the signal interrupted: its registers as
+				 * the kernel saved them. No order between its stack
+				 * and the handler's (an alternate signal stack): a
+				 * frame kept each, or the walk ends.
+				 */
+				if (!hs_uw_get(sp + HS_UW_SIG_PC, &ra, !read) ||
+				    !hs_uw_get(sp + HS_UW_SIG_FP, &fp, false) ||
+				    (HS_UW_SIG_LR && !hs_uw_get(sp + HS_UW_SIG_LR, &lr, false)) ||
+				    !hs_uw_get(sp + HS_UW_SIG_SP, &sp, false)) {
+					counter = HS_UWC_STOP + HOTSTACK_UWS_SIGNAL;
+					goto out;
+				}
+				read = true;
+				slot->uw[HS_UWC_TABLE]++;
+				pc = ra;
+				/* An interrupted instruction, not a return address. */
+				first = true;
+				if (!pc || !hs_walk_push(w, pc, collapse)) {
+					counter = pc ? HS_UWC_NR : HS_UWC_COMPLETE;
+					goto out;
+				}
+				continue;
 			default:
 				counter = HS_UWC_STOP + HOTSTACK_UWS_EXPR;
 				goto out;

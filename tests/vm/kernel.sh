@@ -10,6 +10,8 @@
 #   KIMAGE=<kernel image to boot>   KDIR=<tree to build modules against>
 #   KARCH=x86_64|arm64              CROSS_COMPILE=<prefix, empty if native>
 #   BUSYBOX=<busybox for the guest> (arm64 kinds only)
+#   DEBIAN_ROOT=<Debian's arm64 xz, liblzma and coreutils unpacked> (arm64
+#                kinds only; run.sh's HOTSTACK_VM_DEBIAN)
 #   KROOT=<the release's chroot modules are built in, where KDIR is>
 #   KRELEASE=<its name>             (another release's kernels only)
 #
@@ -231,18 +233,20 @@ built_kernel() {
 
 # The guest's programs for arm64 (the host's are x86_64): busybox from
 # busybox-static:arm64, genl from iproute2:arm64 (its libraries are
-# installed as arm64 multiarch packages by tests/deps.sh).
+# installed as arm64 multiarch packages by tests/deps.sh), and Debian's
+# own arm64 builds of xz (xz-utils, liblzma5) and sha256sum (coreutils)
+# for the user-stack unwinding tests, at their paths in DEBIAN_ROOT.
 userland_arm64() {
-	local pkg dir key=
-	for pkg in busybox-static iproute2; do
+	local pkg dir key= pkgs="busybox-static iproute2 xz-utils liblzma5 coreutils"
+	for pkg in $pkgs; do
 		key="$key-$(apt-cache policy "$pkg:arm64" | sed -n 's/^ *Candidate: //p')"
 	done
 	dir="$cache/userland-arm64${key//:/_}"
 	[ -e "$dir/.done" ] || lock userland-arm64
 	if [ ! -e "$dir/.done" ]; then
-		log "fetching busybox-static:arm64 and iproute2:arm64"
+		log "fetching $pkgs (arm64)"
 		rm -rf "$dir" && mkdir -p "$dir/deb"
-		(cd "$dir/deb" && apt-get download -q busybox-static:arm64 iproute2:arm64 >&2)
+		(cd "$dir/deb" && apt-get download -q ${pkgs// /:arm64 }:arm64 >&2)
 		for pkg in "$dir"/deb/*.deb; do
 			dpkg-deb -x "$pkg" "$dir/root"
 		done
@@ -251,6 +255,7 @@ userland_arm64() {
 	fi
 	echo "BUSYBOX=$dir/root/bin/busybox"
 	echo "GENL=$dir/root/usr/sbin/genl"
+	echo "DEBIAN_ROOT=$dir/root"
 }
 
 case $kind in

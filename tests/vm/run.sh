@@ -22,6 +22,19 @@
 # --script: run FILE in the guest instead of the test suite (make run).
 # HOTSTACK_VM_BINS: more host programs to put in the guest's /bin, with
 #           their shared libraries.
+# HOTSTACK_VM_DEBIAN: Debian's own programs (stripped, no frame pointers)
+#           at their real paths, for the user-stack unwinding tests:
+#           words of xz (/usr/bin/xz, liblzma), sha256sum (coreutils'),
+#           python3 (python3.11 and the few stdlib files a script that
+#           imports nothing needs; x86_64 only) and perf (linux-perf;
+#           x86_64 only), or none. Default: xz sha256sum, and python3 on
+#           the generic kernel (Debian 12's). The x86_64 guests get the
+#           host's (Debian 12's), the arm64 ones Debian 12's arm64 builds
+#           (tests/vm/kernel.sh). The guest's /tests/env names them
+#           (HOTSTACK_DEBIAN). Debian's perf there: "perf record -N" (no
+#           build-ID cache in $HOME, which is /) and "perf script
+#           --no-inline" (inlined frames want binutils' addr2line, which
+#           the guest lacks: perf script dies of SIGPIPE).
 # HOTSTACK_VM_EXTRA: "SRC:NAME ..." more files for the guest's /tests.
 # HOTSTACK_VM_QEMU: more options for QEMU.
 # HOTSTACK_VM_MEM: the guest's memory in MiB (default 2048).
@@ -72,6 +85,26 @@ trap 'fail_setup "command failed at line $LINENO (see output above)"' ERR
 
 eval "$("$repo/tests/vm/kernel.sh" "$kind")"
 [ -r "$KIMAGE" ] || fail_setup "no kernel image $KIMAGE"
+
+# Debian's own programs for the guest (HOTSTACK_VM_DEBIAN, above): from
+# the host for x86_64, from Debian's arm64 packages kernel.sh unpacked
+# (DEBIAN_ROOT) for arm64. Not in a Debian root (HOTSTACK_VM_SYSROOT),
+# which has its own.
+debian_root=${DEBIAN_ROOT:-}
+python_kind=$([ "$kind" = generic ] && echo 1 || true)
+case ${HOTSTACK_VM_DEBIAN-default} in
+default) debian="xz sha256sum${python_kind:+ python3}" ;;
+none | 0 | "") debian= ;;
+*) debian=$HOTSTACK_VM_DEBIAN ;;
+esac
+[ -n "${HOTSTACK_VM_SYSROOT:-}" ] && debian=
+for prog in $debian; do
+	case $prog in
+	xz | sha256sum) ;;
+	python3 | perf) [ "$KARCH" = x86_64 ] || fail_setup "HOTSTACK_VM_DEBIAN: no $prog for $KARCH guests" ;;
+	*) fail_setup "HOTSTACK_VM_DEBIAN: unknown program '$prog' (xz sha256sum python3 perf)" ;;
+	esac
+done
 
 # --- build the module and the test modules against this kernel ---------
 # Everything is built from a copy of the sources in $src, for the guest's
@@ -145,14 +178,28 @@ if [ -n "$sysroot" ]; then
 	mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
 	ln -s ../hotstack-test.service "$root/etc/systemd/system/multi-user.target.wants/"
 fi
-mkdir -p "$root"/{bin,sbin,lib,lib64,proc,sys,dev,tmp,root,tests,etc}
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/lib,usr/lib64,proc,sys,dev,tmp,root,tests,etc}
+# Libraries where Debian 12 (merged /usr) has them: /lib and /lib64 are
+# usr/lib and usr/lib64, so that a process's maps name
+# /usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1 as on a Debian machine.
+# /bin stays the busybox guest's own (busybox's applets; Debian's
+# programs are in /usr/bin).
+[ -e "$root/lib" ] || ln -s usr/lib "$root/lib"
+[ -e "$root/lib64" ] || ln -s usr/lib64 "$root/lib64"
 cp "${BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
 cp "$repo/tests/vm/guest/init" "$root/init"
 cp "$repo"/tests/vm/guest/*.sh "$root/tests/"
 cp "$src/hotstack.ko" "$root/tests/"
 [ -d "$src/kmod" ] && find "$src/kmod" -name '*.ko' -exec cp {} "$root/tests/" \;
 cp "$src/userspace/hotstack" "$root/bin/"
-cp "$out"/bin/* "$root/bin/"
+# A separate debug file (uw_tree_stripped.debug) where nothing looks for
+# one: a test puts it where it wants it (/usr/lib/debug, a debuginfod).
+for f in "$out"/bin/*; do
+	case $f in
+	*.debug) cp "$f" "$root/tests/" ;;
+	*) cp "$f" "$root/bin/" ;;
+	esac
+done
 [ -n "$pprof_bin" ] && cp "$pprof_bin" "$root/bin/pprof"
 # Host programs the tests want (genl from iproute2) or the script does
 # (make bench: perf, bpftrace).
@@ -177,6 +224,8 @@ done
 	echo "HOTSTACK_MODE=$([ -n "$script" ] && echo script || echo test)"
 	echo "HOTSTACK_SCRIPT=${script##*/}"
 	echo "HOTSTACK_HOLD_KEYS=$((!icount))"
+	# Debian's own programs in /usr/bin (HOTSTACK_VM_DEBIAN).
+	echo "HOTSTACK_DEBIAN=\"$debian\""
 } >"$root/tests/env"
 # The rest is the busybox guest's: a Debian root has its users, terminfo
 # and libraries (of the same release as the host's), and is not written
@@ -193,10 +242,36 @@ if [ -z "$sysroot" ]; then
 		break
 	done
 
+	# install_file ROOT PATH: ROOT's PATH (ROOT / for the host's own) at
+	# PATH in the guest, as Debian has it: each symlink on the way a
+	# symlink (liblzma.so.5 -> liblzma.so.5.4.1, /lib64/ld-linux-x86-64.so.2
+	# -> /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2), the file it ends at
+	# copied with its times (a .pyc stays valid for its .py).
+	install_file() {
+		local src=${1%/} path=$2 target hops=0
+		while [ ! -e "$root$path" ] && [ ! -L "$root$path" ]; do
+			[ -e "$src$path" ] || [ -L "$src$path" ] ||
+				fail_setup "no $src$path for the guest's $path"
+			mkdir -p "$root$(dirname "$path")"
+			if [ ! -L "$src$path" ]; then
+				cp -p "$src$path" "$root$path"
+				return
+			fi
+			target=$(readlink "$src$path")
+			ln -s "$target" "$root$path"
+			case $target in
+			/*) path=$target ;;
+			*) path=$(dirname "$path")/$target ;;
+			esac
+			hops=$((hops + 1))
+			[ $hops -lt 16 ] || fail_setup "too many symlinks from $src$2"
+		done
+	}
+
 	# Shared libraries of every dynamic executable, at the same paths: ldd's
 	# list, or for a foreign binary (which ldd cannot read) its interpreter and
 	# what it needs, recursively, from the guest architecture's library
-	# directories.
+	# directories (and then Debian's packages kernel.sh unpacked).
 	needed() {
 		local lib dir
 		if [ -z "$CROSS_COMPILE" ]; then
@@ -205,7 +280,8 @@ if [ -z "$sysroot" ]; then
 		fi
 		readelf -l "$1" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p'
 		for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			for dir in /lib/$triplet /usr/lib/$triplet; do
+			for dir in /lib/$triplet /usr/lib/$triplet \
+				${debian_root:+$debian_root/lib/$triplet $debian_root/usr/lib/$triplet}; do
 				if [ -e "$dir/$lib" ]; then
 					echo "$dir/$lib"
 					needed "$dir/$lib"
@@ -219,15 +295,51 @@ if [ -z "$sysroot" ]; then
 	for dir in /lib/$triplet /usr/lib/$triplet; do
 		[ -e "$dir/libcurl.so.4" ] && dlopened=$dir/libcurl.so.4 && break
 	done
+
+	# Debian's own programs (HOTSTACK_VM_DEBIAN), each with the files it
+	# reads at its real path. python3 (3.11 freezes its startup modules
+	# into the binary): a script that imports nothing needs only the
+	# encodings it starts with (.py, and their .pyc so that nothing is
+	# compiled), and the landmarks its prefixes are found by (os.py,
+	# lib-dynload/), without which it warns; about 100 KB.
+	for prog in $debian; do
+		case $prog in
+		xz | sha256sum | perf) install_file "${debian_root:-/}" "/usr/bin/$prog" ;;
+		python3)
+			install_file / /usr/bin/python3
+			# python3.11 on Debian 12: its stdlib in /usr/lib/python3.11.
+			py=$(readlink /usr/bin/python3)
+			pytag=cpython-$(echo "${py#python}" | tr -d .)
+			py=/usr/lib/$py
+			install_file / "$py/os.py"
+			for f in __init__ aliases utf_8; do
+				install_file / "$py/encodings/$f.py"
+				install_file / "$py/encodings/__pycache__/$f.$pytag.pyc"
+			done
+			mkdir -p "$root$py/lib-dynload"
+			;;
+		esac
+	done
 	{
 		[ -n "$dlopened" ] && echo "$dlopened" && needed "$dlopened"
-		for bin in "$root"/bin/*; do
+		for bin in "$root"/bin/* "$root"/usr/bin/*; do
 			[ "$bin" = "$root/bin/busybox" ] && continue
 			needed "$bin"
 		done
 	} | sort -u | while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
+		if [ -n "$debian_root" ] && [ "${lib#"$debian_root"/}" != "$lib" ]; then
+			install_file "$debian_root" "${lib#"$debian_root"}"
+		else
+			install_file / "$lib"
+		fi
+	done
+	# Every library Debian's programs need found where the guest's
+	# loader looks (no ld.so.cache there: its default directories).
+	for bin in "$root"/usr/bin/*; do
+		for lib in $(readelf -d "$bin" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			[ -e "$root/usr/lib/$triplet/$lib" ] ||
+				fail_setup "${bin#"$root"} needs $lib, which is not in the guest's /usr/lib/$triplet"
+		done
 	done
 fi
 

@@ -379,7 +379,7 @@ enum hotstack_drop {
  */
 enum hotstack_uw_stop {
 	HOTSTACK_UWS_EXPR = 0,		/* a rule the table could not express (HOTSTACK_UW_EXPR) */
-	HOTSTACK_UWS_SIGNAL = 1,	/* a signal return trampoline (HOTSTACK_UW_SIGNAL) */
+	HOTSTACK_UWS_SIGNAL = 1,	/* a signal frame's saved registers unreadable */
 	HOTSTACK_UWS_FAULT = 2,		/* a read of the stack failed */
 	HOTSTACK_UWS_STACK = 3,		/* the caller's frame was not above this one on the stack */
 	HOTSTACK_UWS_LINK = 4,		/* arm64: a caller's return address in the link register */
@@ -740,7 +740,13 @@ enum hotstack_uw_kind {
 	HOTSTACK_UW_PLT = 3,
 	HOTSTACK_UW_END = 4,	/* the outermost frame (return address undefined) */
 	HOTSTACK_UW_EXPR = 5,	/* a rule no kind expresses: the walk stops */
-	HOTSTACK_UW_SIGNAL = 6,	/* a signal return trampoline: the walk stops */
+	/*
+	 * A signal return trampoline: the caller is the code the signal
+	 * interrupted, its registers where the kernel saved them in the
+	 * signal frame at the stack pointer (x86_64's struct rt_sigframe
+	 * past its return address, arm64's)
+	 */
+	HOTSTACK_UW_SIGNAL = 6,
 	HOTSTACK_UW_KINDS
 };
 
