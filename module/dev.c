@@ -389,11 +389,18 @@ static int hotstack_mmap(struct file *file, struct vm_area_struct *vma)
 	return ret;
 }
 
+/* POLLPRI: processes wait for their unwind tables (HOTSTACK_IOC_UNWIND_MISSES). */
+static __poll_t hotstack_poll(struct file *file, poll_table *pt)
+{
+	return hotstack_unwind_poll(file->private_data, file, pt);
+}
+
 const struct file_operations hotstack_fops = {
 	.owner = THIS_MODULE,
 	.open = hotstack_open,
 	.release = hotstack_release,
 	.read = hotstack_fread,
+	.poll = hotstack_poll,
 	.mmap = hotstack_mmap,
 	.unlocked_ioctl = hotstack_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

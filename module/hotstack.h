@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
+#include <linux/poll.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/cred.h>
@@ -129,7 +130,7 @@ struct hs_uprocs {
 	u32 used;		/* slots not free: live and gone */
 	u32 live;
 	u64 bytes;
-	struct hs_uproc *slot[];	/* NULL, HS_UPROC_GONE or a process */
+	struct hs_uproc __rcu *slot[];	/* NULL, HS_UPROC_GONE or a process */
 };
 
 /* Processes the sampler can report at once as wanting mappings. */
@@ -145,6 +146,9 @@ struct hs_uprocs {
  * @dead:	processes replaced or dropped, oldest first
  * @misses:	processes that wanted mappings (tgids; 0: free)
  * @misses_total, @misses_lost: reported, and not kept for lack of room
+ * @wait:	pollers of the session's file, woken when a miss is kept
+ * @wake:	from the sampler to @wait (not a hard one: on PREEMPT_RT the
+ *		wait queue's lock sleeps)
  */
 struct hs_unwind {
 	struct hs_uprocs __rcu *procs;
@@ -156,6 +160,8 @@ struct hs_unwind {
 	u32 misses[HS_UW_MISSES];
 	atomic64_t misses_total;
 	atomic64_t misses_lost;
+	wait_queue_head_t wait;
+	struct irq_work wake;
 };
 
 /*
@@ -510,6 +516,7 @@ long hotstack_ioc_set_maps(struct hotstack_session *s, void __user *uarg);
 long hotstack_ioc_unwind_misses(struct hotstack_session *s, void __user *uarg);
 void hotstack_unwind_miss(struct hs_unwind *u, u32 tgid);
 void hotstack_unwind_stats(struct hotstack_session *s, struct hotstack_stats *st);
+__poll_t hotstack_unwind_poll(struct hotstack_session *s, struct file *file, poll_table *pt);
 
 /* dev.c: size-first ioctl structs in and out (uapi/linux/hotstack.h). */
 int hotstack_copy_in(void *dst, size_t ksize, size_t ver0, const void __user *uarg);

@@ -19,6 +19,7 @@
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -36,13 +37,38 @@ atomic64_t hotstack_unwind_memory = ATOMIC64_INIT(0);
 /* Pids one UNWIND_MISSES call takes at most. */
 #define HS_UW_MAX_MISSES	4096
 
+static void hs_uw_wake(struct irq_work *work)
+{
+	wake_up_interruptible(&container_of(work, struct hs_unwind, wake)->wait);
+}
+
 int hotstack_unwind_init(struct hotstack_session *s)
 {
 	s->uw = kzalloc(sizeof(*s->uw), GFP_KERNEL_ACCOUNT);
 	if (!s->uw)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&s->uw->dead);
+	init_waitqueue_head(&s->uw->wait);
+	init_irq_work(&s->uw->wake, hs_uw_wake);
 	return 0;
+}
+
+/* Whether UNWIND_MISSES has something to say. */
+static bool hs_uw_pending(struct hs_unwind *u)
+{
+	unsigned int i;
+
+	for (i = 0; i < HS_UW_MISSES; i++)
+		if (READ_ONCE(u->misses[i]))
+			return true;
+	return atomic64_read(&u->misses_lost);
+}
+
+__poll_t hotstack_unwind_poll(struct hotstack_session *s, struct file *file, poll_table *pt)
+{
+	poll_wait(file, &s->uw->wait, pt);
+	/* read() never blocks: always readable. */
+	return EPOLLIN | EPOLLRDNORM | (hs_uw_pending(s->uw) ? EPOLLPRI : 0);
 }
 
 /* Whether @bytes more fit the session's cap (unwind_mb, else the module's): 0 or -ENOSPC. */
@@ -85,6 +111,18 @@ static void hs_uw_unreserve(struct hotstack_session *s, u64 bytes)
 	atomic64_sub(bytes, &hotstack_unwind_memory);
 	hotstack_user_unreserve(s->user, bytes);
 	s->uw->bytes -= bytes;
+}
+
+/* The set of @s's processes, to its writers (who hold the session's lock). */
+static struct hs_uprocs *hs_uprocs(struct hotstack_session *s)
+{
+	return rcu_dereference_protected(s->uw->procs, lockdep_is_held(&s->lock));
+}
+
+/* Slot @i of @set, to its writers. */
+static struct hs_uproc *hs_uproc_at(const struct hs_uprocs *set, u32 i)
+{
+	return rcu_dereference_protected(set->slot[i], true);
 }
 
 /* Tables and mappings: a session configured for them. */
@@ -213,12 +251,12 @@ static void hs_uw_reap(struct hotstack_session *s, bool all)
 static void hs_uproc_replace(struct hotstack_session *s, struct hs_uprocs *set, u32 i,
 			     struct hs_uproc *new)
 {
-	struct hs_uproc *p = set->slot[i];
+	struct hs_uproc *p = hs_uproc_at(set, i);
 
 	if (new) {
 		rcu_assign_pointer(set->slot[i], new);
 	} else {
-		WRITE_ONCE(set->slot[i], HS_UPROC_GONE);
+		rcu_assign_pointer(set->slot[i], HS_UPROC_GONE);
 		set->live--;
 	}
 	p->gp = get_state_synchronize_rcu();
@@ -228,11 +266,11 @@ static void hs_uproc_replace(struct hotstack_session *s, struct hs_uprocs *set, 
 /* Drop the processes that have exited (their address space is gone). */
 static void hs_uw_sweep(struct hotstack_session *s)
 {
-	struct hs_uprocs *set = s->uw->procs;
+	struct hs_uprocs *set = hs_uprocs(s);
 	u32 i;
 
 	for (i = 0; set && i <= set->mask; i++) {
-		struct hs_uproc *p = set->slot[i];
+		struct hs_uproc *p = hs_uproc_at(set, i);
 
 		if (p && p != HS_UPROC_GONE && !atomic_read(&p->mm->mm_users))
 			hs_uproc_replace(s, set, i, NULL);
@@ -246,7 +284,7 @@ static void hs_uw_sweep(struct hotstack_session *s)
  */
 static struct hs_uprocs *hs_uprocs_room(struct hotstack_session *s, int *err)
 {
-	struct hs_uprocs *old = s->uw->procs, *set;
+	struct hs_uprocs *old = hs_uprocs(s), *set;
 	unsigned int bits = HS_UPROCS_MIN_BITS;
 	u64 size;
 	u32 i, j;
@@ -273,13 +311,13 @@ static struct hs_uprocs *hs_uprocs_room(struct hotstack_session *s, int *err)
 	set->mask = (1U << bits) - 1;
 	set->bytes = size;
 	for (i = 0; old && i <= old->mask; i++) {
-		struct hs_uproc *p = old->slot[i];
+		struct hs_uproc *p = hs_uproc_at(old, i);
 
 		if (!p || p == HS_UPROC_GONE)
 			continue;
-		for (j = hash_ptr(p->mm, bits); set->slot[j]; j = (j + 1) & set->mask)
+		for (j = hash_ptr(p->mm, bits); hs_uproc_at(set, j); j = (j + 1) & set->mask)
 			;
-		set->slot[j] = p;
+		RCU_INIT_POINTER(set->slot[j], p);
 		set->used++;
 		set->live++;
 	}
@@ -309,7 +347,7 @@ static int hs_uproc_insert(struct hotstack_session *s, struct hs_uproc *p)
 		return err;
 	for (i = hash_ptr(p->mm, set->bits), n = 0; n < HS_UPROC_PROBES;
 	     n++, i = (i + 1) & set->mask) {
-		struct hs_uproc *q = set->slot[i];
+		struct hs_uproc *q = hs_uproc_at(set, i);
 
 		if (q && q != HS_UPROC_GONE && q->mm == p->mm) {
 			hs_uproc_replace(s, set, i, p);
@@ -370,11 +408,11 @@ static bool hs_umaps_valid(const struct hotstack_unwind_map *maps, u32 nr)
 /* Drop every entry of process @pid (its address spaces). */
 static void hs_uproc_remove(struct hotstack_session *s, struct pid *pid)
 {
-	struct hs_uprocs *set = s->uw->procs;
+	struct hs_uprocs *set = hs_uprocs(s);
 	u32 i;
 
 	for (i = 0; set && i <= set->mask; i++) {
-		struct hs_uproc *p = set->slot[i];
+		struct hs_uproc *p = hs_uproc_at(set, i);
 
 		if (p && p != HS_UPROC_GONE && p->pid == pid)
 			hs_uproc_replace(s, set, i, NULL);
@@ -553,8 +591,10 @@ void hotstack_unwind_miss(struct hs_unwind *u, u32 tgid)
 		u32 v = READ_ONCE(u->misses[i]);
 
 		/* A failed cmpxchg leaves in @v what another CPU put there. */
-		if (!v && try_cmpxchg(&u->misses[i], &v, tgid))
+		if (!v && try_cmpxchg(&u->misses[i], &v, tgid)) {
+			irq_work_queue(&u->wake);
 			return;
+		}
 		if (v == tgid)
 			return;
 	}
@@ -563,7 +603,7 @@ void hotstack_unwind_miss(struct hs_unwind *u, u32 tgid)
 
 void hotstack_unwind_stats(struct hotstack_session *s, struct hotstack_stats *st)
 {
-	struct hs_uprocs *set = s->uw->procs;
+	struct hs_uprocs *set = hs_uprocs(s);
 	unsigned int i, j;
 
 	lockdep_assert_held(&s->lock);
@@ -600,11 +640,12 @@ void hotstack_unwind_free(struct hotstack_session *s)
 
 	if (!u)
 		return;
-	set = u->procs;
+	irq_work_sync(&u->wake);
+	set = hs_uprocs(s);
 	if (set || u->nr_tabs)
 		synchronize_rcu();
 	for (i = 0; set && i <= set->mask; i++) {
-		struct hs_uproc *p = set->slot[i];
+		struct hs_uproc *p = hs_uproc_at(set, i);
 
 		if (p && p != HS_UPROC_GONE) {
 			hs_uw_unreserve(s, p->bytes);

@@ -157,8 +157,14 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 				counter = HS_UWC_STOP + HOTSTACK_UWS_EXPR;
 				goto out;
 			}
-			/* Each caller's frame above the one before: no loop. */
-			if (cfa <= sp || (cfa & (sizeof(long) - 1))) {
+			/*
+			 * Each caller's frame above the one before: no loop. An
+			 * arm64 leaf that made no frame has its CFA at the stack
+			 * pointer, its return address in the link register: the
+			 * first frame's alone (a later one stops, below).
+			 */
+			if (cfa < sp || (cfa == sp && (r->flags & HOTSTACK_UWF_RA_SAVED)) ||
+			    (cfa & (sizeof(long) - 1))) {
 				counter = HS_UWC_STOP + HOTSTACK_UWS_STACK;
 				break;
 			}

@@ -53,6 +53,8 @@ packages=(
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest
 	qemu-system-x86 busybox-static cpio kmod iproute2
+	# user stacks compared with perf record --call-graph dwarf in the guest
+	linux-perf
 	# the 32-bit compat test (a cross compiler: gcc-multilib would remove
 	# the arm64 one)
 	gcc-i686-linux-gnu libc6-dev-i386-cross

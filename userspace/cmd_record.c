@@ -150,6 +150,22 @@ static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile
 	return ret ?: hs_profile_add_drops(p, st->total.drops);
 }
 
+/* The file execvp() runs for @name (a path, or looked for in $PATH) into @buf; 0 or -1. */
+static int hs_which(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH") ?: "/usr/local/bin:/usr/bin:/bin", *e;
+
+	if (strchr(name, '/'))
+		return snprintf(buf, size, "%s", name) < (int)size ? 0 : -1;
+	for (; *path; path = *e ? e + 1 : e) {
+		e = strchrnul(path, ':');
+		snprintf(buf, size, "%.*s/%s", (int)(e - path), e > path ? path : ".", name);
+		if (!access(buf, X_OK))
+			return 0;
+	}
+	return -1;
+}
+
 /* Fork @cmd stopped on a pipe; it execs when the session has started. */
 static pid_t hs_spawn(char **cmd, int *go)
 {
@@ -188,7 +204,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_uwload *uw = NULL;
 	struct hs_genl g;
 	int fd, go = -1, status = 0, have_genl, ret = 1;
-	char uwtext[1024];
+	char uwtext[1024], path[4096];
 	double start, now;
 	pid_t child = 0;
 
@@ -217,6 +233,8 @@ int cmd_record(int argc, char **argv)
 	 * when it runs), and every process's as the module reports it.
 	 */
 	uw = hs_session_unwind(fd, &o.s, o.s.abi.pid, "record");
+	if (uw && o.cmd && !hs_which(o.cmd[0], path, sizeof(path)))
+		hs_uw_preload(uw, path);
 	/* The table, to symbolize it here (and see the processes in it). */
 	hs_table_map(fd, &m);
 	/* User frames are named in their process: the pid filter's, or each one's key. */

@@ -673,8 +673,11 @@ static int hs_not_execd(pid_t pid)
 	return a > 0 && a == b && !memcmp(exe, self, a);
 }
 
-/* How often the loader takes the module's misses: a new process's first moments. */
-#define HS_UNWIND_POLL_MS	20
+/*
+ * How often the loader looks at the module's misses when the module has
+ * not woken it (it does, poll()'s POLLPRI, as soon as a process waits).
+ */
+#define HS_UNWIND_POLL_MS	100
 
 struct hs_uwload *hs_session_unwind(int fd, const struct hs_config *c, uint32_t pid,
 				    const char *cmd)

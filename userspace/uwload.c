@@ -13,13 +13,15 @@
  *
  * Locks: @work serializes every load (the caller's and the thread's
  * calls), and protects everything but the counters and the thread's
- * state; @stats_lock the counters; @thr_lock the thread's stop flag.
+ * state; @stats_lock the counters; @thr_lock the thread's state (its
+ * stop is a byte in a pipe it polls with the session's file).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -93,9 +95,9 @@ struct hs_uwload {
 	unsigned int next_text;
 
 	pthread_mutex_t thr_lock;
-	pthread_cond_t thr_cond;	/* signalled on stop */
 	pthread_t thread;
-	bool running, stop;
+	bool running;
+	int stop[2];			/* a pipe: a byte written stops the thread */
 	unsigned int interval_ms;
 };
 
@@ -144,7 +146,6 @@ static const struct hs_uw_ops hs_uw_ioctls = {
 struct hs_uwload *hs_uw_new(int fd, const struct hs_uw_ops *ops)
 {
 	struct hs_uwload *l = calloc(1, sizeof(*l));
-	pthread_condattr_t ca;
 
 	if (!l)
 		return NULL;
@@ -157,11 +158,6 @@ struct hs_uwload *hs_uw_new(int fd, const struct hs_uw_ops *ops)
 	pthread_mutex_init(&l->stats_lock, NULL);
 	pthread_mutex_init(&l->text_lock, NULL);
 	pthread_mutex_init(&l->thr_lock, NULL);
-	/* The thread's interval is not to jump with the wall clock. */
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->thr_cond, &ca);
-	pthread_condattr_destroy(&ca);
 	return l;
 }
 
@@ -182,7 +178,6 @@ void hs_uw_free(struct hs_uwload *l)
 	for (i = 0; i < HS_UW_TEXTS; i++)
 		free(l->text[i].maps);
 	pthread_mutex_destroy(&l->text_lock);
-	pthread_cond_destroy(&l->thr_cond);
 	pthread_mutex_destroy(&l->thr_lock);
 	pthread_mutex_destroy(&l->stats_lock);
 	pthread_mutex_destroy(&l->work);
@@ -394,16 +389,49 @@ static long hs_uw_vdso(struct hs_uwload *l)
  * The binary of the file mapped at [@start, @end) of @pid, @path (inode
  * @ino) in its maps; HS_UW_NO_BIN when it cannot be read; -errno.
  */
-static long hs_uw_file(struct hs_uwload *l, uint32_t pid, uint64_t start, uint64_t end,
-		       uint64_t ino, const char *path)
+/*
+ * The binary of @file (@st its stat), known by its device, inode, size and
+ * time, else built and loaded once; HS_UW_NO_BIN when it cannot be read.
+ */
+static long hs_uw_stat_file(struct hs_uwload *l, const char *file, const struct stat *st)
 {
-	char fkey[HS_UW_KEY_MAX], key[HS_UW_KEY_MAX], mf[64], root[PATH_MAX + 32];
-	const char *file = mf;
-	size_t len = strlen(path);
-	struct stat st;
+	char fkey[HS_UW_KEY_MAX], key[HS_UW_KEY_MAX];
 	Elf *elf;
 	long b;
 	int fd;
+
+	hs_uw_key(NULL, st, fkey);
+	b = hs_uw_find_key(l, fkey);
+	if (b >= 0)
+		return b;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return HS_UW_NO_BIN;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return HS_UW_NO_BIN;
+	}
+	hs_uw_key(elf, st, key);
+	b = hs_uw_find_key(l, key);
+	if (b < 0)
+		b = hs_uw_new_bin(l, elf, key);
+	elf_end(elf);
+	close(fd);
+	if (b >= 0 && strcmp(key, fkey) && hs_uw_add_key(l, fkey, b))
+		return -ENOMEM;
+	return b;
+}
+
+static long hs_uw_file(struct hs_uwload *l, uint32_t pid, uint64_t start, uint64_t end,
+		       uint64_t ino, const char *path)
+{
+	char mf[64], root[PATH_MAX + 32];
+	const char *file = mf;
+	size_t len = strlen(path);
+	struct stat st;
+	long b;
 
 	/* The very file mapped; root's only (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE). */
 	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
@@ -417,31 +445,25 @@ static long hs_uw_file(struct hs_uwload *l, uint32_t pid, uint64_t start, uint64
 			goto unreadable;
 		file = root;
 	}
-	hs_uw_key(NULL, &st, fkey);
-	b = hs_uw_find_key(l, fkey);
-	if (b >= 0)
+	b = hs_uw_stat_file(l, file, &st);
+	if (b != HS_UW_NO_BIN)
 		return b;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto unreadable;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		goto unreadable;
-	}
-	hs_uw_key(elf, &st, key);
-	b = hs_uw_find_key(l, key);
-	if (b < 0)
-		b = hs_uw_new_bin(l, elf, key);
-	elf_end(elf);
-	close(fd);
-	if (b >= 0 && strcmp(key, fkey) && hs_uw_add_key(l, fkey, b))
-		return -ENOMEM;
-	return b;
 unreadable:
 	HS_UW_COUNT(l, no_table[HS_UWN_UNREADABLE], 1);
 	return HS_UW_NO_BIN;
+}
+
+int hs_uw_preload(struct hs_uwload *l, const char *path)
+{
+	struct stat st;
+	long b;
+
+	if (stat(path, &st))
+		return -errno;
+	pthread_mutex_lock(&l->work);
+	b = hs_uw_stat_file(l, path, &st);
+	pthread_mutex_unlock(&l->work);
+	return b == HS_UW_NO_BIN ? -ENOEXEC : b < 0 ? (int)b : 0;
 }
 
 /* ---- processes --------------------------------------------------------- */
@@ -594,7 +616,7 @@ char *hs_uw_maps_text(struct hs_uwload *l, uint32_t pid)
 
 static int hs_uw_load_pid_locked(struct hs_uwload *l, uint32_t pid)
 {
-	char path[32], *maps;
+	char path[32], *maps, *copy;
 	int ret, tries;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
@@ -605,11 +627,14 @@ static int hs_uw_load_pid_locked(struct hs_uwload *l, uint32_t pid)
 			      errno == EACCES || errno == EPERM ? -EPERM : -errno;
 			break;
 		}
+		/* Parsed in place: a copy is kept. */
+		copy = strdup(maps);
 		ret = hs_uw_load_text(l, pid, maps);
-		if (!ret)
-			hs_uw_keep_text(l, pid, maps);
+		free(maps);
+		if (!ret && copy)
+			hs_uw_keep_text(l, pid, copy);
 		else
-			free(maps);
+			free(copy);
 		if (ret != -ESTALE || tries == HS_UW_STALE_RETRIES)
 			break;
 		HS_UW_COUNT(l, estale, 1);
@@ -735,28 +760,30 @@ out:
 
 /* ---- the thread ---------------------------------------------------------- */
 
+/* The loader's thread polls at most this often, whatever wakes it. */
+#define HS_UW_MIN_GAP_NS	1000000L
+
 static void *hs_uw_thread(void *arg)
 {
 	struct hs_uwload *l = arg;
-	struct timespec when;
+	const struct timespec gap = { 0, HS_UW_MIN_GAP_NS };
+	struct pollfd p[2] = {
+		/* The module says POLLPRI when a process waits for its tables. */
+		{ .fd = l->fd, .events = POLLPRI },
+		{ .fd = l->stop[0], .events = POLLIN },
+	};
 
-	pthread_mutex_lock(&l->thr_lock);
-	while (!l->stop) {
-		pthread_mutex_unlock(&l->thr_lock);
+	for (;;) {
 		/* Its failures are counted; the next poll may do better. */
 		hs_uw_poll(l);
-		clock_gettime(CLOCK_MONOTONIC, &when);
-		when.tv_sec += l->interval_ms / 1000;
-		when.tv_nsec += (long)(l->interval_ms % 1000) * 1000000;
-		if (when.tv_nsec >= 1000000000) {
-			when.tv_sec++;
-			when.tv_nsec -= 1000000000;
-		}
-		pthread_mutex_lock(&l->thr_lock);
-		while (!l->stop && pthread_cond_timedwait(&l->thr_cond, &l->thr_lock, &when) != ETIMEDOUT)
-			;
+		if (poll(p, 2, l->interval_ms) > 0 && p[1].revents)
+			break;
+		/*
+		 * Not at every sample of a process it cannot load (not ours,
+		 * gone meanwhile): the module reports it again at once.
+		 */
+		nanosleep(&gap, NULL);
 	}
-	pthread_mutex_unlock(&l->thr_lock);
 	return NULL;
 }
 
@@ -772,7 +799,10 @@ int hs_uw_start(struct hs_uwload *l, unsigned int interval_ms)
 		pthread_mutex_unlock(&l->thr_lock);
 		return -EBUSY;
 	}
-	l->stop = false;
+	if (pipe2(l->stop, O_CLOEXEC)) {
+		pthread_mutex_unlock(&l->thr_lock);
+		return -errno;
+	}
 	l->interval_ms = interval_ms;
 	/* Signals (SIGINT ending a recording) stay the main thread's. */
 	sigfillset(&all);
@@ -780,6 +810,10 @@ int hs_uw_start(struct hs_uwload *l, unsigned int interval_ms)
 	ret = -pthread_create(&l->thread, NULL, hs_uw_thread, l);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	l->running = !ret;
+	if (ret) {
+		close(l->stop[0]);
+		close(l->stop[1]);
+	}
 	pthread_mutex_unlock(&l->thr_lock);
 	if (!ret)
 		pthread_setname_np(l->thread, "hotstack-unwind");
@@ -793,9 +827,11 @@ void hs_uw_stop(struct hs_uwload *l)
 		pthread_mutex_unlock(&l->thr_lock);
 		return;
 	}
-	l->stop = true;
-	pthread_cond_signal(&l->thr_cond);
-	pthread_mutex_unlock(&l->thr_lock);
+	if (write(l->stop[1], "", 1) != 1)
+		perror("hotstack: the unwind tables' thread");
 	pthread_join(l->thread, NULL);
+	close(l->stop[0]);
+	close(l->stop[1]);
 	l->running = false;
+	pthread_mutex_unlock(&l->thr_lock);
 }

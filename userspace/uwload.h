@@ -86,6 +86,14 @@ int hs_uw_set_pids(struct hs_uwload *l, const uint32_t *pids, size_t nr);
  */
 int hs_uw_load_pid(struct hs_uwload *l, uint32_t pid);
 
+/*
+ * The table of the binary at @path, built and loaded now (once: a process
+ * that maps it later finds it ready; record's command before it runs).
+ * 0; -ENOEXEC: no table to make (not ELF, no call-frame information, the
+ * limits); -errno.
+ */
+int hs_uw_preload(struct hs_uwload *l, const char *path);
+
 /* hs_uw_load_pid() with @maps as /proc/@pid/maps (read once: no ESTALE retry). */
 int hs_uw_load_maps(struct hs_uwload *l, uint32_t pid, const char *maps);
 

@@ -27,8 +27,9 @@
 #           words of xz (/usr/bin/xz, liblzma), sha256sum (coreutils'),
 #           python3 (python3.11 and the few stdlib files a script that
 #           imports nothing needs; x86_64 only) and perf (linux-perf;
-#           x86_64 only), or none. Default: xz sha256sum, and python3 on
-#           the generic kernel (Debian 12's). The x86_64 guests get the
+#           x86_64 only), or none. Default: xz sha256sum, and python3 and
+#           perf on the generic kernel (Debian 12's: the comparison with
+#           perf --call-graph dwarf). The x86_64 guests get the
 #           host's (Debian 12's), the arm64 ones Debian 12's arm64 builds
 #           (tests/vm/kernel.sh). The guest's /tests/env names them
 #           (HOTSTACK_DEBIAN). Debian's perf there: "perf record -N" (no
@@ -93,7 +94,7 @@ eval "$("$repo/tests/vm/kernel.sh" "$kind")"
 debian_root=${DEBIAN_ROOT:-}
 python_kind=$([ "$kind" = generic ] && echo 1 || true)
 case ${HOTSTACK_VM_DEBIAN-default} in
-default) debian="xz sha256sum${python_kind:+ python3}" ;;
+default) debian="xz sha256sum${python_kind:+ python3 perf}" ;;
 none | 0 | "") debian= ;;
 *) debian=$HOTSTACK_VM_DEBIAN ;;
 esac

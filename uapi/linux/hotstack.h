@@ -708,7 +708,10 @@ struct hotstack_mmap_header {
  * them again). A sample of a process with no mappings loaded, or at an
  * address none of its mappings covers, adds the process to a small set
  * the tool drains with HOTSTACK_IOC_UNWIND_MISSES, so that it can load
- * what is missing; the walk goes on by frame pointers meanwhile.
+ * what is missing; the walk goes on by frame pointers meanwhile. poll()
+ * on the session's file says POLLPRI while the set holds a process (and
+ * POLLIN always: read() does not block), so that a loader sleeps until
+ * there is work.
  *
  * Tables and mappings live until the session's file is closed (the
  * mappings of a process that has exited are dropped by the next
