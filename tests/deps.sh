@@ -53,8 +53,9 @@ packages=(
 	sparse
 	# the VM: emulator, initramfs, busybox for the guest
 	qemu-system-x86 busybox-static cpio kmod iproute2
-	# user stacks compared with perf record --call-graph dwarf in the guest
-	linux-perf
+	# user stacks compared with perf record --call-graph dwarf in the guest,
+	# and a stripped binary's symbols from a debuginfod server there
+	linux-perf debuginfod libdebuginfod1
 	# the 32-bit compat test (a cross compiler: gcc-multilib would remove
 	# the arm64 one)
 	gcc-i686-linux-gnu libc6-dev-i386-cross

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 #include <libiberty/demangle.h>
@@ -31,6 +32,15 @@ struct hs_uproc {
 	unsigned int captures;
 	char *maps;		/* the /proc/PID/maps text this Dwfl was built from */
 	Dwfl *dwfl;
+	struct hs_jit_sym *jit;	/* its /tmp/perf-PID.map, by start */
+	size_t nr_jit;
+	off_t jit_size;		/* that file's size when read */
+};
+
+/* A JIT compiler's function, as its perf map names it. */
+struct hs_jit_sym {
+	uint64_t start, end;
+	char *name;
 };
 
 struct hs_ucache {
@@ -61,6 +71,14 @@ struct hs_usyms *hs_usyms_new(void)
 {
 	struct hs_usyms *u = calloc(1, sizeof(*u));
 
+	/*
+	 * Debug files from the debuginfod servers DEBUGINFOD_URLS names
+	 * (elfutils' client, in its cache ~/.cache/debuginfod_client): none
+	 * without the variable, and a server is not waited for long.
+	 */
+	if (getenv("DEBUGINFOD_URLS"))
+		setenv("DEBUGINFOD_TIMEOUT", "10", 0);
+
 	if (!u)
 		return NULL;
 	u->cache_mask = 4095;
@@ -87,6 +105,14 @@ static void hs_cache_clear(struct hs_usyms *u, uint32_t pid)
 		}
 }
 
+static void hs_jit_free(struct hs_uproc *p)
+{
+	while (p->nr_jit)
+		free(p->jit[--p->nr_jit].name);
+	free(p->jit);
+	p->jit = NULL;
+}
+
 void hs_usyms_free(struct hs_usyms *u)
 {
 	size_t i;
@@ -97,6 +123,7 @@ void hs_usyms_free(struct hs_usyms *u)
 		free(u->procs[i].maps);
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
+		hs_jit_free(&u->procs[i]);
 	}
 	for (i = 0; i <= u->cache_mask; i++)
 		free(u->cache[i].name);
@@ -104,6 +131,85 @@ void hs_usyms_free(struct hs_usyms *u)
 	free(u->procs);
 	hs_maps_free(u->maps);
 	free(u);
+}
+
+static int hs_jit_cmp(const void *a, const void *b)
+{
+	const struct hs_jit_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * JIT code's names from /tmp/perf-PID.map, in the format perf reads
+ * ("START SIZE NAME" a line, hex; Node's --perf-basic-prof, Java's
+ * perf-map-agent, Python 3.12's -X perf write it), read again when it
+ * has grown, while the process is there: only a map its own user owns,
+ * as perf takes it. A name has no ';' (the folded separator).
+ */
+static void hs_read_perf_map(struct hs_uproc *p)
+{
+	struct hs_jit_sym *jit = NULL, *grown;
+	size_t nr = 0, cap = 0;
+	char path[64], *line = NULL, *c;
+	unsigned long long start, size;
+	struct stat st, proc;
+	size_t len = 0;
+	int name;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u", p->pid);
+	if (stat(path, &proc))
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
+	if (stat(path, &st) || st.st_size == p->jit_size || st.st_uid != proc.st_uid)
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (getline(&line, &len, f) > 0) {
+		if (sscanf(line, "%llx %llx %n", &start, &size, &name) != 2 || !size)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(jit, cap * sizeof(*jit));
+			if (!grown)
+				break;
+			jit = grown;
+		}
+		jit[nr].name = strdup(line + name);
+		if (!jit[nr].name)
+			break;
+		for (c = jit[nr].name; *c; c++)
+			if (*c == ';')
+				*c = ':';
+		jit[nr].start = start;
+		jit[nr].end = start + size;
+		nr++;
+	}
+	free(line);
+	fclose(f);
+	qsort(jit, nr, sizeof(*jit), hs_jit_cmp);
+	hs_jit_free(p);
+	p->jit = jit;
+	p->nr_jit = nr;
+	p->jit_size = st.st_size;
+}
+
+/* The JIT function of @p containing @addr, or NULL. */
+static const char *hs_jit_lookup(const struct hs_uproc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr_jit, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->jit[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < p->jit[lo - 1].end ? p->jit[lo - 1].name : NULL;
 }
 
 static struct hs_uproc *hs_uproc_find(struct hs_usyms *u, uint32_t pid)
@@ -244,6 +350,7 @@ int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
 	if (p && p->maps && !strcmp(p->maps, maps)) {
 		free(maps);
 		p->captures++;
+		hs_read_perf_map(p);
 		return 0;
 	}
 	dwfl = hs_dwfl_build(maps, pid);
@@ -276,6 +383,7 @@ int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
 	p->maps = maps;
 	p->dwfl = dwfl;
 	p->captures++;
+	hs_read_perf_map(p);
 	return 0;
 }
 
@@ -382,12 +490,14 @@ const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, siz
 	mod = dwfl_addrmodule(p->dwfl, addr);
 	if (mod)
 		name = dwfl_module_addrname(mod, addr);
+	else
+		name = hs_jit_lookup(p, addr);
 	e = &u->cache[i];
 	e->pid = pid;
 	e->addr = addr;
 	e->name = name ? hs_demangle(name) ?: strdup(name) : mod ? hs_module_offset(mod, addr) : NULL;
 	e->len = e->name ? strlen(e->name) : 0;
-	if (e->name)
+	if (e->name && mod)
 		hs_usyms_note(u, mod, e->name);
 	if (++u->cache_nr * 2 > u->cache_mask) {
 		hs_cache_grow(u);

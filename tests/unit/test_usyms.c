@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <setjmp.h>
@@ -80,6 +81,40 @@ static void unnamed_code_and_vdso(void **state)
 	assert_non_null(s);
 	assert_int_equal(len, strlen("test_usyms+0x8"));
 	assert_memory_equal(s, "test_usyms+0x8", len);
+	hs_usyms_free(u);
+}
+
+/* JIT code: named from /tmp/perf-PID.map, as perf reads it. */
+static void perf_map(void **state)
+{
+	char path[64];
+	void *code = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct hs_usyms *u = hs_usyms_new();
+	const char *s;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	assert_true(code != MAP_FAILED);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%lx 40 LazyCompile:*fib;x.js:1\nnot a line\n%lx 10 other\n",
+		(unsigned long)code + 0x100, (unsigned long)code + 0x1000);
+	fclose(f);
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)code + 0x13f, &len);
+	assert_non_null(s);
+	assert_int_equal(len, strlen("LazyCompile:*fib:x.js:1"));
+	assert_memory_equal(s, "LazyCompile:*fib:x.js:1", len);
+	s = hs_usyms_lookup(u, getpid(), (uintptr_t)code + 0x1008, &len);
+	assert_non_null(s);
+	assert_memory_equal(s, "other", len);
+	/* Past an entry, or where none is: unknown. */
+	assert_null(hs_usyms_lookup(u, getpid(), (uintptr_t)code + 0x140, &len));
+	assert_null(hs_usyms_lookup(u, getpid(), (uintptr_t)code + 0x80, &len));
+	unlink(path);
+	munmap(code, 8192);
 	hs_usyms_free(u);
 }
 
@@ -247,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_functions),
 		cmocka_unit_test(unnamed_code_and_vdso),
+		cmocka_unit_test(perf_map),
 		cmocka_unit_test(demangled),
 		cmocka_unit_test(exited_process),
 	};

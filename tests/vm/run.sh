@@ -27,9 +27,11 @@
 #           words of xz (/usr/bin/xz, liblzma), sha256sum (coreutils'),
 #           python3 (python3.11 and the few stdlib files a script that
 #           imports nothing needs; x86_64 only) and perf (linux-perf;
-#           x86_64 only), or none. Default: xz sha256sum, and python3 and
-#           perf on the generic kernel (Debian 12's: the comparison with
-#           perf --call-graph dwarf). The x86_64 guests get the
+#           x86_64 only), debuginfod (the server, and the client libdw
+#           loads; x86_64 only), or none. Default: xz sha256sum, and
+#           python3, perf and debuginfod on the generic kernel (Debian
+#           12's: the comparison with perf --call-graph dwarf, symbols
+#           from a debuginfod server). The x86_64 guests get the
 #           host's (Debian 12's), the arm64 ones Debian 12's arm64 builds
 #           (tests/vm/kernel.sh). The guest's /tests/env names them
 #           (HOTSTACK_DEBIAN). Debian's perf there: "perf record -N" (no
@@ -94,7 +96,7 @@ eval "$("$repo/tests/vm/kernel.sh" "$kind")"
 debian_root=${DEBIAN_ROOT:-}
 python_kind=$([ "$kind" = generic ] && echo 1 || true)
 case ${HOTSTACK_VM_DEBIAN-default} in
-default) debian="xz sha256sum${python_kind:+ python3 perf}" ;;
+default) debian="xz sha256sum${python_kind:+ python3 perf debuginfod}" ;;
 none | 0 | "") debian= ;;
 *) debian=$HOTSTACK_VM_DEBIAN ;;
 esac
@@ -102,8 +104,9 @@ esac
 for prog in $debian; do
 	case $prog in
 	xz | sha256sum) ;;
-	python3 | perf) [ "$KARCH" = x86_64 ] || fail_setup "HOTSTACK_VM_DEBIAN: no $prog for $KARCH guests" ;;
-	*) fail_setup "HOTSTACK_VM_DEBIAN: unknown program '$prog' (xz sha256sum python3 perf)" ;;
+	python3 | perf | debuginfod)
+		[ "$KARCH" = x86_64 ] || fail_setup "HOTSTACK_VM_DEBIAN: no $prog for $KARCH guests" ;;
+	*) fail_setup "HOTSTACK_VM_DEBIAN: unknown program '$prog' (xz sha256sum python3 perf debuginfod)" ;;
 	esac
 done
 
@@ -306,6 +309,15 @@ if [ -z "$sysroot" ]; then
 	for prog in $debian; do
 		case $prog in
 		xz | sha256sum | perf) install_file "${debian_root:-/}" "/usr/bin/$prog" ;;
+		debuginfod)
+			# The server, and the client libdw loads (dlopen) when
+			# DEBUGINFOD_URLS names a server.
+			install_file / /usr/bin/debuginfod
+			for dir in /lib/$triplet /usr/lib/$triplet; do
+				[ -e "$dir/libdebuginfod.so.1" ] &&
+					dlopened="$dlopened $dir/libdebuginfod.so.1" && break
+			done
+			;;
 		python3)
 			install_file / /usr/bin/python3
 			# python3.11 on Debian 12: its stdlib in /usr/lib/python3.11.
@@ -322,7 +334,10 @@ if [ -z "$sysroot" ]; then
 		esac
 	done
 	{
-		[ -n "$dlopened" ] && echo "$dlopened" && needed "$dlopened"
+		for lib in $dlopened; do
+			echo "$lib"
+			needed "$lib"
+		done
 		for bin in "$root"/bin/* "$root"/usr/bin/*; do
 			[ "$bin" = "$root/bin/busybox" ] && continue
 			needed "$bin"

@@ -27,6 +27,11 @@
  *   signal  uw_leaf_signal sends itself SIGUSR1 (its own tgkill system
  *           call); the handler uw_on_signal spins in uw_leaf_spin: the
  *           stack crosses a signal frame
+ *   jit     uw_leaf_jit calls code it wrote into an anonymous executable
+ *           mapping at the start (a loop, no stack frame: no binary, no
+ *           unwind table covers it), which /tmp/perf-PID.map names
+ *           uw_jit_spin, as a JIT compiler's perf map does (Node's
+ *           --perf-basic-prof, Python 3.12's -X perf)
  *
  *   -t N      run the tree in N threads (uw_thread) instead of main
  *   -c CALLS  instead of SECONDS (give 0), one round: each stack runs
@@ -60,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,11 +95,11 @@
 #define UW_SPINS	200000UL
 #define UW_SYSCALLS	100UL
 
-enum uw_leaf { UW_SPIN, UW_FRAME, UW_SYS, UW_LIBC, UW_SIGNAL, UW_NLEAVES };
+enum uw_leaf { UW_SPIN, UW_FRAME, UW_SYS, UW_LIBC, UW_SIGNAL, UW_JIT, UW_NLEAVES };
 
 static const char *const uw_leaf_names[UW_NLEAVES] = {
 	[UW_SPIN] = "spin", [UW_FRAME] = "frame", [UW_SYS] = "sys",
-	[UW_LIBC] = "libc", [UW_SIGNAL] = "signal",
+	[UW_LIBC] = "libc", [UW_SIGNAL] = "signal", [UW_JIT] = "jit",
 };
 
 /* What each leaf's stack ends with, after uw_rec_*. */
@@ -103,6 +109,7 @@ static const char *const uw_leaf_frames[UW_NLEAVES] = {
 	[UW_SYS] = "uw_leaf_sys",
 	[UW_LIBC] = "uw_leaf_libc;getppid",
 	[UW_SIGNAL] = "uw_leaf_signal;[sigreturn];uw_on_signal;uw_leaf_spin",
+	[UW_JIT] = "uw_leaf_jit;uw_jit_spin",
 };
 
 /* The workload, as the command line gave it. */
@@ -232,6 +239,53 @@ UW_FN void uw_leaf_signal(unsigned long n)
 	UW_BARRIER();
 }
 
+/* The jit leaf's code: count its argument down to 0, return (no frame). */
+static void (*uw_jit_spin)(unsigned long n);
+
+static const unsigned char uw_jit_code[] = {
+#if defined(__x86_64__)
+	0x48, 0x89, 0xf9,	/* mov %rdi, %rcx */
+	0x48, 0xff, 0xc9,	/* 1: dec %rcx */
+	0x75, 0xfb,		/* jnz 1b */
+	0xc3,			/* ret */
+#elif defined(__aarch64__)
+	0x00, 0x04, 0x00, 0xf1,	/* 1: subs x0, x0, #1 */
+	0xe1, 0xff, 0xff, 0x54,	/* b.ne 1b */
+	0xc0, 0x03, 0x5f, 0xd6,	/* ret */
+#endif
+};
+
+/* Write the jit leaf's code, and its line of /tmp/perf-PID.map. 0 or -1. */
+static int uw_jit_init(void)
+{
+	char path[64];
+	void *code;
+	FILE *f;
+
+	if (!sizeof(uw_jit_code))
+		return -1;
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	if (code == MAP_FAILED)
+		return -1;
+	memcpy(code, uw_jit_code, sizeof(uw_jit_code));
+	__builtin___clear_cache(code, (char *)code + sizeof(uw_jit_code));
+	uw_jit_spin = (void (*)(unsigned long))code;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%lx %zx uw_jit_spin\n", (unsigned long)code, sizeof(uw_jit_code));
+	return fclose(f) ? -1 : 0;
+}
+
+UW_FN void uw_leaf_jit(unsigned long n)
+{
+	uw_jit_spin(n ? n : 1);
+	uw_sink += n;
+	UW_BARRIER();
+}
+
 /* In uw_rec_a and uw_rec_b: the leaf's caller is the last of them. */
 static inline __attribute__((always_inline)) void uw_leaf(const struct uw_call *c)
 {
@@ -250,6 +304,9 @@ static inline __attribute__((always_inline)) void uw_leaf(const struct uw_call *
 		break;
 	case UW_SIGNAL:
 		uw_leaf_signal(c->n);
+		break;
+	case UW_JIT:
+		uw_leaf_jit(c->n);
 		break;
 	case UW_NLEAVES:
 		break;
@@ -449,6 +506,10 @@ int main(int argc, char **argv)
 				perror("uw_tree: sigaction");
 				return 1;
 			}
+		}
+		if (uw.leaves[l] == UW_JIT && !uw_jit_spin && uw_jit_init()) {
+			perror("uw_tree: the jit leaf's code");
+			return 1;
 		}
 	}
 	if (uw.threads) {

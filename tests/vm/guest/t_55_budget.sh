@@ -22,7 +22,8 @@ fi
 # under emulation perf caps the rate itself (see above) near where 1% is,
 # so that 1% bound after up to 30 s, or (cheaper samples) not at all.
 start_watch /tmp/bw.log
-hotstack record -e cpu-clock -F 10000 --budget 0.1% -a -o /tmp/b.folded >/tmp/b.out 2>&1 &
+hotstack record -e cpu-clock -F 10000 --budget 0.1% -a --include-idle -o /tmp/b.folded \
+	>/tmp/b.out 2>&1 &
 rec=$!
 wait_session
 check "hotstack status shows the budget at work (a rate change)" wait_until sh -c \

@@ -26,7 +26,17 @@ fi
 check_output "record prints its summary" \
 	'^\[ hotstack record: .* samples \([0-9]+ in NMI\), .*wrote /tmp/a.folded \]' \
 	cat /tmp/a.out
-check_output "the folded file has the idle loop's stacks" 'do_idle;.* [0-9]+$' cat /tmp/a.folded
+# The whole system's samples leave the idle task out (bcc profile's
+# default), counted as filtered out; --include-idle (or no :I) keeps them.
+check_output "the whole system's recording leaves the idle loop out" '^0$' \
+	sh -c 'grep -c "do_idle;" /tmp/a.folded'
+check_output "... and says its samples were filtered out" ' [1-9][0-9]* filtered out' cat /tmp/a.out
+hotstack record --include-idle -d 1 -o /tmp/ai.folded >/tmp/ai.out 2>&1
+check_output "with --include-idle the folded file has the idle loop's stacks" 'do_idle;.* [0-9]+$' \
+	cat /tmp/ai.folded
+check_output "... and -e EVENT:I leaves them out of a command's recording with -a too" '^0$' \
+	sh -c "hotstack record -e $HS_EVENT:I -a -o /tmp/aI.folded -- sleep 0.5 >/dev/null 2>&1 &&
+		grep -c 'do_idle;' /tmp/aI.folded"
 
 hotstack record $HS_RATE -o /tmp/w.folded -- sh -c 'echo "6 4 50" >/proc/hs_workload' \
 	>/tmp/w.out 2>&1

@@ -87,9 +87,18 @@ hotstack record $HS_RATE --stacks user -o /tmp/u2.folded -- hs_vmtest uspin 1500
 check "record --stacks user -- a user program (no pid key)" [ $? -eq 0 ]
 check_output "the command's pid names the process: its frames are names" \
 	'^.*u_top;u_mid;u_(leaf|call) [0-9]+$' cat /tmp/u2.folded
-hotstack record $HS_RATE -a --stacks user -d 1 -o /tmp/u3.folded >/tmp/u3.out 2>&1
-check_output "without a process to look in, record says user frames stay addresses" \
-	'user frames stay addresses without a process.*--keys pid' cat /tmp/u3.out
+# The whole system's user stacks: each sample's process names its frames
+# (the module keys them by process for that), no [pid N] key unless asked.
+hotstack record $HS_RATE -a --stacks user -d 2 -o /tmp/u3.folded >/tmp/u3.out 2>&1 &
+rec=$!
+wait_session
+hs_vmtest uspin 1000
+wait $rec
+check_output "record -a --stacks user names each process's user frames" \
+	'^(.*;)?u_top;u_mid;u_(leaf|call)(;[^;]+)* [0-9]+$' cat /tmp/u3.folded
+check_output "without a [pid N] key (not asked for)" '^0$' sh -c 'grep -c "\[pid " /tmp/u3.folded'
+check_output "and no bare address for a frame" '^0$' \
+	sh -c 'grep -c -E "(^|;)0x[0-9a-f]+[; ]" /tmp/u3.folded'
 
 check "rmmod hs_workload" rmmod hs_workload
 check "rmmod hotstack" rmmod hotstack
