@@ -213,6 +213,11 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	     hotstack_put_u64(skb, HOTSTACK_A_RATE_CHANGES, st.rate_changes) ||
 	     nla_put_u32(skb, HOTSTACK_A_WEIGHT, st.max_weight)))
 		return -EMSGSIZE;
+	if ((c->flags & HOTSTACK_CFG_USER_TABLES) &&
+	    (hotstack_put_u64(skb, HOTSTACK_A_UW_BYTES, st.uw_bytes) ||
+	     hotstack_put_u64(skb, HOTSTACK_A_UW_WALKS, st.uw_walks) ||
+	     hotstack_put_u64(skb, HOTSTACK_A_UW_COMPLETE, st.uw_complete)))
+		return -EMSGSIZE;
 	drops = nla_nest_start(skb, HOTSTACK_A_DROPS);
 	if (!drops)
 		return -EMSGSIZE;

@@ -38,8 +38,12 @@ int cmd_info(int argc, char **argv)
 	printf("abi version:  %u (this tool: %u)\n", info.abi_version, HOTSTACK_ABI_VERSION);
 	printf("sessions:     %u open, at most %u\n", info.nr_sessions, info.max_sessions);
 	printf("max depth:    %u frames\n", info.max_depth);
-	printf("memory limit: %llu MiB\n", (unsigned long long)(info.max_memory >> 20));
-	printf("features:     0x%llx\n", (unsigned long long)info.features);
+	printf("tables:       %.1f of %llu MiB\n", info.memory_used / 1048576.0,
+	       (unsigned long long)(info.max_memory >> 20));
+	printf("unwind:       %.1f of %llu MiB\n", info.unwind_used / 1048576.0,
+	       (unsigned long long)(info.max_unwind >> 20));
+	printf("features:     %s\n", info.features & HOTSTACK_FEAT_USER_TABLES ?
+	       "user-tables" : "none");
 	if (info.user_max_sessions)
 		printf("user quota:   %u of %u sessions, %llu of %llu MiB, %u of %u Hz\n",
 		       info.user_sessions, info.user_max_sessions,

@@ -48,6 +48,11 @@ static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
 		       "a sample counts %u, %llu rate changes\n", st->budget_ppm / 1e4,
 		       (unsigned long long)st->sample_rate, st->window_ppm / 1e4, st->weight,
 		       (unsigned long long)st->rate_changes);
+	if (st->flags & HOTSTACK_CFG_USER_TABLES)
+		printf("     unwind tables: %.1f MiB, %llu user stacks walked, %.1f%% to their "
+		       "outermost frame\n", st->uw_bytes / 1048576.0,
+		       (unsigned long long)st->uw_walks,
+		       st->uw_walks ? 100.0 * st->uw_complete / st->uw_walks : 0.0);
 }
 
 static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
@@ -70,7 +75,8 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       "\"fill_pct\": %u, \"cost_ns\": %llu, \"overhead_ppm\": %llu, "
 		       "\"table_entries\": %u, \"arena_frames\": %llu, \"cpus_sampled\": %u, "
 		       "\"cpus_missed\": %u, \"budget_ppm\": %u, \"sample_rate\": %llu, "
-		       "\"window_ppm\": %llu, \"weight\": %u, \"rate_changes\": %llu, \"drops\": {",
+		       "\"window_ppm\": %llu, \"weight\": %u, \"rate_changes\": %llu, "
+		       "\"uw_bytes\": %llu, \"uw_walks\": %llu, \"uw_complete\": %llu, \"drops\": {",
 		       st->event_type,
 		       (unsigned long long)st->event_config, (unsigned long long)st->sample,
 		       st->flags, st->stacks, st->max_depth, st->keys, st->nr_cpus,
@@ -83,7 +89,8 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       (unsigned long long)st->arena_frames, st->cpus_sampled, st->cpus_missed,
 		       st->budget_ppm, (unsigned long long)st->sample_rate,
 		       (unsigned long long)st->window_ppm, st->weight,
-		       (unsigned long long)st->rate_changes);
+		       (unsigned long long)st->rate_changes, (unsigned long long)st->uw_bytes,
+		       (unsigned long long)st->uw_walks, (unsigned long long)st->uw_complete);
 		for (i = 0; i < HOTSTACK_DROP_MAX; i++) {
 			const char *name = hs_drop_name(i);
 

@@ -32,6 +32,8 @@ struct hs_status {
 	/* With a budget (budget_ppm != 0): the last window's figures. */
 	uint32_t budget_ppm, weight;
 	uint64_t sample_rate, window_ppm, rate_changes;
+	/* With unwind tables (HOTSTACK_CFG_USER_TABLES): their memory, the walks. */
+	uint64_t uw_bytes, uw_walks, uw_complete;
 };
 
 /* One multicast event. */

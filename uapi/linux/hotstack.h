@@ -978,6 +978,9 @@ enum hotstack_genl_attr {
 	HOTSTACK_A_WINDOW_PPM,		/* u64: hotstack_stats.window_ppm (budget) */
 	HOTSTACK_A_RATE_CHANGES,	/* u64: hotstack_stats.rate_changes (budget) */
 	HOTSTACK_A_WEIGHT,		/* u32: hotstack_stats.max_weight (budget) */
+	HOTSTACK_A_UW_BYTES,		/* u64: hotstack_stats.uw_bytes (unwind tables) */
+	HOTSTACK_A_UW_WALKS,		/* u64: hotstack_stats.uw_walks (unwind tables) */
+	HOTSTACK_A_UW_COMPLETE,		/* u64: hotstack_stats.uw_complete (unwind tables) */
 	__HOTSTACK_A_MAX,
 };
 

@@ -298,6 +298,27 @@ check "... and xz's from __libc_start_main" \
 check_output "... named in their process, no [pid N] key unless --keys pid" '^0$' \
 	sh -c 'grep -c "\[pid " /tmp/all.folded'
 
+# top and agent walk user stacks the same way (--call-graph dwarf, their
+# default too).
+uw_tree_nofp 6 6 1 spin &
+uwp=$!
+hotstack top -b -n 1 -d 1.5 -e $HS_EVENT $HS_RATE --stacks user -p $uwp >/tmp/top.out 2>&1
+check_output "top --stacks user -p PID: its stacks from the leaf to _start" \
+	' uw_leaf_spin <- uw_rec_a <- .* <- uw_run <- main <- .*__libc_start_main <- _start$' cat /tmp/top.out
+rm -rf /tmp/uwag
+hotstack agent -i 1 -e $HS_EVENT $HS_RATE --stacks user -p $uwp --output-dir /tmp/uwag \
+	--log /tmp/uwag.log &
+ag=$!
+wait_until sh -c '[ $(ls /tmp/uwag 2>/dev/null | wc -l) -ge 2 ]'
+kill -INT $ag
+wait $ag
+kill $uwp
+wait $uwp 2>/dev/null
+check "agent --stacks user -p PID: its profiles' user stacks from _start" sh -c '
+	for f in /tmp/uwag/*.pb.gz; do hotstack report "$f" -o - --format folded; done |
+	grep -q -E "^_start;__libc_start_main;[^;]*;main;uw_run;(uw_rec_a;){6}uw_leaf_spin [0-9]+$"'
+rm -rf /tmp/uwag /tmp/uwag.log /tmp/top.out
+
 rm -f /tmp/uw*.folded /tmp/uw-in*.txt /tmp/uw-expect /tmp/uw-fib.py /tmp/xz*.folded /tmp/sha.folded \
 	/tmp/py.folded /tmp/all.folded /tmp/st.folded /tmp/jit.folded
 check "rmmod hotstack" rmmod hotstack
