@@ -734,9 +734,13 @@ void hs_unwind_summary(const struct hotstack_stats *st, struct hs_uwload *uw, ch
 			len += snprintf(buf + len, size - len, "; %llu stopped: %s",
 					(unsigned long long)st->uw_stops[i], stop[i]);
 	if (len < size)
-		snprintf(buf + len, size - len, "; %llu tables (%.1f MiB) of %llu processes, built "
-			 "in %.0f ms", (unsigned long long)us.tables, us.bytes / 1048576.0,
-			 (unsigned long long)us.processes, us.build_ms);
+		len += snprintf(buf + len, size - len, "; %llu tables (%.1f MiB) of %llu processes, "
+				"built in %.0f ms", (unsigned long long)us.tables,
+				us.bytes / 1048576.0, (unsigned long long)us.processes,
+				us.build_ms);
+	if (us.errors && len < size)
+		snprintf(buf + len, size - len, "; %llu loads failed (the last: %s)",
+			 (unsigned long long)us.errors, strerror(-us.last_error));
 }
 
 /* Capture @pid's maps for its symbols; once it has gone, those @uw loaded it from. */
@@ -768,6 +772,6 @@ void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t 
 		hs_capture_pid(u, pid, uw);
 	n = m->base ? hs_table_pids(m, pids, sizeof(pids) / sizeof(pids[0])) : 0;
 	for (i = 0; i < n; i++)
-		if (pids[i] != pid && pids[i] != (uint32_t)getpid())
+		if (pids[i] != pid)
 			hs_capture_pid(u, pids[i], uw);
 }

@@ -487,11 +487,14 @@ const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, siz
 	p = hs_uproc_find(u, pid);
 	if (!p)
 		return NULL;
-	mod = dwfl_addrmodule(p->dwfl, addr);
+	/*
+	 * JIT code first: its anonymous mapping may lie where libdwfl
+	 * stretches a binary's module (up to its next segment's address).
+	 */
+	name = hs_jit_lookup(p, addr);
+	mod = name ? NULL : dwfl_addrmodule(p->dwfl, addr);
 	if (mod)
 		name = dwfl_module_addrname(mod, addr);
-	else
-		name = hs_jit_lookup(p, addr);
 	e = &u->cache[i];
 	e->pid = pid;
 	e->addr = addr;

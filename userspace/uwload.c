@@ -627,6 +627,12 @@ static int hs_uw_load_pid_locked(struct hs_uwload *l, uint32_t pid)
 			      errno == EACCES || errno == EPERM ? -EPERM : -errno;
 			break;
 		}
+		/* A zombie's maps are empty: its address space has gone. */
+		if (!maps[0]) {
+			free(maps);
+			ret = -ESRCH;
+			break;
+		}
 		/* Parsed in place: a copy is kept. */
 		copy = strdup(maps);
 		ret = hs_uw_load_text(l, pid, maps);

@@ -65,6 +65,57 @@ for spec in small:$((250000 * scale)) large:$((25000 * scale)) faults:$((12000 *
 	fi
 done
 
+# User stacks: uw_tree (tests/vm/uw_tree.c) built with frame pointers
+# and without, the same calls every run, its stacks 10 and 20 frames deep
+# (depth 4 and 14 below _start, __libc_start_main, its start code, main
+# and uw_run), recorded as users record them: frame pointers (--call-graph
+# fp) on the frame-pointer build, unwind tables (the default) on both, and
+# perf --call-graph dwarf (8 KiB of stack copied a sample) on the one
+# without. One line each:
+#   USER BUILD DEPTH MODE ELAPSED_NS SAMPLES [BYTES_PER_SAMPLE]
+ucalls=$((1000 * scale))
+urun() {
+	build=$1 depth=$2 mode=$3
+	shift 3
+	line=$("$@" -- uw_tree_$build --time -c $ucalls 0 $depth 1 spin 2>/tmp/u.err |
+		grep '^uw_tree ')
+	set -- $line
+	if [ -n "$line" ]; then
+		# perf's own count of samples, and the bytes it wrote.
+		bytes=$(sed -n 's/.*wrote \([0-9.]*\) MB .* (\([0-9]*\) samples).*/\1 \2/p' /tmp/u.err |
+			awk '$2 { printf " %.0f", $1 * 1048576 / $2 }')
+		echo "USER $build $depth $mode $2 $(($2 / 100000))$bytes"
+	else
+		echo "# user $build $depth $mode failed:" && sed 's/^/#   /' /tmp/u.err | tail -5
+	fi
+}
+rec_u() { hotstack record -e cpu-clock -F 10000 --stacks user -o /tmp/u.folded "$@"; }
+perf_u() { perf record -e cpu-clock -F 10000 --call-graph dwarf -N -o /tmp/perf.data "$@"; }
+for depth in 4 14; do
+	urun fp $depth none env
+	urun nofp $depth none env
+	urun fp $depth fp rec_u --call-graph fp
+	urun fp $depth tables rec_u
+	urun nofp $depth tables rec_u
+	command -v perf >/dev/null && urun nofp $depth perf-dwarf perf_u
+	rm -f /tmp/perf.data
+done
+# The whole system's unwind tables: record -a while a dozen distinct
+# binaries run (the tool's summary says the tables' size).
+hotstack record -a -e cpu-clock -F 1000 --stacks user -d 6 -o /tmp/all.folded 2>/tmp/all.err &
+rec=$!
+sleep 1
+seq 1 200000 >/tmp/in.txt
+for p in uw_tree_fp uw_tree_nofp uw_tree_stripped; do $p 0.3 4 2 spin,libc; done
+/usr/bin/xz -T1 -1 -c /tmp/in.txt >/dev/null
+/usr/bin/sha256sum /tmp/in.txt >/dev/null
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'sum(range(300000))'
+[ -x /usr/bin/perf ] && /usr/bin/perf --version >/dev/null
+[ -x /usr/bin/debuginfod ] && /usr/bin/debuginfod --version >/dev/null
+hs_bench none 1000 20000 >/dev/null
+wait $rec
+echo "UWALL $(sed -n 's/.*; \([0-9]*\) tables (\([0-9.]*\) MiB) of \([0-9]*\) processes.*/\1 \2 \3/p' /tmp/all.err)"
+
 # Curves, at 1 kHz (a sample of 1024 frames takes about half a
 # millisecond here): depth (the test module's recursion, one stack, every
 # frame walked and kept), and distinct stacks up to a 4096-entry table's

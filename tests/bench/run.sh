@@ -203,3 +203,49 @@ sed -n 's/^OFFCPU //p' "$log" | awk "$verdict"'
 		if (t[a] && t[b] > b1)
 			verdict((t[a] - b1) / (t[b] - b1), goal, what, 56)
 	}'
+# User stacks: a sample's cost with a 10- and a 20-frame user stack, by
+# frame pointers and by unwind tables (and perf --call-graph dwarf), a
+# frame's from the difference of the two depths; the goals: a frame by
+# tables at most twice a frame by frame pointers, a 20-frame sample by
+# tables at most 1.5 times one by frame pointers.
+sed -n 's/^USER //p' "$log" | awk "$verdict"'
+	# USER BUILD DEPTH MODE ELAPSED SAMPLES [BYTES]
+	$3 == "none" { base[$1, $2] = $4; next }
+	{ k = $1 SUBSEP $2 SUBSEP $3; c[k] = $5 ? ($4 - base[$1, $2]) / $5 : 0; s[k] = $5; b[k] = $6
+	  if (!(($1, $3) in seen)) { seen[$1, $3] = 1; order[++n] = $1 SUBSEP $3 } }
+	END {
+		if (!n)
+			exit
+		printf "\nuser stacks (uw_tree, 10 kHz cpu-clock), ns a sample:\n"
+		printf "  %-24s %10s %10s %12s %14s\n", "build, walk", "10 frames", "20 frames",
+			"a frame", "perf's bytes"
+		for (i = 1; i <= n; i++) {
+			split(order[i], p, SUBSEP)
+			lo = c[p[1], 4, p[2]]; hi = c[p[1], 14, p[2]]
+			f[p[1], p[2]] = (hi - lo) / 10
+			printf "  %-24s %10.0f %10.0f %12.1f %14s\n", p[1] ", " p[2], lo, hi,
+				f[p[1], p[2]], b[p[1], 14, p[2]] ? b[p[1], 14, p[2]] " a sample" : ""
+		}
+		if (f["fp", "fp"] > 0)
+			verdict(f["nofp", "tables"] / f["fp", "fp"], 2, "a frame by tables / by frame pointers", 56)
+		if (c["fp", 14, "fp"] > 0) {
+			verdict(c["nofp", 14, "tables"] / c["fp", 14, "fp"], 1.5,
+				"a 20-frame sample by tables / by frame pointers", 56)
+			verdict(c["fp", 14, "tables"] / c["fp", 14, "fp"], "",
+				"the same build walked by tables / by frame pointers", 56)
+		}
+		if (c["nofp", 14, "perf-dwarf"] > 0)
+			verdict(c["nofp", 14, "tables"] / c["nofp", 14, "perf-dwarf"], "",
+				"a 20-frame sample by tables / perf --call-graph dwarf", 56)
+		if (missed)
+			printf "%d target(s) missed: see the README (User stacks)\n", missed
+	}'
+sed -n 's/^UWALL //p' "$log" | awk 'NF == 3 {
+	printf "\nthe whole system (record -a while a dozen binaries run): %d tables, %.1f MiB, of %d processes%s\n",
+		$1, $2, $3, $2 < 16 ? "  (goal < 16 MiB)" : "  MISSED: goal < 16 MiB" }'
+# The tables of a few of Debian's binaries, as the tool builds them here.
+make -s -C "$repo/tests/bench" uw_tables >/dev/null &&
+	printf '\nunwind tables of Debian binaries (goal: at most 8 bytes a row):\n' &&
+	"$repo/tests/bench/uw_tables" /usr/lib/x86_64-linux-gnu/libc.so.6 \
+		/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0 /usr/lib/x86_64-linux-gnu/liblzma.so.5 |
+	sed 's/^/  /'

@@ -37,6 +37,9 @@
  *   -c CALLS  instead of SECONDS (give 0), one round: each stack runs
  *             CALLS calls of its leaf, whatever time that takes (the same
  *             work on every run, for benchmarks)
+ *   --time    at the end, print "uw_tree ELAPSED_NS": the time the tree
+ *             ran (for benchmarks: under QEMU's -icount, guest
+ *             instructions)
  *   --expect  run nothing: print the stacks, one a line, folded (outermost
  *             first), in the order they run, e.g. for "1 3 2 spin":
  *               main;uw_run;uw_rec_a;uw_rec_a;uw_rec_a;uw_leaf_spin
@@ -427,8 +430,8 @@ static void uw_expect(void)
 
 static int uw_usage(void)
 {
-	fputs("usage: uw_tree [-t THREADS] [-c CALLS] [--expect] SECONDS DEPTH PATTERNS "
-	      "[spin,frame,sys,libc,signal]\n", stderr);
+	fputs("usage: uw_tree [-t THREADS] [-c CALLS] [--time] [--expect] SECONDS DEPTH PATTERNS "
+	      "[spin,frame,sys,libc,signal,jit]\n", stderr);
 	return 2;
 }
 
@@ -460,12 +463,15 @@ static int uw_parse_leaves(char *list)
 int main(int argc, char **argv)
 {
 	unsigned long depth, patterns, v;
-	int expect = 0, i = 1;
+	int expect = 0, timed = 0, i = 1;
+	unsigned long long t0;
 	char *end;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		if (!strcmp(argv[i], "--expect")) {
 			expect = 1;
+		} else if (!strcmp(argv[i], "--time")) {
+			timed = 1;
 		} else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
 			if (!uw_number(argv[++i], 1, 64, &v))
 				return uw_usage();
@@ -512,6 +518,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	t0 = uw_now_ns();
 	if (uw.threads) {
 		pthread_t t[64];
 		unsigned int n;
@@ -530,5 +537,7 @@ int main(int argc, char **argv)
 	}
 	uw_sink += 4;
 	UW_BARRIER();
+	if (timed)
+		printf("uw_tree %llu\n", uw_now_ns() - t0);
 	return 0;
 }

@@ -298,6 +298,23 @@ check "... and xz's from __libc_start_main" \
 check_output "... named in their process, no [pid N] key unless --keys pid" '^0$' \
 	sh -c 'grep -c "\[pid " /tmp/all.folded'
 
+# A binary replaced on disk while it runs (another build: another build
+# ID): its process is walked by the table of the file it maps, not of the
+# one at its path now.
+cp /bin/uw_tree_nofp /tmp/uwr
+/tmp/uwr 4 6 1 spin &
+uwr=$!
+wait_until grep -q uwr /proc/$uwr/cmdline
+sleep 0.2
+cp /bin/uw_tree_fp /tmp/uwr.new
+mv /tmp/uwr.new /tmp/uwr
+hotstack record -e $HS_EVENT $HS_RATE --stacks user -p $uwr -d 1.5 -o /tmp/uwr.folded >/dev/null 2>&1
+kill $uwr
+wait $uwr 2>/dev/null
+check "a binary replaced on disk while it runs: its process's stacks walked whole (_start to the leaf)" \
+	at_least /tmp/uwr.folded '^[^;]+;__libc_start_main;[^;]+;([^;]+;){8}[^;]+ [0-9]+$' 80
+rm -f /tmp/uwr
+
 # top and agent walk user stacks the same way (--call-graph dwarf, their
 # default too).
 uw_tree_nofp 6 6 1 spin &
