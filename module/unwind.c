@@ -151,7 +151,7 @@ long hotstack_ioc_add_table(struct hotstack_session *s, void __user *uarg)
 	struct hotstack_unwind_rule *rules = NULL;
 	struct hotstack_unwind_row *rows = NULL;
 	struct hs_utab *t = NULL, **tabs;
-	u32 pages;
+	u32 pages, shift;
 	u64 size;
 	int usize;
 	long ret;
@@ -177,7 +177,7 @@ long hotstack_ioc_add_table(struct hotstack_session *s, void __user *uarg)
 		rows = NULL;
 		goto out;
 	}
-	pages = hs_utab_pages(rows, a.nr_rows, a.nr_rules);
+	pages = hs_utab_pages(rows, a.nr_rows, a.nr_rules, &shift);
 	ret = -EINVAL;
 	if (!pages || !hs_urules_valid(rules, a.nr_rules))
 		goto out;
@@ -186,7 +186,7 @@ long hotstack_ioc_add_table(struct hotstack_session *s, void __user *uarg)
 	t = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!t)
 		goto out;
-	hs_utab_build(t, rows, a.nr_rows, rules, a.nr_rules, pages);
+	hs_utab_build(t, rows, a.nr_rows, rules, a.nr_rules, pages, shift);
 
 	mutex_lock(&s->lock);
 	ret = hs_uw_ready(s);

@@ -239,4 +239,24 @@ static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val, bo
 	return !copy_from_user_nofault(val, (const void __user *)addr, sizeof(*val));
 }
 
+/*
+ * Two words of the user stack, at @a and @b, into *@va and *@vb: one read
+ * where they are a frame record's (side by side); false when either
+ * cannot be read.
+ */
+static __always_inline bool hs_uw_get2(unsigned long a, unsigned long *va, unsigned long b,
+				       unsigned long *vb, bool first)
+{
+	unsigned long rec[2];
+
+	if (b == a + sizeof(long) || a == b + sizeof(long)) {
+		if (copy_from_user_nofault(rec, (const void __user *)min(a, b), sizeof(rec)))
+			return false;
+		*va = rec[a > b];
+		*vb = rec[b > a];
+		return true;
+	}
+	return hs_uw_get(a, va, first) && hs_uw_get(b, vb, first);
+}
+
 #endif

@@ -262,4 +262,30 @@ fault:
 	return false;
 }
 
+/*
+ * Two words of the user stack, at @a and @b (within 64 KiB of each
+ * other: a frame's saved words) into *@va and *@vb, in one user access
+ * window; false when either cannot be read. @first: as hs_uw_get().
+ */
+static __always_inline bool hs_uw_get2(unsigned long a, unsigned long *va, unsigned long b,
+				       unsigned long *vb, bool first)
+{
+	unsigned long lo = min(a, b);
+	const unsigned long __user *pa = (const unsigned long __user *)a;
+	const unsigned long __user *pb = (const unsigned long __user *)b;
+
+	if (first && in_nmi())
+		return !copy_from_user_nofault(va, pa, sizeof(*va)) &&
+		       !copy_from_user_nofault(vb, pb, sizeof(*vb));
+	if (!user_access_begin((const void __user *)lo, max(a, b) - lo + sizeof(*vb)))
+		return false;
+	unsafe_get_user(*va, pa, fault);
+	unsafe_get_user(*vb, pb, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
 #endif

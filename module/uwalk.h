@@ -65,8 +65,8 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 	const struct hs_umap *map = NULL;
 	const struct hs_uproc *proc;
 	/* How the walk ended: HS_UWC_NR, cut at max_depth (counted as truncated). */
-	unsigned int steps = 0, counter = HS_UWC_COMPLETE;
-	bool first = true, read = false;
+	unsigned int steps = 0, counter = HS_UWC_COMPLETE, ntab = 0, nfp = 0;
+	bool first = true, read = false, ok;
 
 	regs = hs_user_regs(regs);
 	if (!regs)
@@ -108,14 +108,14 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 				counter = HS_UWC_STOP + HOTSTACK_UWS_FP;
 				break;
 			}
-			if (!hs_uw_get(fp, &next, !read) || !hs_uw_get(fp + 8, &ra, false)) {
+			if (!hs_uw_get2(fp, &next, fp + 8, &ra, !read)) {
 				counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
 				break;
 			}
 			read = true;
 			sp = fp + 16;
 			fp = next;
-			slot->uw[HS_UWC_FP]++;
+			nfp++;
 		} else {
 			switch (r->kind) {
 			case HOTSTACK_UW_CFA_SP:
@@ -144,7 +144,7 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 					goto out;
 				}
 				read = true;
-				slot->uw[HS_UWC_TABLE]++;
+				ntab++;
 				pc = ra;
 				/* An interrupted instruction, not a return address. */
 				first = true;
@@ -168,27 +168,35 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 				counter = HS_UWC_STOP + HOTSTACK_UWS_STACK;
 				break;
 			}
-			if (r->flags & HOTSTACK_UWF_RA_SAVED) {
-				if (!hs_uw_get(cfa + r->ra_off, &ra, !read)) {
-					counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+			/* arm64: a leaf's return address is in the link register. */
+			if (!(r->flags & HOTSTACK_UWF_RA_SAVED)) {
+				if (!first) {
+					counter = HS_UWC_STOP + HOTSTACK_UWS_LINK;
 					break;
 				}
-				read = true;
-			} else if (first) {
-				ra = lr;	/* arm64: a leaf's, in the link register */
-			} else {
-				counter = HS_UWC_STOP + HOTSTACK_UWS_LINK;
+				ra = lr;
+			}
+			/* The frame's saved words, both in one access where two. */
+			switch (r->flags & (HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED)) {
+			case HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED:
+				ok = hs_uw_get2(cfa + r->ra_off, &ra, cfa + r->fp_off, &fp, !read);
+				break;
+			case HOTSTACK_UWF_RA_SAVED:
+				ok = hs_uw_get(cfa + r->ra_off, &ra, !read);
+				break;
+			case HOTSTACK_UWF_FP_SAVED:
+				ok = hs_uw_get(cfa + r->fp_off, &fp, !read);
+				break;
+			default:
+				ok = true;
+			}
+			if (!ok) {
+				counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
 				break;
 			}
-			if (r->flags & HOTSTACK_UWF_FP_SAVED) {
-				if (!hs_uw_get(cfa + r->fp_off, &fp, !read)) {
-					counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
-					break;
-				}
-				read = true;
-			}
+			read = true;
 			sp = cfa;
-			slot->uw[HS_UWC_TABLE]++;
+			ntab++;
 		}
 		pc = hs_uw_ret(ra);
 		first = false;
@@ -201,6 +209,8 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 	}
 out:
 	pagefault_enable();
+	slot->uw[HS_UWC_TABLE] += ntab;
+	slot->uw[HS_UWC_FP] += nfp;
 	if (counter < HS_UWC_NR)
 		slot->uw[counter]++;
 	if (counter == HS_UWC_STOP + HOTSTACK_UWS_FAULT)

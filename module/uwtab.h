@@ -4,11 +4,13 @@
  *
  * A table (one binary's, from HOTSTACK_IOC_ADD_TABLE) keeps each row in 4
  * bytes: the low 16 bits of its offset and its rule's index; a page index
- * gives, for each 64 KiB of offsets, the first row at or past its start,
- * so that a lookup is one index read and a binary search of the rows of
- * one page. A process's mappings (HOTSTACK_IOC_SET_MAPS) are a sorted
- * array searched the same way. Built from the ABI's rows by
- * hs_utab_build(), which checks every row and rule.
+ * gives, for each page of offsets, the first row at or past its start, so
+ * that a lookup is one index read and a binary search of the rows of one
+ * page. A page is 256 bytes (a few rows: two or three steps of search) to
+ * 64 KiB, as small as keeps the index to one entry a row at most. A
+ * process's mappings (HOTSTACK_IOC_SET_MAPS) are a sorted array searched
+ * the same way. Built from the ABI's rows by hs_utab_build(), which checks
+ * every row and rule.
  *
  * Plain C over the ABI's types: also built into host unit tests
  * (tests/unit/test_uwtab.c, with tests/unit/kshim.h). The lookups are
@@ -19,14 +21,16 @@
 
 #include <linux/hotstack.h>
 
-/* Offsets a page of the index spans, as a shift. */
-#define HS_UTAB_PAGE_SHIFT	16
+/* Offsets a page of the index spans, as a shift: at least, and at most (a row's 16 bits). */
+#define HS_UTAB_MIN_SHIFT	8
+#define HS_UTAB_MAX_SHIFT	16
 
 /*
  * struct hs_utab - a binary's unwind table
  * @id:		its id in the session (hotstack_unwind_table.id)
  * @nr_rows:	rows (at least one)
- * @nr_pages:	pages of HS_UTAB_PAGE_SHIFT the rows span: the last row's page + 1
+ * @nr_pages:	pages of 2^@shift the rows span: the last row's page + 1
+ * @shift:	a page's size, as a shift (HS_UTAB_MIN_SHIFT..HS_UTAB_MAX_SHIFT)
  * @bytes:	what it takes, this header included
  * @rules:	[nr_rules], checked copies of the ABI's
  * @page:	[nr_pages + 1]: the first row at or past each page's start
@@ -39,6 +43,7 @@ struct hs_utab {
 	u32 nr_rows;
 	u32 nr_rules;
 	u32 nr_pages;
+	u32 shift;
 	u64 bytes;
 	const struct hotstack_unwind_rule *rules;
 	const u32 *page;
@@ -81,28 +86,34 @@ static inline u64 hs_utab_size(u32 nr_rows, u32 nr_rules, u32 nr_pages)
 }
 
 /*
- * Pages the rows @rows[@nr] span, or 0 when they are not valid: not
- * strictly increasing, an offset or a rule index out of range.
+ * Pages the rows @rows[@nr] span, their size in *@shift (no more pages
+ * than rows, if it can), or 0 when the rows are not valid: not strictly
+ * increasing, an offset or a rule index out of range.
  */
-static inline u32 hs_utab_pages(const struct hotstack_unwind_row *rows, u32 nr, u32 nr_rules)
+static inline u32 hs_utab_pages(const struct hotstack_unwind_row *rows, u32 nr, u32 nr_rules,
+				u32 *shift)
 {
-	u32 i;
+	u32 i, last;
 
 	if (!nr || nr > HOTSTACK_UW_MAX_ROWS)
 		return 0;
 	for (i = 0; i < nr; i++)
 		if (rows[i].rule >= nr_rules || (i && rows[i].pc <= rows[i - 1].pc))
 			return 0;
-	return (rows[nr - 1].pc >> HS_UTAB_PAGE_SHIFT) + 1;
+	last = rows[nr - 1].pc;
+	for (*shift = HS_UTAB_MIN_SHIFT; *shift < HS_UTAB_MAX_SHIFT && (last >> *shift) >= nr;)
+		++*shift;
+	return (last >> *shift) + 1;
 }
 
 /*
  * Lay the table out in @mem (hs_utab_size() bytes) from @rows[@nr_rows]
- * (hs_utab_pages() said @nr_pages) and @rules[@nr_rules], already checked.
+ * (hs_utab_pages() said @nr_pages of @shift) and @rules[@nr_rules], already
+ * checked.
  */
 static inline struct hs_utab *hs_utab_build(void *mem, const struct hotstack_unwind_row *rows,
 					    u32 nr_rows, const struct hotstack_unwind_rule *rules,
-					    u32 nr_rules, u32 nr_pages)
+					    u32 nr_rules, u32 nr_pages, u32 shift)
 {
 	struct hs_utab *t = mem;
 	struct hotstack_unwind_rule *rl = (void *)(t + 1);
@@ -114,12 +125,14 @@ static inline struct hs_utab *hs_utab_build(void *mem, const struct hotstack_unw
 	t->nr_rows = nr_rows;
 	t->nr_rules = nr_rules;
 	t->nr_pages = nr_pages;
+	t->shift = shift;
 	t->bytes = hs_utab_size(nr_rows, nr_rules, nr_pages);
 	memcpy(rl, rules, (size_t)nr_rules * sizeof(*rules));
 	for (i = 0; i < nr_rows; i++) {
-		while (p <= rows[i].pc >> HS_UTAB_PAGE_SHIFT)
+		while (p <= rows[i].pc >> shift)
 			page[p++] = i;
-		pc_lo[i] = rows[i].pc & ((1U << HS_UTAB_PAGE_SHIFT) - 1);
+		/* A page's rows have the same bits above these (shift <= 16). */
+		pc_lo[i] = rows[i].pc & 0xffff;
 		rule[i] = rows[i].rule;
 	}
 	while (p <= nr_pages)
@@ -133,8 +146,7 @@ static inline struct hs_utab *hs_utab_build(void *mem, const struct hotstack_unw
 
 /*
  * The rule that holds at offset @off of table @t: the last row at or
- * before it; NULL before the first row or out of range (no rule: frame
- * pointers).
+ * before it; NULL before the first row (no rule: frame pointers).
  * Called from NMI or hardirq context.
  */
 static __always_inline const struct hotstack_unwind_rule *
@@ -143,19 +155,20 @@ hs_utab_find(const struct hs_utab *t, u64 off)
 	u32 lo, hi, mid, p;
 	u16 key;
 
-	/* Below the mapping's bias, or past 4 GiB of it: no table's. */
-	if (off >= HOTSTACK_UW_MAX_PC)
-		return NULL;
-	p = off >> HS_UTAB_PAGE_SHIFT;
-	if (p < t->nr_pages) {
+	/*
+	 * Past the last page (or 4 GiB, or below the mapping's bias: the
+	 * offset wrapped), the last row: a table ends with HOTSTACK_UW_NONE.
+	 */
+	if ((off >> t->shift) < t->nr_pages) {
+		p = off >> t->shift;
 		lo = t->page[p];
 		hi = t->page[p + 1];
 	} else {
 		lo = t->nr_rows;
 		hi = lo;
 	}
-	key = off & ((1U << HS_UTAB_PAGE_SHIFT) - 1);
-	/* The first row of the page past @key: at most 16 steps. */
+	key = off & 0xffff;
+	/* The first row of the page past @key: a few steps (at most 16). */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (t->pc_lo[mid] <= key)

@@ -784,7 +784,13 @@ const struct hotstack_unwind_rule *hs_uw_lookup(const struct hs_uw_table *t, uin
 
 uint64_t hs_uw_kernel_bytes(const struct hs_uw_table *t)
 {
-	uint64_t pages = t->nr_rows ? (t->rows[t->nr_rows - 1].pc >> 16) + 1 : 0;
+	uint32_t last = t->nr_rows ? t->rows[t->nr_rows - 1].pc : 0, shift = 8;
+	uint64_t pages;
+
+	/* The module's page index: pages of 256 bytes to 64 KiB, no more than rows if it can. */
+	while (shift < 16 && (last >> shift) >= t->nr_rows)
+		shift++;
+	pages = t->nr_rows ? (last >> shift) + 1 : 0;
 
 	return 4ULL * t->nr_rows + sizeof(struct hotstack_unwind_rule) * t->nr_rules + 4 * pages;
 }

@@ -91,8 +91,9 @@ const struct hotstack_unwind_rule *hs_uw_find(const struct hotstack_unwind_row *
 					      const struct hotstack_unwind_rule *rules, uint64_t off);
 
 /*
- * What the module keeps for @t, about: 4 bytes a row, 12 a rule, 4 per
- * 64 KiB spanned (hotstack_unwind_table.bytes adds the table's header).
+ * What the module keeps for @t, about: 4 bytes a row, 12 a rule, 4 for
+ * each page of its index, 256 bytes to 64 KiB of code, no more pages than
+ * rows if it can (hotstack_unwind_table.bytes adds the table's header).
  */
 uint64_t hs_uw_kernel_bytes(const struct hs_uw_table *t);
 

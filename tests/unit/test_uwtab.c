@@ -18,13 +18,13 @@
 static struct hs_utab *build(const struct hotstack_unwind_row *rows, u32 nr_rows,
 			     const struct hotstack_unwind_rule *rules, u32 nr_rules)
 {
-	u32 pages = hs_utab_pages(rows, nr_rows, nr_rules);
+	u32 shift, pages = hs_utab_pages(rows, nr_rows, nr_rules, &shift);
 	void *mem;
 
 	if (!pages)
 		return NULL;
 	mem = malloc(hs_utab_size(nr_rows, nr_rules, pages));
-	return hs_utab_build(mem, rows, nr_rows, rules, nr_rules, pages);
+	return hs_utab_build(mem, rows, nr_rows, rules, nr_rules, pages, shift);
 }
 
 /* The index of the rule at @off, or -1 for none. */
@@ -56,7 +56,11 @@ static void lookup_against_model(void **state)
 	}
 	t = build(rows, 2000, rules, 4);
 	assert_non_null(t);
-	assert_int_equal(t->nr_pages, (rows[1999].pc >> 16) + 1);
+	/* Pages as small as keep them fewer than the rows: 256 bytes to 64 KiB. */
+	assert_true(t->shift >= 8 && t->shift <= 16);
+	assert_true(t->nr_pages <= 2000 || t->shift == 16);
+	assert_true(t->shift == 8 || (rows[1999].pc >> (t->shift - 1)) >= 2000);
+	assert_int_equal(t->nr_pages, (rows[1999].pc >> t->shift) + 1);
 	assert_int_equal(t->bytes, sizeof(*t) + 4 * sizeof(rules[0]) + (t->nr_pages + 1) * 4 +
 					   2000 * 4);
 	assert_int_equal(rule_at(t, 0), -1);
@@ -73,29 +77,37 @@ static void lookup_against_model(void **state)
 		assert_int_equal(rule_at(t, off), rows[i].rule);
 	}
 	assert_int_equal(rule_at(t, HOTSTACK_UW_MAX_PC - 1), rows[1999].rule);
-	/* Out of range (an address below the mapping's bias): no rule. */
-	assert_int_equal(rule_at(t, HOTSTACK_UW_MAX_PC), -1);
-	assert_int_equal(rule_at(t, (u64)-8), -1);
+	/* Past 4 GiB, or below the mapping's bias (wrapped): the last row's. */
+	assert_int_equal(rule_at(t, HOTSTACK_UW_MAX_PC), rows[1999].rule);
+	assert_int_equal(rule_at(t, (u64)-8), rows[1999].rule);
 	free(t);
 }
 
 static void rows_checked(void **state)
 {
 	struct hotstack_unwind_row rows[3] = { { 16, 0 }, { 32, 0 }, { 48, 0 } };
+	u32 shift;
 
 	(void)state;
-	assert_int_equal(hs_utab_pages(rows, 3, 1), 1);
-	assert_int_equal(hs_utab_pages(rows, 0, 1), 0);
+	assert_int_equal(hs_utab_pages(rows, 3, 1, &shift), 1);
+	assert_int_equal(shift, 8);
+	assert_int_equal(hs_utab_pages(rows, 0, 1, &shift), 0);
 	rows[1].pc = 16;	/* not strictly increasing */
-	assert_int_equal(hs_utab_pages(rows, 3, 1), 0);
+	assert_int_equal(hs_utab_pages(rows, 3, 1, &shift), 0);
 	rows[1].pc = 8;
-	assert_int_equal(hs_utab_pages(rows, 3, 1), 0);
+	assert_int_equal(hs_utab_pages(rows, 3, 1, &shift), 0);
 	rows[1].pc = 32;
 	rows[2].rule = 1;	/* no such rule */
-	assert_int_equal(hs_utab_pages(rows, 3, 1), 0);
+	assert_int_equal(hs_utab_pages(rows, 3, 1, &shift), 0);
 	rows[2].rule = 0;
+	/* 4 GiB of code, three rows: pages of 64 KiB, no larger. */
 	rows[2].pc = 0xffffffff;
-	assert_int_equal(hs_utab_pages(rows, 3, 1), 0x10000);
+	assert_int_equal(hs_utab_pages(rows, 3, 1, &shift), 0x10000);
+	assert_int_equal(shift, 16);
+	/* 3 rows in 768 bytes: 256-byte pages. */
+	rows[2].pc = 767;
+	assert_int_equal(hs_utab_pages(rows, 3, 1, &shift), 3);
+	assert_int_equal(shift, 8);
 }
 
 static void rules_checked(void **state)

@@ -809,7 +809,8 @@ struct hotstack_unwind_row {
  * @id:		out: the table's id, from 1, for hotstack_unwind_map.table
  * @pad:	0
  * @bytes:	out: kernel memory the table takes (rows are 4 bytes each,
- *		rules 12, plus 4 bytes a 64 KiB of code it spans)
+ *		rules 12, and an index of its code: 4 bytes for each 256 bytes
+ *		to 64 KiB, as small as keeps it to 4 bytes a row at most)
  * @reserved:	0
  *
  * Every field and every row and rule is checked (EINVAL), the memory
