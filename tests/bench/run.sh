@@ -218,7 +218,7 @@ sed -n 's/^USER //p' "$log" | awk "$verdict"'
 			exit
 		printf "\nuser stacks (uw_tree, 10 kHz cpu-clock), ns a sample:\n"
 		printf "  %-24s %10s %10s %12s %14s\n", "build, walk", "10 frames", "20 frames",
-			"a frame", "perf's bytes"
+			"a frame", "perf bytes"
 		for (i = 1; i <= n; i++) {
 			split(order[i], p, SUBSEP)
 			lo = c[p[1], 4, p[2]]; hi = c[p[1], 14, p[2]]
