@@ -427,6 +427,18 @@ extern struct hotstack_session *hotstack_persistent;
 
 /* offcpu.c: off-CPU sessions (HOTSTACK_CFG_OFF_CPU) */
 int hotstack_off_cpu_init(void);
+extern unsigned long hotstack_tp_iter, hotstack_tp_iter_size;
+
+/*
+ * Whether @ip is in the sched_switch tracepoint's iterator, which calls
+ * the probe when more than one is attached (and always where the kernel
+ * has no static calls): not a frame of the stack it leaves from.
+ */
+static __always_inline bool hs_in_tp_iter(unsigned long ip)
+{
+	return ip - hotstack_tp_iter < hotstack_tp_iter_size;
+}
+
 bool hotstack_off_cpu_supported(bool procs);
 int hotstack_off_cpu_start(struct hotstack_session *s);
 void hotstack_off_cpu_stop(struct hotstack_session *s);

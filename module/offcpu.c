@@ -10,9 +10,14 @@
 
 #include "hotstack.h"
 
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
 #include <linux/pid.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+
+/* The sched_switch tracepoint's iterator, its text (hs_in_tp_iter()). */
+unsigned long hotstack_tp_iter, hotstack_tp_iter_size;
 
 #if HS_HAVE_SCHED_SWITCH
 static struct tracepoint *hs_sched_switch_tp, *hs_sched_fork_tp;
@@ -25,11 +30,35 @@ static void hs_find_tp(struct tracepoint *tp, void *priv)
 		hs_sched_fork_tp = tp;
 }
 
+/*
+ * The probe is called by __schedule() (a static call to it, the only
+ * probe) or by the tracepoint's iterator (more than one: another session,
+ * perf, ftrace, a BPF program; or a kernel without static calls): the
+ * stacks it walks leave the iterator's frame out, so that they are the
+ * same either way. Its text from its symbol ("name+0x0/0xSIZE"); a kernel
+ * without kallsyms prints no size, and its stacks keep the frame.
+ */
+static void hs_find_tp_iter(const struct tracepoint *tp)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	const char *size;
+	unsigned long len;
+
+	sprint_symbol(buf, (unsigned long)tp->iterator);
+	size = strchr(buf, '/');
+	if (!size || sscanf(size, "/%lx", &len) != 1 || !len)
+		return;
+	hotstack_tp_iter = (unsigned long)tp->iterator;
+	hotstack_tp_iter_size = len;
+}
+
 int hotstack_off_cpu_init(void)
 {
 	for_each_kernel_tracepoint(hs_find_tp, NULL);
 	if (!hs_sched_switch_tp)
 		pr_info("no sched_switch tracepoint: off-CPU sessions unsupported\n");
+	else
+		hs_find_tp_iter(hs_sched_switch_tp);
 	return 0;
 }
 

@@ -206,11 +206,13 @@ static __always_inline bool hs_user_visible(const struct hotstack_session *s)
  * and in *@hash the stack's hash (hs_stack_hash() with @seed, whose
  * hs_hash_start() of a key without tgid and comm is @hash0); @slot: this
  * CPU's. @path: not HS_PATH_IP. @caller: @regs are a caller's (frame 0 a
- * return address: HOTSTACK_ENTRY_CALLER).
+ * return address: HOTSTACK_ENTRY_CALLER). @probe: the off-CPU probe's
+ * (hs_in_tp_iter()).
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 				   struct hs_slot *slot, struct hs_stack *st, u64 seed, u64 hash0,
-				   u64 *hash, const enum hs_path path, bool caller)
+				   u64 *hash, const enum hs_path path, bool caller,
+				   const bool probe)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
@@ -235,11 +237,11 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 			hs_walk_push(&w, instruction_pointer(regs), false);
 			w.truncated = true;
 		} else if (path == HS_PATH_ANY && hs_precise_regs(regs, s->cfg.precise)) {
-			hs_walk_kernel(&w, regs, slot, w.collapse, true);
+			hs_walk_kernel(&w, regs, slot, w.collapse, true, false);
 		} else if (w.collapse) {
-			hs_walk_kernel(&w, regs, slot, true, false);
+			hs_walk_kernel(&w, regs, slot, true, false, probe);
 		} else {
-			hs_walk_kernel(&w, regs, slot, false, false);
+			hs_walk_kernel(&w, regs, slot, false, false, probe);
 		}
 		if (caller)
 			flags |= HOTSTACK_ENTRY_CALLER;
@@ -368,7 +370,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs
 				hs_fill_key(s, regs, &st->key);
 		}
 		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path,
-			       s->caller_regs);
+			       s->caller_regs, false);
 		/*
 		 * The weight, read once after the walk (the fewer values kept
 		 * across it the better): what this sample counts everywhere.
@@ -645,7 +647,7 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 	if (s->cfg.keys)
 		hs_fill_key(s, regs, &st->key);
 	st->key.context = hs_wait_reason(preempt, prev_state);
-	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true);
+	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true);
 	st = slot->buf;
 	rec->t0 = now;
 	rec->hash = hash;

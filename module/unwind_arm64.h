@@ -112,7 +112,7 @@ static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
 
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
 					   struct hs_slot *slot, const bool collapse,
-					   const bool precise)
+					   const bool precise, const bool probe)
 {
 	unsigned long task_low = (unsigned long)task_stack_page(current);
 	struct hs_stack_range task = { task_low, task_low + THREAD_SIZE };
@@ -137,7 +137,8 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		irq.high = sp + IRQ_STACK_SIZE;
 	}
 
-	if (!hs_walk_push(w, regs->pc, collapse))
+	/* The off-CPU probe's caller: not the tracepoint's iterator. */
+	if ((!probe || !hs_in_tp_iter(regs->pc)) && !hs_walk_push(w, regs->pc, collapse))
 		return;
 	for (; fp != final; fp = rec.fp) {
 		if (collapse && ++steps > hs_walk_steps(w)) {

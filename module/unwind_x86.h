@@ -106,7 +106,7 @@ static inline bool hs_precise_regs(struct pt_regs *regs, unsigned int precise)
 
 static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *regs,
 					   struct hs_slot *slot, const bool collapse,
-					   const bool precise)
+					   const bool precise, const bool probe)
 {
 	struct unwind_state *state = &slot->unwind;
 	unsigned int steps = 0;
@@ -127,9 +127,14 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 			return;
 		unwind_start(state, current, NULL, (void *)regs->sp);
 	} else if (hs_hw_regs(regs)) {
-		/* As perf_callchain_kernel(): the interrupted IP, then its callers. */
-		if (!hs_walk_push(w, regs->ip, collapse) || hs_before_first_frame(regs) ||
-		    hs_off_task_stack(regs))
+		/*
+		 * As perf_callchain_kernel(): the interrupted IP, then its
+		 * callers. The off-CPU probe's caller: not the tracepoint's
+		 * iterator (hs_in_tp_iter()).
+		 */
+		if ((!probe || !hs_in_tp_iter(regs->ip)) && !hs_walk_push(w, regs->ip, collapse))
+			return;
+		if (hs_before_first_frame(regs) || hs_off_task_stack(regs))
 			return;
 		unwind_start(state, current, regs, NULL);
 	} else {

@@ -69,3 +69,7 @@ line=$(HS_BENCH_WORK=pingpong hotstack record --off-cpu -a -o /tmp/off.folded --
 	hs_bench none 10000 $iters 2>/tmp/off.err)
 echo "OFFCPU record $iters $line"
 sed 's/^/# /' /tmp/off.err
+# Off-CPU stacks on the path users get: this boot holds no probe of its
+# own on sched_switch (tests/vm/guest/offcpu_path.sh).
+. /tests/lib.sh
+. /tests/offcpu_path.sh

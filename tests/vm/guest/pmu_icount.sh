@@ -15,4 +15,7 @@ check_output "it sampled instructions, no fallback" '^0$' \
 check_output "the command's kernel stacks are in the profile" \
 	'hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf' cat /tmp/i.folded
 check "rmmod hs_workload" rmmod hs_workload
+# Off-CPU stacks on the path users get: no probe of the guest's own on
+# sched_switch in an icount boot.
+. /tests/offcpu_path.sh
 check "rmmod hotstack" rmmod hotstack
