@@ -2571,9 +2571,9 @@ static void *nap_thread(void *arg)
  * (W - 1) x^2, from the waits the nappers measured (within 10% failed on
  * trixie-debug under a make check's kernel builds, 10.7% under: a
  * stalled vCPU makes a few waits long, and those weigh in squared). And
- * each napper's half to twice its exact one: each has its share of the
- * timed waits (within 50% failed on rt once: 3010 ms for 2004, W moving
- * as the worker weighs the probe again beside the exact session). (A
+ * each napper's the same from its own waits: each has its share of the
+ * timed waits (a fixed half to twice failed on rt once, 3010 ms for
+ * 2004, and on debug under a cold make check's load). (A
  * fixed one in W instead of the random gaps left these nappers' checks
  * green: their turns on CPU 0 are in no fixed order.)
  */
@@ -2660,8 +2660,9 @@ static void test_offcpu_budget(int fd)
 	struct hotstack_stats st;
 	struct map m[2];
 	pthread_t th[OFF_NAPPERS];
-	__u64 by[8], sum[OFF_NAPPERS][2], all[2] = { 0, 0 }, sq = 0, dev, d;
-	unsigned int i, k, tries, w = 0;
+	__u64 by[8], sum[OFF_NAPPERS][2], all[2] = { 0, 0 }, sq = 0, sqi[OFF_NAPPERS], dev, d;
+	unsigned int i, k, tries, w = 0, worst = 0;
+	double worst_sd = 0;
 	int fd2 = open_dev();
 	__u32 b;
 
@@ -2673,12 +2674,13 @@ static void test_offcpu_budget(int fd)
 	tap(tries < 12, "off-cpu budget: %u ppm holds the nappers' switches at one in %u timed "
 	    "(%u tries)", b, w, tries + 1);
 	for (i = 0; i < OFF_NAPPERS; i++)	/* the waits from here on */
-		sq -= __atomic_load_n(&nap_sq[i], __ATOMIC_RELAXED);
+		sqi[i] = -__atomic_load_n(&nap_sq[i], __ATOMIC_RELAXED);
 	w = budget_beside(fd, fd2, &c, b, "off-cpu budget", &st);
 	nap_stop = 1;
 	for (i = 0; i < OFF_NAPPERS; i++) {
 		pthread_join(th[i], NULL);
-		sq += nap_sq[i];
+		sqi[i] += nap_sq[i];
+		sq += sqi[i];
 	}
 	xioctl(fd2, HOTSTACK_IOC_STOP, NULL);
 	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
@@ -2710,11 +2712,19 @@ static void test_offcpu_budget(int fd)
 	tap(all[0] > 0 && d <= all[0] / 50 + dev,
 	    "off-cpu budget: %u nappers: %.3f ms off the CPU weighed, %.3f ms exactly (2%% and "
 	    "4 sd: %.3f ms, W %u)", OFF_NAPPERS, all[1] / 1e6, all[0] / 1e6, dev / 1e6, w);
-	for (i = 0, k = 0; i < OFF_NAPPERS; i++)
-		k += sum[i][1] * 2 >= sum[i][0] && sum[i][1] <= sum[i][0] * 2;
-	tap(k == OFF_NAPPERS, "off-cpu budget: each napper's weighed time half to twice its "
-	    "exact one (%u of %u; the first: %.3f ms of %.3f)", k, OFF_NAPPERS, sum[0][1] / 1e6,
-	    sum[0][0] / 1e6);
+	/* Each napper's the same way, from its own waits: the farthest said. */
+	for (i = 0, k = 0; i < OFF_NAPPERS; i++) {
+		dev = budget_4sd_ns(w, sqi[i]);
+		d = sum[i][1] > sum[i][0] ? sum[i][1] - sum[i][0] : sum[i][0] - sum[i][1];
+		k += sum[i][0] > 0 && d <= sum[i][0] / 50 + dev;
+		if (dev && d / (double)dev >= worst_sd) {
+			worst_sd = d / (double)dev;
+			worst = i;
+		}
+	}
+	tap(k == OFF_NAPPERS, "off-cpu budget: each napper's weighed time its exact one's within "
+	    "2%% and 4 sd (%u of %u; the farthest: %.3f ms of %.3f, %.1f of 4 sd)", k,
+	    OFF_NAPPERS, sum[worst][1] / 1e6, sum[worst][0] / 1e6, 4 * worst_sd);
 	munmap(m[0].base, m[0].size);
 	munmap(m[1].base, m[1].size);
 	close(fd2);
@@ -4916,6 +4926,32 @@ static int hold_keys(void)
 		pause();
 }
 
+/*
+ * One sleep of @ms, as a command to record: into @file its length and the
+ * thread's CPU time meanwhile, in ns ("WALL CPU"). Under a loaded host
+ * the guest's clock runs on while its vCPU does not, and the scheduler
+ * counts that time to the thread it stopped: time on the CPU, inside the
+ * sleep's call (4.2 ms of a 0.3 s sleep once on rt).
+ */
+static int nap(int ms, const char *file)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	__u64 t0, c0, t, c;
+	FILE *f;
+
+	c0 = mono_ns(CLOCK_THREAD_CPUTIME_ID);
+	t0 = mono_ns(CLOCK_MONOTONIC);
+	if (nanosleep(&ts, NULL))
+		return 1;
+	t = mono_ns(CLOCK_MONOTONIC) - t0;
+	c = mono_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	f = fopen(file, "w");
+	if (!f || fprintf(f, "%llu %llu\n", (unsigned long long)t, (unsigned long long)c) < 0 ||
+	    fclose(f))
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *event = getenv("HS_EVENT");
@@ -5012,6 +5048,8 @@ int main(int argc, char **argv)
 		uspin(atoi(argv[2]));
 	else if (argc == 5 && !strcmp(argv[1], "symbols"))
 		test_symbols(atoi(argv[2]), argv[3], argv[4]);
+	else if (argc == 4 && !strcmp(argv[1], "nap"))
+		return nap(atoi(argv[2]), argv[3]);
 	else if (argc >= 2 && !strcmp(argv[1], "runas"))
 		return runas(argc - 2, argv + 2);
 	else if (argc >= 7 && !strcmp(argv[1], "pty") && !strcmp(argv[5], "--"))
