@@ -30,6 +30,7 @@
 struct hs_uproc {
 	uint32_t pid;
 	unsigned int captures;
+	unsigned int builds;	/* of @dwfl: the executable mappings changed */
 	char *maps;		/* the /proc/PID/maps text this Dwfl was built from */
 	Dwfl *dwfl;
 	struct hs_jit_sym *jit;	/* its /tmp/perf-PID.map, by start */
@@ -224,13 +225,16 @@ static struct hs_uproc *hs_uproc_find(struct hs_usyms *u, uint32_t pid)
 	return NULL;
 }
 
-unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid)
+unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid, unsigned int *builds)
 {
 	size_t i;
 
 	for (i = 0; i < u->nr; i++)
-		if (u->procs[i].pid == pid)
+		if (u->procs[i].pid == pid) {
+			if (builds)
+				*builds = u->procs[i].builds;
 			return u->procs[i].captures;
+		}
 	return 0;
 }
 
@@ -342,12 +346,51 @@ int hs_usyms_capture(struct hs_usyms *u, uint32_t pid)
 	return maps ? hs_usyms_capture_text(u, pid, maps) : -errno;
 }
 
+/*
+ * The next executable mapping's line of maps text @s from *@at on (its
+ * length in *@len; NULL at the end), *@at moved past it.
+ */
+static const char *hs_next_exec_line(const char *s, size_t *at, size_t *len)
+{
+	while (s[*at]) {
+		const char *l = s + *at, *e = strchrnul(l, '\n'), *perms = memchr(l, ' ', e - l);
+
+		*at = e - s + (*e == '\n');
+		if (perms && e - perms > 4 && perms[3] == 'x') {
+			*len = e - l;
+			return l;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Whether maps texts @a and @b have the same executable mappings: the
+ * symbols of one are the other's. (The rest changes all the time: a
+ * heap, a file mapped to be read, as this tool's own maps do while it
+ * builds tables.)
+ */
+static bool hs_same_exec_maps(const char *a, const char *b)
+{
+	size_t i = 0, j = 0, m, n;
+	const char *x, *y;
+
+	for (;;) {
+		x = hs_next_exec_line(a, &i, &m);
+		y = hs_next_exec_line(b, &j, &n);
+		if (!x || !y)
+			return !x && !y;
+		if (m != n || memcmp(x, y, m))
+			return false;
+	}
+}
+
 int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
 {
 	struct hs_uproc *p = hs_uproc_find(u, pid);
 	Dwfl *dwfl;
 
-	if (p && p->maps && !strcmp(p->maps, maps)) {
+	if (p && p->maps && hs_same_exec_maps(p->maps, maps)) {
 		free(maps);
 		p->captures++;
 		hs_read_perf_map(p);
@@ -383,6 +426,7 @@ int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
 	p->maps = maps;
 	p->dwfl = dwfl;
 	p->captures++;
+	p->builds++;
 	hs_read_perf_map(p);
 	return 0;
 }

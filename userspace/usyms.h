@@ -25,8 +25,12 @@ int hs_usyms_capture(struct hs_usyms *u, uint32_t pid);
 /* The same from @maps (taken, freed), its /proc/PID/maps text read before. */
 int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps);
 
-/* Captures of @pid so far that succeeded (0: none). */
-unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid);
+/*
+ * Captures of @pid so far that succeeded (0: none); in *@builds (if not
+ * NULL) how many of them built its symbols anew: its executable mappings
+ * had changed (the others keep what they were).
+ */
+unsigned int hs_usyms_captured(const struct hs_usyms *u, uint32_t pid, unsigned int *builds);
 
 /*
  * The function containing @addr in @pid (for a return address pass

@@ -731,7 +731,7 @@ int hs_uw_poll(struct hs_uwload *l)
 		.pids_ptr = (uintptr_t)pids,
 		.nr = HS_UW_MISSES,
 	};
-	uint32_t i;
+	uint32_t i, self;
 	int ret;
 
 	pthread_mutex_lock(&l->work);
@@ -747,7 +747,15 @@ int hs_uw_poll(struct hs_uwload *l)
 	l->stats.misses += um.nr;
 	l->stats.lost += um.lost;
 	pthread_mutex_unlock(&l->stats_lock);
-	for (i = 0; i < um.nr; i++) {
+	/*
+	 * This tool's own process last: its libraries' tables are large, and
+	 * the programs it records are what it is for.
+	 */
+	for (i = 0, self = getpid(); i < um.nr; i++) {
+		if (pids[i] == self && i + 1 < um.nr) {
+			pids[i] = pids[um.nr - 1];
+			pids[um.nr - 1] = self;
+		}
 		ret = hs_uw_load_pid_locked(l, pids[i]);
 		if (ret && !hs_uw_go_on(ret))
 			goto out;

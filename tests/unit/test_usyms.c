@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,13 +155,16 @@ static void own_functions(void **state)
 {
 	struct hs_usyms *u = hs_usyms_new();
 	uint64_t a = (uintptr_t)usyms_probe_fn;
+	unsigned int builds;
+	void *ro, *x;
 	const char *s;
 	size_t len;
+	int fd;
 
 	(void)state;
 	assert_non_null(u);
 	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
-	assert_int_equal(hs_usyms_captured(u, getpid()), 1);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 1);
 	s = hs_usyms_lookup(u, getpid(), a + 1, &len);
 	assert_non_null(s);
 	assert_string_equal(s, "usyms_probe_fn");
@@ -179,8 +183,31 @@ static void own_functions(void **state)
 	assert_null(hs_usyms_lookup(u, 1u << 30, a, &len));
 	/* The same mappings again: kept as they were. */
 	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
-	assert_int_equal(hs_usyms_captured(u, getpid()), 2);
+	assert_int_equal(hs_usyms_captured(u, getpid(), &builds), 2);
+	assert_int_equal(builds, 1);
 	assert_string_equal(hs_usyms_lookup(u, getpid(), a + 1, &len), "usyms_probe_fn");
+	/*
+	 * A file mapped to be read (as libelf maps the binaries the tool
+	 * reads): the same executable mappings, the same symbols, not built
+	 * again; an executable mapping more: built again.
+	 */
+	fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(ro != MAP_FAILED);
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), &builds), 3);
+	assert_int_equal(builds, 1);
+	assert_string_equal(hs_usyms_lookup(u, getpid(), a + 1, &len), "usyms_probe_fn");
+	x = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(x != MAP_FAILED);
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), &builds), 4);
+	assert_int_equal(builds, 2);
+	assert_string_equal(hs_usyms_lookup(u, getpid(), a + 1, &len), "usyms_probe_fn");
+	munmap(x, 4096);
+	munmap(ro, 4096);
+	close(fd);
 	hs_usyms_free(u);
 }
 
@@ -253,7 +280,7 @@ static void exited_process(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(hs_usyms_capture(u, pid), -ENOENT);
-	assert_int_equal(hs_usyms_captured(u, pid), 1);
+	assert_int_equal(hs_usyms_captured(u, pid, NULL), 1);
 	/* Even the binary removed from disk: the capture opened it. */
 	unlink(bin);
 	s = hs_usyms_lookup(u, pid, fn + 2, &len);
