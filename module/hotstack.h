@@ -241,6 +241,8 @@ struct hs_off_task {
 /* hs_tables.off_keys: a free record, and one freed (probes go past it). */
 #define HS_OFF_FREE	0UL
 #define HS_OFF_GONE	1UL
+/* hs_tables.off_procs: a place whose process was taken out (the same). */
+#define HS_OFF_PROC_GONE	((struct pid *)1UL)
 
 /*
  * struct hs_tables - a configuration's tables: one buffer of pages charged
@@ -367,7 +369,16 @@ struct hotstack_session {
 	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch's probe */
 	bool wall;			/* ... and a clock's events: wall-clock time */
 	bool off_probe;			/* the probe is attached */
+	/*
+	 * Off-CPU: time is counted up to this (ktime_get_mono_fast_ns()):
+	 * 0 until the probe is attached on every CPU (it times nothing),
+	 * U64_MAX while running, STOP's time from before the probe goes.
+	 */
+	u64 off_until;
 	atomic64_t untimed;		/* off-CPU waits not timed, since START */
+	/* A process set's exited processes taken out (offcpu.c); its inserts since. */
+	struct work_struct off_reap;
+	atomic_t off_added;
 	struct hs_unwind *uw;		/* unwind tables and processes (unwind.c) */
 
 	/* The budget (cfg.budget_ppm): its worker, under ev_lock, and its results. */
@@ -439,6 +450,7 @@ static __always_inline bool hs_in_tp_iter(unsigned long ip)
 	return ip - hotstack_tp_iter < hotstack_tp_iter_size;
 }
 
+void hotstack_off_reap_work(struct work_struct *work);
 bool hotstack_off_cpu_supported(bool procs);
 int hotstack_off_cpu_start(struct hotstack_session *s);
 void hotstack_off_cpu_stop(struct hotstack_session *s);
@@ -450,7 +462,7 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_struct *child);
 bool hotstack_off_proc_add(struct hs_tables *t, struct pid *pid);
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
-			struct hs_table *tab, struct hs_off_task *rec, u64 ns);
+			struct hs_table *tab, struct hs_off_task *rec, u64 now);
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s);
 
 /*

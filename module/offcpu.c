@@ -68,13 +68,17 @@ bool hotstack_off_cpu_supported(bool procs)
 	return hs_sched_switch_tp && (!procs || hs_sched_fork_tp);
 }
 
-/* The references of the set's processes given back (the probes are gone). */
+/*
+ * The references of the set's processes given back (the probes are gone,
+ * and the work that takes the exited out).
+ */
 static void hs_off_procs_put(struct hs_tables *t)
 {
 	u32 i;
 
 	for (i = 0; i <= t->off_mask; i++) {
-		put_pid(t->off_procs[i]);
+		if (t->off_procs[i] != HS_OFF_PROC_GONE)
+			put_pid(t->off_procs[i]);
 		t->off_procs[i] = NULL;
 		if (!(i % 1024))
 			cond_resched();
@@ -92,27 +96,42 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 
 	memset(t->off_keys, 0, (t->off_mask + 1UL) * sizeof(*t->off_keys));
 	atomic64_set(&s->untimed, 0);
+	atomic_set(&s->off_added, 0);
 	if (t->off_procs) {
 		hotstack_off_proc_add(t, s->pid);
 		ret = tracepoint_probe_register(hs_sched_fork_tp, hotstack_sched_fork, s);
 		if (ret)
 			goto out_procs;
 	}
+	/*
+	 * The probe times from when every CPU calls it: a switch-out timed on
+	 * one CPU is not switched in on another unseen. Registered, a CPU may
+	 * still be in the tracepoint's call with the probes before it (an RCU
+	 * read side, preemption off): a grace period later, none is.
+	 */
+	WRITE_ONCE(s->off_until, 0);
 	ret = tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
 	s->off_probe = !ret;
+	if (!ret) {
+		synchronize_rcu();
+		WRITE_ONCE(s->off_until, U64_MAX);
+	}
 	if (!ret || !t->off_procs)
 		return ret;
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
 	tracepoint_synchronize_unregister();
+	cancel_work_sync(&s->off_reap);
 out_procs:
 	hs_off_procs_put(t);
 	return ret;
 }
 
 /*
- * The probes off, and gone from every CPU; then the waits still going on
- * are counted up to now, each in the table of the CPU it began on (all
- * quiet now), so that every wait of the session is counted once.
+ * STOP's time read, the probes off, and gone from every CPU; then the
+ * waits still going on are counted up to that time, each in the table of
+ * the CPU it began on (all quiet now), so that every wait of the session
+ * is counted once and none past STOP (the probe counts up to it too, and
+ * begins no wait after it).
  */
 void hotstack_off_cpu_stop(struct hotstack_session *s)
 {
@@ -123,11 +142,12 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	if (!s->off_probe)
 		return;		/* wall-clock time's START failed before it */
 	s->off_probe = false;
+	now = ktime_get_mono_fast_ns();
+	WRITE_ONCE(s->off_until, now);
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_switch_tp, hotstack_sched_switch, s));
 	if (t->off_procs)
 		WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
 	tracepoint_synchronize_unregister();
-	now = ktime_get_mono_fast_ns();
 	for (i = 0; i <= t->off_mask; i++) {
 		struct hs_off_task *rec = hs_off_rec(t, i);
 		struct hs_slot *slot;
@@ -135,16 +155,45 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 		if (t->off_keys[i] <= HS_OFF_GONE)
 			continue;
 		t->off_keys[i] = HS_OFF_FREE;
+		/* Begun after STOP's time, its probe there still: not the session's. */
+		if (rec->t0 >= now)
+			continue;
 		slot = t->slot_of_cpu[rec->cpu];
 		/* hs_drop() and hs_fill() name the CPU they run on. */
 		preempt_disable();
-		hotstack_off_count(s, slot, &slot->tab[s->active], rec, now - rec->t0);
+		hotstack_off_count(s, slot, &slot->tab[s->active], rec, now);
 		preempt_enable();
 		if (!(i % 1024))
 			cond_resched();
 	}
-	if (t->off_procs)
+	if (t->off_procs) {
+		cancel_work_sync(&s->off_reap);
 		hs_off_procs_put(t);
+	}
+}
+
+/*
+ * A process set's processes that have exited taken out, so that a long
+ * session's new ones find places: each whose process is gone (its
+ * struct pid has no task: the whole thread group released), which no
+ * task can be switching in or out as, nor fork from. Queued by the fork
+ * probe; in process context, where the reference can go.
+ */
+void hotstack_off_reap_work(struct work_struct *work)
+{
+	struct hotstack_session *s = container_of(work, struct hotstack_session, off_reap);
+	struct hs_tables *t = &s->tabs;
+	u32 i;
+
+	for (i = 0; i <= t->off_mask; i++) {
+		struct pid *p = READ_ONCE(t->off_procs[i]);
+
+		if (p && p != HS_OFF_PROC_GONE && !pid_has_task(p, PIDTYPE_TGID) &&
+		    try_cmpxchg(&t->off_procs[i], &p, HS_OFF_PROC_GONE))
+			put_pid(p);
+		if (!(i % 1024))
+			cond_resched();
+	}
 }
 #else
 int hotstack_off_cpu_init(void)
@@ -163,6 +212,10 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 }
 
 void hotstack_off_cpu_stop(struct hotstack_session *s)
+{
+}
+
+void hotstack_off_reap_work(struct work_struct *work)
 {
 }
 #endif

@@ -514,16 +514,53 @@ static __always_inline unsigned long *hs_off_find(struct hs_tables *t, unsigned 
 	return NULL;
 }
 
-/* A free record taken for @task, or NULL: none within HS_OFF_PROBES. */
-static __always_inline struct hs_off_task *hs_off_take(struct hs_tables *t, unsigned long task)
+/*
+ * @task exits: a record of its still (its switch-in was not seen) is not
+ * counted at STOP as a wait to then, nor taken for the next task at its
+ * address. Counted as untimed.
+ */
+static __always_inline void hs_off_dead(struct hotstack_session *s, struct hs_tables *t,
+					unsigned long task)
 {
-	u32 i = hash_long(task, t->off_bits), n;
+	unsigned long *key = hs_off_find(t, task);
 
-	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
-		unsigned long k = READ_ONCE(t->off_keys[i]);
+	if (key) {
+		atomic64_inc(&s->untimed);
+		/* Freed: pairs with a taker's cmpxchg (nothing of it was read). */
+		smp_store_release(key, HS_OFF_GONE);
+	}
+}
 
-		if (k <= HS_OFF_GONE && try_cmpxchg(&t->off_keys[i], &k, task))
-			return hs_off_rec(t, i);
+/*
+ * A record for @task (current, leaving its CPU), or NULL: none free
+ * within HS_OFF_PROBES. Its own if it has one still (its switch-in was
+ * not seen), which it replaces: a task has one record at most, its
+ * latest wait's, and the one replaced is counted as untimed.
+ */
+static __always_inline struct hs_off_task *hs_off_take(struct hotstack_session *s,
+						       struct hs_tables *t, unsigned long task)
+{
+	u32 i = hash_long(task, t->off_bits), n, at = HS_OFF_PROBES;
+	unsigned long k;
+
+	for (n = 0; n < HS_OFF_PROBES; n++) {
+		k = READ_ONCE(t->off_keys[(i + n) & t->off_mask]);
+		if (k == task) {
+			atomic64_inc(&s->untimed);
+			return hs_off_rec(t, (i + n) & t->off_mask);
+		}
+		if (k <= HS_OFF_GONE && at == HS_OFF_PROBES)
+			at = n;
+		if (k == HS_OFF_FREE)
+			break;
+	}
+	/* Another CPU's task may take it first: then the next free one. */
+	for (n = at; n < HS_OFF_PROBES; n++) {
+		unsigned long *key = &t->off_keys[(i + n) & t->off_mask];
+
+		k = READ_ONCE(*key);
+		if (k <= HS_OFF_GONE && try_cmpxchg(key, &k, task))
+			return hs_off_rec(t, (i + n) & t->off_mask);
 	}
 	return NULL;
 }
@@ -531,25 +568,35 @@ static __always_inline struct hs_off_task *hs_off_take(struct hs_tables *t, unsi
 /**
  * hotstack_off_proc_add - a process into an off-CPU session's set
  * @t: the session's tables (off_procs not NULL)
- * @pid: the process's (task_tgid()), referenced from here to STOP
+ * @pid: the process's (task_tgid()), referenced until it is taken out
+ *	 (hotstack_off_reap_work()) or STOP
  *
  * Return: whether it is in the set; false when no place within
- * HS_OFF_PROBES is free. In any context: a fork's probe, or START.
+ * HS_OFF_PROBES is free (or taken out). In any context: a fork's probe,
+ * or START. One caller at a time adds a given process (its fork's).
  */
 bool hotstack_off_proc_add(struct hs_tables *t, struct pid *pid)
 {
-	u32 i = hash_ptr(pid, t->off_bits), n;
+	u32 i = hash_ptr(pid, t->off_bits), n, at = HS_OFF_PROBES;
 
-	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
-		struct pid *p = NULL;
+	for (n = 0; n < HS_OFF_PROBES; n++) {
+		struct pid *p = READ_ONCE(t->off_procs[(i + n) & t->off_mask]);
+
+		if (p == pid)
+			return true;
+		if ((!p || p == HS_OFF_PROC_GONE) && at == HS_OFF_PROBES)
+			at = n;
+		if (!p)
+			break;
+	}
+	for (n = at; n < HS_OFF_PROBES; n++) {
+		struct pid **slot = &t->off_procs[(i + n) & t->off_mask], *p = READ_ONCE(*slot);
 
 		/* The lookups compare only: the reference can follow. */
-		if (try_cmpxchg(&t->off_procs[i], &p, pid)) {
+		if ((!p || p == HS_OFF_PROC_GONE) && try_cmpxchg(slot, &p, pid)) {
 			get_pid(pid);
 			return true;
 		}
-		if (p == pid)
-			return true;
 	}
 	return false;
 }
@@ -574,6 +621,11 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
 		return;
 	if (!hotstack_off_proc_add(&s->tabs, pid))
 		atomic64_inc(&s->untimed);
+	/* Every eighth of the set's size of new processes, the exited ones out. */
+	if (atomic_inc_return(&s->off_added) >= (s->tabs.off_mask + 1) / 8) {
+		atomic_set(&s->off_added, 0);
+		schedule_work(&s->off_reap);
+	}
 }
 
 /**
@@ -582,16 +634,25 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
  * @slot: the slot of this CPU (or, at STOP, of any: the tables are quiet)
  * @tab: @slot's active table
  * @rec: the record of the wait
- * @ns: how long it was
+ * @now: when it ended
  *
- * As a sample of weight @ns (times the budget's W it was taken at): one
- * count or one drop, in nanoseconds. Called with preemption off.
+ * As a sample of weight its length (times the budget's W it was taken
+ * at): one count or one drop, in nanoseconds. A wait that ended before
+ * it began (ktime_get_mono_fast_ns() read on two CPUs can step back) is
+ * not timed: counted as untimed. Called with preemption off.
  */
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
-			struct hs_table *tab, struct hs_off_task *rec, u64 ns)
+			struct hs_table *tab, struct hs_off_task *rec, u64 now)
 {
 	int drop = rec->drop;
-	u64 w = ns * rec->w;
+	u64 ns, w;
+
+	if (unlikely(now < rec->t0)) {
+		atomic64_inc(&s->untimed);
+		return;
+	}
+	ns = now - rec->t0;
+	w = ns * rec->w;
 
 	if (drop < 0 && ns < (u64)s->cfg.min_block_us * NSEC_PER_USEC)
 		drop = HOTSTACK_DROP_SHORT_WAIT;
@@ -634,7 +695,7 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 							struct pt_regs *regs, bool preempt,
 							unsigned int prev_state, u64 now, u32 w)
 {
-	struct hs_off_task *rec = hs_off_take(&s->tabs, (unsigned long)current);
+	struct hs_off_task *rec = hs_off_take(s, &s->tabs, (unsigned long)current);
 	struct hs_stack *st = slot->buf;
 	u64 hash;
 	int drop;
@@ -700,15 +761,22 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	struct hotstack_session *s = data;
 	struct hs_tables *t = &s->tabs;
 	struct hs_slot *slot = t->slot_of_cpu[smp_processor_id()];
+	u64 until = READ_ONCE(s->off_until), now = 0, start = 0;
 	bool watch = !is_idle_task(prev) && prev_state != TASK_DEAD &&
 		     !(s->filter && hs_filtered(s));
-	unsigned long *key = hs_off_find(t, (unsigned long)next);
+	unsigned long *key;
 	struct hs_off_task *rec;
 	struct hs_table *tab;
 	struct pt_regs regs;
-	u64 now = 0, start = 0;
 	u32 w;
 
+	/* Attached here, not yet on every CPU: a switch-in could be missed. */
+	if (unlikely(!until))
+		return;
+	/* The idle task waits for nothing: it has no record to look for. */
+	key = is_idle_task(next) ? NULL : hs_off_find(t, (unsigned long)next);
+	if (unlikely(prev_state == TASK_DEAD))
+		hs_off_dead(s, t, (unsigned long)prev);
 	if (unlikely(!slot)) {
 		/* A CPU that came online after CONFIGURE: no table, no walk. */
 		if (key) {
@@ -725,15 +793,21 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	/* A switch-out a budget leaves out reads no clock. */
 	w = READ_ONCE(tab->weight);
 	watch = watch && (w == 1 || !hs_off_skip(slot, w));
-	if (key || watch || s->wall)
+	if (key || watch || s->wall) {
 		now = ktime_get_mono_fast_ns();
+		/* STOP's time passed: counted up to it, no wait begun. */
+		if (unlikely(now >= until)) {
+			now = until;
+			watch = false;
+		}
+	}
 	local64_inc(&slot->taken);
 	local64_inc((local64_t *)&tab->interrupts);
 	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
 		start = local_clock();
 	if (key) {
 		rec = hs_off_rec(t, key - t->off_keys);
-		hotstack_off_count(s, slot, tab, rec, now - rec->t0);
+		hotstack_off_count(s, slot, tab, rec, now);
 		/* Read before the record can be taken again. */
 		smp_store_release(key, HS_OFF_GONE);
 	}

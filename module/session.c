@@ -59,6 +59,7 @@ struct hotstack_session *hotstack_session_new(struct pid *owner)
 	spin_lock_init(&s->hp_lock);
 	INIT_WORK(&s->hp_work, hs_hp_work);
 	INIT_DELAYED_WORK(&s->budget_work, hs_budget_work);
+	INIT_WORK(&s->off_reap, hotstack_off_reap_work);
 	INIT_LIST_HEAD(&s->run_node);
 	hotstack_events_init(s);
 	s->state = HOTSTACK_STATE_NEW;

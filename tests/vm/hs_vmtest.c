@@ -2933,6 +2933,96 @@ static void test_wall(int fd)
 	test_wall_budget(fd);
 }
 
+/*
+ * A thread in a pipe's read until the test writes: its tid, when its wait
+ * began, and its CPU time from then to its end.
+ */
+static pid_t off_reader_tid;
+static __u64 off_reader_cpu;
+
+static void *off_reader_fn(void *arg)
+{
+	__u64 *t0 = arg, c0;
+	char c;
+
+	prctl(PR_SET_NAME, "hs_off_stop");
+	off_reader_tid = syscall(SYS_gettid);
+	c0 = mono_ns(CLOCK_THREAD_CPUTIME_ID);
+	__atomic_store_n(t0, mono_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
+	if (read(off_pipe[0], &c, 1) != 1)
+		*t0 = 0;
+	off_reader_cpu = mono_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	return NULL;
+}
+
+/* Whether thread @tid is asleep (S in its stat). */
+static bool thread_sleeps(pid_t tid)
+{
+	char path[64], line[512], *p = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f))
+		p = strrchr(line, ')');
+	if (f)
+		fclose(f);
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/*
+ * STOP with a wait in flight: a thread asleep in a pipe's read from its
+ * T0 on through the STOP is counted from then up to the STOP: at least
+ * from T0 to when STOP was called, less its CPU time (and 1%: it reaches
+ * the wait after T0), at most from T0 to when STOP returned; the wait's
+ * end, after the STOP, counts nothing more.
+ */
+static void test_offcpu_stop(int fd)
+{
+	struct timespec ms10 = { 0, 10000000L };
+	struct hotstack_config c;
+	__u64 t0 = 0, t1, t2, by[8], once;
+	struct map m;
+	pthread_t th;
+	int i;
+
+	off_config(&c);
+	if (pipe(off_pipe) || xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) ||
+	    xioctl(fd, HOTSTACK_IOC_START, NULL)) {
+		tap(false, "off-cpu STOP in a wait: CONFIGURE and START");
+		return;
+	}
+	pthread_create(&th, NULL, off_reader_fn, &t0);
+	/* Its name set, its wait begun: asleep (at most 10 s). */
+	for (i = 0; i < 1000; i++) {
+		if (__atomic_load_n(&t0, __ATOMIC_ACQUIRE) && thread_sleeps(off_reader_tid))
+			break;
+		nanosleep(&ms10, NULL);
+	}
+	for (i = 0; i < 10; i++)
+		nanosleep(&ms10, NULL);
+	t1 = mono_ns(CLOCK_MONOTONIC);
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	t2 = mono_ns(CLOCK_MONOTONIC);
+	if (write(off_pipe[1], "x", 1) != 1)
+		printf("#   pipe write failed\n");
+	pthread_join(th, NULL);
+	close(off_pipe[0]);
+	close(off_pipe[1]);
+	if (map_session(fd, &m)) {
+		tap(false, "off-cpu STOP in a wait: mmap the tables");
+		return;
+	}
+	off_sums(&m, "hs_off_stop", by);
+	once = by[HOTSTACK_CTX_SLEEP];
+	tap(t0 && (once + off_reader_cpu) * 100 >= (t1 - t0) * 99 && once <= t2 - t0,
+	    "off-cpu STOP in a wait: %.3f ms counted (%.3f on the CPU) of a wait begun %.3f ms "
+	    "before STOP was called, %.3f ms before it returned", once / 1e6,
+	    off_reader_cpu / 1e6, (t1 - t0) / 1e6, (t2 - t0) / 1e6);
+	munmap(m.base, m.size);
+	check_invariant(fd, "off-cpu STOP in a wait");
+}
+
 static void test_offcpu(void)
 {
 	static const char *const reasons[8] = {
@@ -3098,6 +3188,7 @@ static void test_offcpu(void)
 		    (unsigned long long)st.untimed, st.total.counted / 1e6);
 		check_invariant(fd, "off-cpu untimed");
 	}
+	test_offcpu_stop(fd);
 	test_offcpu_procs(fd);
 	test_offcpu_budget(fd);
 	test_wall(fd);

@@ -484,8 +484,11 @@ struct hotstack_cpu_stats {
  * @untimed:	out: off-CPU sessions: waits of watched tasks not timed,
  *		because off_cpu_tasks threads were off the CPU already (or
  *		the task left a CPU that has no table: came online after
- *		CONFIGURE), and processes forked in a HOTSTACK_CFG_TASK
- *		session's that its full set could not take; since START
+ *		CONFIGURE), the clock read at its end was behind the one at
+ *		its start (another CPU's), or its end was not seen (the
+ *		task's next wait or its exit came first); and processes
+ *		forked in a HOTSTACK_CFG_TASK session's that its full set
+ *		could not take; since START
  *
  * On input only @size and @flags are read; the out fields are ignored (a
  * struct can be passed again as it came back). The struct grows at its

@@ -210,6 +210,18 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		sh -c 'sh -c "hs_vmtest nap 300 /tmp/nap.txt; true"; true' 2>/dev/null
 	check_output "record --off-cpu of a shell times its grandchild's 0.3 s sleep" '^ok$' \
 		slept /tmp/nap.txt /tmp/offc.folded
+	# A long session of a command and what it starts: the processes that
+	# have exited leave its set. 300 children through a set of 64 places
+	# (without that, 1000 through 256 had 745 untimed: every child from
+	# the 256th on), then a child's sleep, timed.
+	rm -f /tmp/nap.txt
+	hotstack record --off-cpu --off-cpu-tasks 64 -o /tmp/offr.folded -- sh -c \
+		'i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done; hs_vmtest nap 100 /tmp/nap.txt; true' \
+		>/tmp/offr.out 2>&1
+	check_output "record --off-cpu --off-cpu-tasks 64 of 300 short children: none untimed" \
+		' s dropped, 0 untimed' cat /tmp/offr.out
+	check_output "... and the last one's sleep timed" '^ok$' slept /tmp/nap.txt /tmp/offr.folded
+	rm -f /tmp/offr.folded /tmp/offr.out
 	# On a terminal, its status line says seconds off the CPU and switches.
 	pty_ready
 	hs_vmtest pty 1.5 '^C' /tmp/offp.raw -- hotstack record --off-cpu -o /tmp/offp.folded -- \
