@@ -89,10 +89,12 @@ check_output "the command's pid names the process: its frames are names" \
 	'^.*u_top;u_mid;u_(leaf|call) [0-9]+$' cat /tmp/u2.folded
 # The whole system's user stacks: each sample's process names its frames
 # (the module keys them by process for that), no [pid N] key unless asked.
-hotstack record $HS_RATE -a --stacks user -d 2 -o /tmp/u3.folded >/tmp/u3.out 2>&1 &
+# The recording ends once the program has run (a loaded host: whenever).
+hotstack record $HS_RATE -a --stacks user -o /tmp/u3.folded >/tmp/u3.out 2>&1 &
 rec=$!
 wait_session
 hs_vmtest uspin 1000
+kill -INT $rec
 wait $rec
 check_output "record -a --stacks user names each process's user frames" \
 	'^(.*;)?u_top;u_mid;u_(leaf|call)(;[^;]+)* [0-9]+$' cat /tmp/u3.folded
