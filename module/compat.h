@@ -221,15 +221,22 @@ static __always_inline u64 hs_task_cgroup_id(struct task_struct *task)
  * Why a task left the CPU, as __schedule() tells the tracepoint:
  * @preempt, or the task's state when it called schedule(). A task that
  * called it in a sleeping state with a signal pending is not put to
- * sleep but stays runnable; @prev_state still says the state it asked
- * for (6.1 to 7.x), so such a rare switch counts as a sleep. TASK_IDLE
- * (uninterruptible without load: idle kernel threads) is a sleep.
+ * sleep but stays runnable, its state set back to TASK_RUNNING
+ * (@running: read in the probe): it waits on the run queue. @prev_state
+ * says TASK_RUNNING then from 6.12.y's try_to_block_task() on (upstream
+ * 8feb053d5319: 6.12.117 and 7.x have it), and the state it asked for
+ * before (6.1): @running tells both the same. TASK_IDLE (uninterruptible
+ * without load: idle kernel threads) is a sleep. A PREEMPT_RT spinlock_t
+ * or rwlock_t waited for (TASK_RTLOCK_WAIT, no TASK_UNINTERRUPTIBLE bit
+ * in it) and a frozen task (TASK_FROZEN) are uninterruptible, as the
+ * kernel reports them (D); both states are the same bits from 6.1 to 7.x.
  */
-static __always_inline u8 hs_wait_reason(bool preempt, unsigned int prev_state)
+static __always_inline u8 hs_wait_reason(bool preempt, unsigned int prev_state, bool running)
 {
-	if (preempt || prev_state == TASK_RUNNING)
+	if (preempt || running || prev_state == TASK_RUNNING)
 		return HOTSTACK_CTX_RUNQUEUE;
-	if ((prev_state & TASK_UNINTERRUPTIBLE) && !(prev_state & TASK_NOLOAD))
+	if (((prev_state & TASK_UNINTERRUPTIBLE) && !(prev_state & TASK_NOLOAD)) ||
+	    (prev_state & (TASK_RTLOCK_WAIT | TASK_FROZEN)))
 		return HOTSTACK_CTX_UNINTERRUPTIBLE;
 	return HOTSTACK_CTX_SLEEP;
 }

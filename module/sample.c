@@ -707,7 +707,7 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 	memset(&st->key, 0, sizeof(st->key));
 	if (s->cfg.keys)
 		hs_fill_key(s, regs, &st->key);
-	st->key.context = hs_wait_reason(preempt, prev_state);
+	st->key.context = hs_wait_reason(preempt, prev_state, task_is_running(current));
 	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true);
 	st = slot->buf;
 	rec->t0 = now;

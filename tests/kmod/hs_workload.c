@@ -9,6 +9,13 @@
  * "DEPTH PATTERNS 0 SPINS" spins SPINS x 1000 additions in each instead
  * of a time (for benchmarks: the same work however long it takes).
  * "hard MS" spends half of MS milliseconds in hardirq context instead.
+ * "lock MS" (PREEMPT_RT only) takes hs_lock, a spinlock_t, and holds it
+ * until a second writer wants it, then MS milliseconds more: that one
+ * waits for it asleep, as PREEMPT_RT's spinlock_t waits (TASK_RTLOCK_WAIT).
+ * "sigsleep N" sends the writer SIGUSR1 (it must handle it), then N times
+ * spins a millisecond and calls schedule() in TASK_INTERRUPTIBLE from
+ * hs_sigsleep: with the signal pending the writer is not put to sleep
+ * but stays runnable.
  * A signal ends the write early (-EINTR), so a test can run it in a loop
  * and stop it when it is done. Reading it gives the number of writes in
  * progress, so a test can wait until the workload runs.
@@ -136,6 +143,47 @@ static int hs_hard(unsigned int ms)
 	return 0;
 }
 
+static DEFINE_SPINLOCK(hs_lock);
+static atomic_t hs_lockers = ATOMIC_INIT(0);
+
+static noinline int hs_lock_hold(unsigned int ms)
+{
+	u64 until = ktime_get_ns() + 10 * NSEC_PER_SEC;
+	bool first;
+
+	/* Elsewhere the lock's waiter would spin, preemption off. */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return -EOPNOTSUPP;
+	first = atomic_inc_return(&hs_lockers) == 1;
+	spin_lock(&hs_lock);
+	/* The first: until the other writer wants it (10 s at most); then @ms. */
+	while (first && atomic_read(&hs_lockers) < 2 && ktime_get_ns() < until &&
+	       !signal_pending(current))
+		cpu_relax();
+	until = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+	while (ktime_get_ns() < until)
+		cpu_relax();
+	spin_unlock(&hs_lock);
+	atomic_dec(&hs_lockers);
+	return 0;
+}
+
+static noinline void hs_sigsleep(unsigned int n)
+{
+	u64 t;
+
+	send_sig(SIGUSR1, current, 1);
+	while (n--) {
+		/* A millisecond on the CPU first: another task's turn next. */
+		t = ktime_get_ns() + NSEC_PER_MSEC;
+		while (ktime_get_ns() < t)
+			cpu_relax();
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
 static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
@@ -150,6 +198,17 @@ static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 	buf[len] = '\0';
 	if (sscanf(buf, "hard %u", &ms) == 1) {
 		int ret = ms && ms <= 60000 ? hs_hard(ms) : -EINVAL;
+
+		return ret ? ret : len;
+	}
+	if (sscanf(buf, "sigsleep %u", &ms) == 1) {
+		if (!ms || ms > 100000)
+			return -EINVAL;
+		hs_sigsleep(ms);
+		return len;
+	}
+	if (sscanf(buf, "lock %u", &ms) == 1) {
+		int ret = ms && ms <= 10000 ? hs_lock_hold(ms) : -EINVAL;
 
 		return ret ? ret : len;
 	}

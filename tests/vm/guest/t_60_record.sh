@@ -210,6 +210,33 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		sh -c 'sh -c "hs_vmtest nap 300 /tmp/nap.txt; true"; true' 2>/dev/null
 	check_output "record --off-cpu of a shell times its grandchild's 0.3 s sleep" '^ok$' \
 		slept /tmp/nap.txt /tmp/offc.folded
+	# PREEMPT_RT: a spinlock_t's waiter sleeps (TASK_RTLOCK_WAIT), which
+	# the kernel reports as D: [uninterruptible], not [sleep]. Both
+	# writers on CPU 0: the waiter finds the holder off the CPU (preempted
+	# by it), so it does not spin on it first.
+	if uname -v | grep -q PREEMPT_RT; then
+		hotstack record --off-cpu -o /tmp/lock.folded -- taskset 1 sh -c \
+			'echo "lock 100" >/proc/hs_workload & echo "lock 100" >/proc/hs_workload; wait' \
+			>/dev/null 2>&1
+		check_output "PREEMPT_RT: a spinlock_t's wait (hs_workload's) is [uninterruptible]" '^ok$' \
+			awk '/^\[uninterruptible\];.*hs_lock_hold/ { u += $NF }
+			     /^\[sleep\];.*hs_lock_hold/ { s += $NF }
+			     END { print ((u >= 50000000 && !s) ? "ok" : "bad: " u " ns D, " s " ns S") }' \
+			/tmp/lock.folded
+		grep hs_lock_hold /tmp/lock.folded | sed 's/^/# /' | head -3
+		rm -f /tmp/lock.folded
+	fi
+	# A sleep with a signal pending is no sleep: the task stays runnable,
+	# waiting on the run queue (6.1's tracepoint says the state it asked
+	# for, 6.12's and 7.x's TASK_RUNNING). hs_sigsleep calls schedule()
+	# 50 times so, on CPU 0 with a spinning shell.
+	hotstack record --off-cpu -o /tmp/sig.folded -- taskset 1 sh -c \
+		'while :; do :; done & s=$!; trap true USR1; echo "sigsleep 50" >/proc/hs_workload; kill $s' \
+		>/dev/null 2>&1
+	check_output "a sleep with a signal pending is [runqueue] time, not [sleep]" '^ok$' \
+		awk '/^\[runqueue\];.*hs_sigsleep/ { r += $NF } /^\[sleep\];.*hs_sigsleep/ { s += $NF }
+		     END { print ((r > 0 && !s) ? "ok" : "bad: " r " ns R, " s " ns S") }' /tmp/sig.folded
+	rm -f /tmp/sig.folded
 	# A long session of a command and what it starts: the processes that
 	# have exited leave its set. 300 children through a set of 64 places
 	# (without that, 1000 through 256 had 745 untimed: every child from
