@@ -341,11 +341,11 @@ static int hs_otlp_header(struct hs_otlp_out *o, const struct hs_profile *p)
 	else if (period)
 		ret = ret ?: hs_otlp_value_type(o, &o->period_type, clock ? "cpu" : p->event,
 						clock ? "nanoseconds" : "count");
-	else
-		ret = ret ?: hs_otlp_value_type(o, &o->period_type, p->event ?: "samples", "count");
+	else	/* unknown (an event at a frequency): a sample each, never 0 (pprof's) */
+		ret = ret ?: hs_otlp_value_type(o, &o->period_type, "samples", "count");
 	prof->sample_type = &o->sample_type;
 	prof->period_type = &o->period_type;
-	prof->period = off ? 1 : period;
+	prof->period = off || !period ? 1 : period;
 	prof->time_unix_nano = p->time_ns > 0 ? (uint64_t)p->time_ns : 0;
 	prof->duration_nano = p->seconds > 0 ? (uint64_t)(p->seconds * 1e9) : 0;
 	if (ret)

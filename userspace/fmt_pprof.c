@@ -264,8 +264,12 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 					   "nanoseconds");
 		prof->period = 1;
 	} else {
-		ret = ret ?: hs_value_type(t, &o->period_type, p->event ?: "samples", "count");
-		prof->period = p->event ? 0 : 1;
+		/*
+		 * An event at a frequency: its period unknown, each sample one
+		 * sample. Never 0 (Pyroscope names the metric by it).
+		 */
+		ret = ret ?: hs_value_type(t, &o->period_type, "samples", "count");
+		prof->period = 1;
 	}
 	prof->period_type = &o->period_type;
 	prof->duration_nanos = (int64_t)(p->seconds * 1e9);

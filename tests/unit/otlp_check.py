@@ -68,8 +68,9 @@ KERNEL_ID = "00112233445566778899aabbccddeeff00112233"
 BASH_ID = "ffeeddccbbaa99887766554433221100ffeeddcc"
 
 
-def make_pprof(Profile, off_cpu):
-    """A pprof as record writes one: frames outermost last, keys as labels."""
+def make_pprof(Profile, off_cpu, cycles=False):
+    """A pprof as record writes one: frames outermost last, keys as labels.
+    With @cycles, of -e cycles -F 99: its period unknown (samples only)."""
     p = Profile()
     strs = {}
 
@@ -84,6 +85,10 @@ def make_pprof(Profile, off_cpu):
         p.sample_type.add(type=s("off_cpu"), unit=s("nanoseconds"))
         p.period_type.type, p.period_type.unit, p.period = s("off_cpu"), s("nanoseconds"), 1
         comments = ["hotstack event: off-cpu", "hotstack rate: every switch"]
+    elif cycles:
+        p.sample_type.add(type=s("samples"), unit=s("count"))
+        p.period_type.type, p.period_type.unit, p.period = s("samples"), s("count"), 1
+        comments = ["hotstack event: cycles", "hotstack rate: 99 Hz"]
     else:
         p.sample_type.add(type=s("samples"), unit=s("count"))
         p.sample_type.add(type=s("cpu"), unit=s("nanoseconds"))
@@ -113,7 +118,7 @@ def make_pprof(Profile, off_cpu):
         # Leaf first, as pprof has them.
         smp.location_id.extend(loc(*f) for f in reversed(frames))
         smp.value.append(count)
-        if not off_cpu:
+        if not off_cpu and not cycles:
             smp.value.append(count * p.period)
         for k, v in labels:
             if isinstance(v, int):
@@ -174,11 +179,11 @@ def otlp_stacks(req):
     return out
 
 
-def check(Profile, Request, tmp, off_cpu):
-    what = "off-CPU" if off_cpu else "CPU"
+def check(Profile, Request, tmp, off_cpu, cycles=False):
+    what = "off-CPU" if off_cpu else "cycles at 99 Hz" if cycles else "CPU"
     src = os.path.join(tmp, "in.pb.gz")
     with gzip.open(src, "wb") as f:
-        f.write(make_pprof(Profile, off_cpu).SerializeToString())
+        f.write(make_pprof(Profile, off_cpu, cycles).SerializeToString())
     pb, ot = os.path.join(tmp, "out.pb.gz"), os.path.join(tmp, "out.otlp.pb")
     for out in (pb, ot):
         r = subprocess.run([TOOL, "report", src, "-o", out], capture_output=True, text=True)
@@ -222,10 +227,13 @@ def check(Profile, Request, tmp, off_cpu):
         (p.string_table[st.type], p.string_table[st.unit]),
         "%s: sample type %s/%s as pprof's" % (what, s[prof.sample_type.type_strindex],
                                               s[prof.sample_type.unit_strindex]))
+    # Never 0: Pyroscope names the metric by the period's type, and
+    # refuses a profile without one (400 "invalid metric name").
     tap((s[prof.period_type.type_strindex], s[prof.period_type.unit_strindex], prof.period) ==
-        (p.string_table[pt.type], p.string_table[pt.unit], p.period),
-        "%s: period %d %s/%s as pprof's" % (what, prof.period, s[prof.period_type.type_strindex],
-                                             s[prof.period_type.unit_strindex]))
+        (p.string_table[pt.type], p.string_table[pt.unit], p.period) and prof.period > 0,
+        "%s: period %d %s/%s as pprof's, not 0" % (what, prof.period,
+                                                   s[prof.period_type.type_strindex],
+                                                   s[prof.period_type.unit_strindex]))
     tap(prof.time_unix_nano == p.time_nanos == 1764553210123456789 and
         prof.duration_nano == p.duration_nanos == 10000000000,
         "%s: time range [%d, +%d ns) as pprof's" % (what, prof.time_unix_nano,
@@ -233,7 +241,7 @@ def check(Profile, Request, tmp, off_cpu):
     pa = {s[d.attribute_table[i].key_strindex]: attr_value(d.attribute_table[i].value)
           for i in prof.attribute_indices}
     tap(pa.get("hotstack.samples") == 1070 and pa.get("hotstack.dropped") == 20 and
-        pa.get("hotstack.event") == ("off-cpu" if off_cpu else "cpu-clock"),
+        pa.get("hotstack.event") == ("off-cpu" if off_cpu else "cycles" if cycles else "cpu-clock"),
         "%s: the profile's attributes: %s" % (what, pa))
     # Each frame's mapping, address and build ID, as pprof has them.
     pmap = {m.id: (p.string_table[m.filename], p.string_table[m.build_id], m.memory_start,
@@ -272,6 +280,7 @@ def main():
         Profile, Request = classes(tmp, otel)
         check(Profile, Request, tmp, False)
         check(Profile, Request, tmp, True)
+        check(Profile, Request, tmp, False, True)
     return 1 if failed else 0
 
 
