@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <curl/curl.h>
 
@@ -105,10 +106,41 @@ int hs_push_verdict(long status)
 {
 	if (status >= 200 && status < 300)
 		return HS_PUSH_OK;
-	/* No answer, a server error, or "later": the same profile again. */
-	if (!status || status >= 500 || status == 408 || status == 429)
+	/*
+	 * No answer, or what OTLP/HTTP calls retryable: "later" (429), a
+	 * gateway's failure or an unavailable server (502, 503, 504). Any
+	 * other answer says the profile itself is refused.
+	 */
+	if (!status || status == 429 || status == 502 || status == 503 || status == 504)
 		return HS_PUSH_RETRY;
 	return HS_PUSH_REJECT;
+}
+
+double hs_retry_after(const char *line, size_t len, time_t now)
+{
+	static const char name[] = "retry-after:";
+	char v[64], *end;
+	struct tm tm;
+	size_t i, n;
+	double s;
+
+	if (len < sizeof(name) - 1 || strncasecmp(line, name, sizeof(name) - 1))
+		return 0;
+	for (i = sizeof(name) - 1; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+		;
+	for (n = 0; i < len && n < sizeof(v) - 1 && line[i] != '\r' && line[i] != '\n'; i++)
+		v[n++] = line[i];
+	v[n] = '\0';
+	/* Seconds, or an HTTP date (RFC 9110): how long from @now. */
+	s = strtod(v, &end);
+	if (end != v && !*end && s >= 0)
+		return s;
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(v, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	if (!end || *end)
+		return 0;
+	s = difftime(timegm(&tm), now);
+	return s > 0 ? s : 0;
 }
 
 int hs_label_key_ok(const char *k, size_t len)
@@ -333,7 +365,18 @@ struct hs_push_answer {
 	size_t raw_len;
 	char text[HS_PUSH_BODY_KEPT + 1];
 	size_t len;
+	double retry_after;	/* seconds its Retry-After header asks, or 0 */
 };
+
+static size_t hs_push_header(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct hs_push_answer *a = arg;
+	double s = hs_retry_after(buf, size * nitems, time(NULL));
+
+	if (s > 0)
+		a->retry_after = s;
+	return size * nitems;
+}
 
 static size_t hs_push_write(char *buf, size_t size, size_t nitems, void *arg)
 {
@@ -379,6 +422,7 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 	CURLcode rc;
 
 	a->len = a->raw_len = 0;
+	a->retry_after = 0;
 	if (p->cfg.otlp) {
 		url = hs_push_otlp_url(p->cfg.url);
 		part = NULL;
@@ -426,6 +470,8 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 	hs_curl.easy_setopt(p->curl, CURLOPT_ERRORBUFFER, errbuf);
 	hs_curl.easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, hs_push_write);
 	hs_curl.easy_setopt(p->curl, CURLOPT_WRITEDATA, a);
+	hs_curl.easy_setopt(p->curl, CURLOPT_HEADERFUNCTION, hs_push_header);
+	hs_curl.easy_setopt(p->curl, CURLOPT_HEADERDATA, a);
 	hs_curl.easy_setopt(p->curl, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	hs_curl.easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -553,7 +599,8 @@ static void *hs_push_thread(void *arg)
 			p->st.failures++;
 			p->st.down = 1;
 			backoff = backoff ? fmin(backoff * 2, p->cfg.backoff_max) : p->cfg.backoff_min;
-			retry_at = hs_now() + backoff;
+			/* Not sooner than the server's Retry-After (an hour at most). */
+			retry_at = hs_now() + fmax(backoff, fmin(a.retry_after, 3600));
 			continue;
 		}
 		failed_attempts = 0;

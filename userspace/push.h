@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Bytes of a server's answer kept for the log. */
 #define HS_PUSH_BODY_KEPT	256
@@ -107,6 +108,13 @@ char *hs_push_otlp_url(const char *base);
 /* What to do after an answer: HS_PUSH_OK, _RETRY or _REJECT. @status 0: no answer. */
 enum { HS_PUSH_OK, HS_PUSH_RETRY, HS_PUSH_REJECT };
 int hs_push_verdict(long status);
+
+/*
+ * The seconds a response header line (@len bytes, as curl gives it) asks
+ * to wait when it is "Retry-After: SECONDS" or "Retry-After: HTTP-DATE"
+ * (from @now); 0 for any other line.
+ */
+double hs_retry_after(const char *line, size_t len, time_t now);
 
 /*
  * Pyroscope's label rules, the strictest of its versions: a key is

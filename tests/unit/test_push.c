@@ -223,14 +223,25 @@ static void test_verdicts_and_labels(void **state)
 	(void)state;
 	assert_int_equal(hs_push_verdict(200), HS_PUSH_OK);
 	assert_int_equal(hs_push_verdict(204), HS_PUSH_OK);
+	/* OTLP/HTTP's retryable answers, and none; every other one refuses. */
 	assert_int_equal(hs_push_verdict(0), HS_PUSH_RETRY);
-	assert_int_equal(hs_push_verdict(500), HS_PUSH_RETRY);
-	assert_int_equal(hs_push_verdict(503), HS_PUSH_RETRY);
 	assert_int_equal(hs_push_verdict(429), HS_PUSH_RETRY);
-	assert_int_equal(hs_push_verdict(408), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(502), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(503), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(504), HS_PUSH_RETRY);
+	assert_int_equal(hs_push_verdict(500), HS_PUSH_REJECT);
+	assert_int_equal(hs_push_verdict(501), HS_PUSH_REJECT);
+	assert_int_equal(hs_push_verdict(408), HS_PUSH_REJECT);
 	assert_int_equal(hs_push_verdict(400), HS_PUSH_REJECT);
 	assert_int_equal(hs_push_verdict(404), HS_PUSH_REJECT);
 	assert_int_equal(hs_push_verdict(301), HS_PUSH_REJECT);
+	/* Retry-After: seconds or an HTTP date, any case, as curl hands the line. */
+	assert_true(hs_retry_after("Retry-After: 120\r\n", 17, 0) == 120);
+	assert_true(hs_retry_after("retry-after:7\r\n", 15, 0) == 7);
+	assert_true(hs_retry_after("Retry-After: Thu, 01 Jan 1970 00:01:40 GMT\r\n", 44, 40) == 60);
+	assert_true(hs_retry_after("Retry-After: Thu, 01 Jan 1970 00:01:40 GMT\r\n", 44, 500) == 0);
+	assert_true(hs_retry_after("Retry-After: soon\r\n", 19, 0) == 0);
+	assert_true(hs_retry_after("Content-Length: 5\r\n", 19, 0) == 0);
 	assert_true(hs_label_key_ok("env", 3));
 	assert_true(hs_label_key_ok("_x9", 3));
 	assert_false(hs_label_key_ok("9x", 2));
