@@ -493,9 +493,9 @@ static int hs_pprof_samples(struct hs_pprof_out *o, const struct hs_profile *p,
 	return ret;
 }
 
-/* gzip @len bytes of @buf to @f. */
-static int hs_gzip_write(FILE *f, const uint8_t *buf, size_t len)
+int hs_gzip_write(FILE *f, const void *data, size_t len)
 {
+	const uint8_t *buf = data;
 	unsigned char out[65536];
 	z_stream z = { 0 };
 	int zret, ret = 0;

@@ -413,19 +413,32 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 			 struct hs_push_answer *a, char *err, size_t errlen)
 {
 	struct hs_push_reader r = { .data = it->data, .len = it->len };
-	char errbuf[CURL_ERROR_SIZE] = "", hdr[300];
+	char errbuf[CURL_ERROR_SIZE] = "", hdr[300], *gz = NULL;
 	struct curl_slist *headers = NULL, *h;
 	curl_mime *mime = NULL;
 	curl_mimepart *part;
 	long status = 0, timeout_ms;
+	size_t gz_len = 0;
 	char *url;
 	CURLcode rc;
+	FILE *m;
 
 	a->len = a->raw_len = 0;
 	a->retry_after = 0;
 	if (p->cfg.otlp) {
+		/* OTLP/HTTP's receivers all take a gzipped body (Content-Encoding). */
 		url = hs_push_otlp_url(p->cfg.url);
 		part = NULL;
+		m = open_memstream(&gz, &gz_len);
+		if (!m || hs_gzip_write(m, it->data, it->len)) {
+			if (m)
+				fclose(m);
+			free(gz);
+			gz = NULL;
+		} else if (fclose(m)) {
+			free(gz);
+			gz = NULL;
+		}
 	} else {
 		url = hs_push_url(p->cfg.url, it->name, it->from, it->until, it->rate);
 		mime = hs_curl.mime_init(p->curl);
@@ -438,6 +451,8 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 		if (p->cfg.otlp) {
 			h = hs_curl.slist_append(headers, "Content-Type: application/x-protobuf");
 			headers = h ?: headers;
+			h = h ? hs_curl.slist_append(headers, "Content-Encoding: gzip") : NULL;
+			headers = h ?: headers;
 		}
 		if (h && p->cfg.tenant) {
 			snprintf(hdr, sizeof(hdr), "X-Scope-OrgID: %s", p->cfg.tenant);
@@ -445,7 +460,8 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 			headers = h ?: headers;
 		}
 	}
-	if (!url || !h || (!p->cfg.otlp && (!part || hs_curl.mime_name(part, "profile") ||
+	if (!url || !h || (p->cfg.otlp && !gz) ||
+	    (!p->cfg.otlp && (!part || hs_curl.mime_name(part, "profile") ||
 	    hs_curl.mime_filename(part, "profile.pprof") ||
 	    hs_curl.mime_type(part, "application/octet-stream") ||
 	    hs_curl.mime_data_cb(part, it->len, hs_push_read, hs_push_seek, NULL, &r)))) {
@@ -456,9 +472,9 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 	hs_curl.easy_reset(p->curl);
 	hs_curl.easy_setopt(p->curl, CURLOPT_URL, url);
 	if (p->cfg.otlp) {
-		/* The queued bytes themselves: they stay until the attempt is over. */
-		hs_curl.easy_setopt(p->curl, CURLOPT_POSTFIELDS, it->data);
-		hs_curl.easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)it->len);
+		/* Gzipped, freed once the attempt is over. */
+		hs_curl.easy_setopt(p->curl, CURLOPT_POSTFIELDS, gz);
+		hs_curl.easy_setopt(p->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)gz_len);
 	} else {
 		hs_curl.easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
 	}
@@ -488,6 +504,7 @@ out:
 	hs_curl.mime_free(mime);
 	hs_curl.slist_free_all(headers);
 	free(url);
+	free(gz);
 	return status;
 }
 

@@ -19,7 +19,8 @@
  *   hs_listen -x REQ OUT
  *       Write the body of the part named "profile" of the multipart/form-
  *       data request kept in REQ to OUT; of another request (OTLP's
- *       application/x-protobuf), its whole body.
+ *       application/x-protobuf), its whole body, inflated when its
+ *       Content-Encoding is gzip.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -36,6 +37,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* Request head and body at most: more is refused (413) and not kept. */
 #define HEAD_MAX	(64 << 10)
@@ -214,6 +216,36 @@ out:
 	free(buf);
 }
 
+/* A gzipped body inflated to @out (created). 0, or 1 said on stderr. */
+static int gunzip_to(const char *in, size_t len, const char *out)
+{
+	unsigned char chunk[65536];
+	z_stream z = { 0 };
+	int fd, ret = Z_OK;
+
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || inflateInit2(&z, 15 + 16) != Z_OK) {
+		perror(out);
+		return 1;
+	}
+	z.next_in = (unsigned char *)in;
+	z.avail_in = len;
+	while (ret == Z_OK) {
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		ret = inflate(&z, Z_NO_FLUSH);
+		if ((ret == Z_OK || ret == Z_STREAM_END) &&
+		    write_all(fd, (char *)chunk, sizeof(chunk) - z.avail_out))
+			ret = Z_ERRNO;
+	}
+	inflateEnd(&z);
+	if (close(fd) || ret != Z_STREAM_END) {
+		fprintf(stderr, "%s: the gzipped body does not inflate (%d)\n", out, ret);
+		return 1;
+	}
+	return 0;
+}
+
 /* -x: the "profile" part of a kept multipart request. */
 static int extract(const char *req, const char *out)
 {
@@ -246,6 +278,9 @@ static int extract(const char *req, const char *out)
 	if (strncasecmp(value, "multipart/form-data", 19)) {
 		/* The body whole: after the head's empty line. */
 		start = memmem(buf, len, "\r\n\r\n", 4);
+		if (start && header(buf, "Content-Encoding", value, sizeof(value)) &&
+		    !strcasecmp(value, "gzip"))
+			return gunzip_to(start + 4, len - (start + 4 - buf), out);
 		fd = start ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
 		if (fd < 0 || write_all(fd, start + 4, len - (start + 4 - buf)) || close(fd)) {
 			perror(out);
