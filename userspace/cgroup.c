@@ -11,20 +11,47 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cgroup.h"
+#include "util.h"
 
-/* The names known: an open-addressing table on the id (0: free). */
+/*
+ * The names known: an open-addressing table on the id (0: free). Each
+ * was asked for; @walk: the last walk that saw its directory.
+ */
 static struct hs_cg_name {
 	uint64_t id;
 	char *path;
+	unsigned int walk;
 } *hs_cg;
 static size_t hs_cg_mask, hs_cg_nr;
 static const char *hs_cg_root;
 static size_t hs_cg_root_len;
+static unsigned int hs_cg_walks;
+/* The walk's: the ids it looks for, sorted. */
+static const uint64_t *hs_cg_want;
+static size_t hs_cg_nr_want;
+
+/*
+ * Ids a walk did not find (a cgroup removed before it was named): looked
+ * for again after 1, 2, 4 ... 64 s, not at every capture.
+ */
+static struct hs_cg_fail {
+	uint64_t id;
+	double next, gap;
+} *hs_cg_fails;
+static size_t hs_cg_nr_fails;
+
+static int hs_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static struct hs_cg_name *hs_cg_slot(uint64_t id)
 {
@@ -38,29 +65,45 @@ static struct hs_cg_name *hs_cg_slot(uint64_t id)
 	}
 }
 
+/* A table of @size places (a power of two) with the entries kept of the old one. */
+static int hs_cg_rehash(size_t size, const uint64_t *keep, size_t nr_keep)
+{
+	struct hs_cg_name *old = hs_cg;
+	size_t i, old_size = hs_cg ? hs_cg_mask + 1 : 0;
+
+	hs_cg = calloc(size, sizeof(*hs_cg));
+	if (!hs_cg) {
+		hs_cg = old;
+		return -ENOMEM;
+	}
+	hs_cg_mask = size - 1;
+	hs_cg_nr = 0;
+	for (i = 0; i < old_size; i++) {
+		if (!old[i].id)
+			continue;
+		/* @keep: what the last walk did not see is kept only if asked for. */
+		if (keep && old[i].walk != hs_cg_walks &&
+		    !bsearch(&old[i].id, keep, nr_keep, sizeof(*keep), hs_u64_cmp)) {
+			free(old[i].path);
+			continue;
+		}
+		*hs_cg_slot(old[i].id) = old[i];
+		hs_cg_nr++;
+	}
+	free(old);
+	return 0;
+}
+
 static int hs_cg_add(uint64_t id, const char *path)
 {
 	struct hs_cg_name *n;
 
-	if (!id)
-		return 0;
 	/* At most half full: grown to twice its size. */
-	if (!hs_cg || (hs_cg_nr + 1) * 2 > hs_cg_mask + 1) {
-		struct hs_cg_name *old = hs_cg;
-		size_t i, size = hs_cg ? 2 * (hs_cg_mask + 1) : 256;
-
-		hs_cg = calloc(size, sizeof(*hs_cg));
-		if (!hs_cg) {
-			hs_cg = old;
-			return -ENOMEM;
-		}
-		hs_cg_mask = size - 1;
-		for (i = 0; old && i < size / 2; i++)
-			if (old[i].id)
-				*hs_cg_slot(old[i].id) = old[i];
-		free(old);
-	}
+	if ((!hs_cg || (hs_cg_nr + 1) * 2 > hs_cg_mask + 1) &&
+	    hs_cg_rehash(hs_cg ? 2 * (hs_cg_mask + 1) : 256, NULL, 0))
+		return -ENOMEM;
 	n = hs_cg_slot(id);
+	n->walk = hs_cg_walks;
 	if (n->id)
 		return 0;	/* named already: an id is never another cgroup's */
 	n->path = strdup(path[0] ? path : "/");
@@ -81,26 +124,98 @@ const char *hs_cgroup_name(uint64_t id)
 	return n->id ? n->path : NULL;
 }
 
+unsigned int hs_cgroups_walks(void)
+{
+	return hs_cg_walks;
+}
+
 static int hs_cg_visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
+	uint64_t id = sb->st_ino;
+	struct hs_cg_name *n;
+
 	(void)ftw;
 	if (type != FTW_D)
 		return 0;
-	return hs_cg_add(sb->st_ino, path + hs_cg_root_len) ? FTW_STOP : FTW_CONTINUE;
+	/* A name known: seen. One asked for: named. Any other: not kept. */
+	n = hs_cg ? hs_cg_slot(id) : NULL;
+	if (n && n->id) {
+		n->walk = hs_cg_walks;
+		return FTW_CONTINUE;
+	}
+	if (!bsearch(&id, hs_cg_want, hs_cg_nr_want, sizeof(id), hs_u64_cmp))
+		return FTW_CONTINUE;
+	return hs_cg_add(id, path + hs_cg_root_len) ? FTW_STOP : FTW_CONTINUE;
+}
+
+/* @id's entry among the failed, or NULL. */
+static struct hs_cg_fail *hs_cg_failed(uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < hs_cg_nr_fails; i++)
+		if (hs_cg_fails[i].id == id)
+			return &hs_cg_fails[i];
+	return NULL;
 }
 
 size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n)
 {
-	size_t i, named = 0;
+	uint64_t *want = NULL, *asked = NULL;
+	size_t i, named = 0, nr_want = 0;
+	double now = hs_now();
+	struct hs_cg_fail *f;
 
-	for (i = 0; i < n; i++)
-		named += hs_cgroup_name(ids[i]) != NULL;
-	if (named == n)
+	for (i = 0; i < n; i++) {
+		if (hs_cgroup_name(ids[i])) {
+			named++;
+			continue;
+		}
+		f = hs_cg_failed(ids[i]);
+		if (ids[i] && (!f || now >= f->next)) {
+			if (!want && !(want = malloc(n * sizeof(*want))))
+				return named;
+			want[nr_want++] = ids[i];
+		}
+	}
+	if (!nr_want)
 		return named;
 	/* One walk names them all (directories only, not across mounts). */
+	qsort(want, nr_want, sizeof(*want), hs_u64_cmp);
+	hs_cg_want = want;
+	hs_cg_nr_want = nr_want;
 	hs_cg_root = root;
 	hs_cg_root_len = strlen(root);
+	hs_cg_walks++;
 	nftw(root, hs_cg_visit, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+	/* Those not found: later, less and less often. */
+	for (i = 0; i < nr_want; i++) {
+		f = hs_cg_failed(want[i]);
+		if (hs_cgroup_name(want[i])) {
+			if (f)
+				*f = hs_cg_fails[--hs_cg_nr_fails];
+			continue;
+		}
+		if (!f) {
+			f = realloc(hs_cg_fails, (hs_cg_nr_fails + 1) * sizeof(*f));
+			if (!f)
+				continue;
+			hs_cg_fails = f;
+			f = &hs_cg_fails[hs_cg_nr_fails++];
+			*f = (struct hs_cg_fail){ .id = want[i] };
+		}
+		f->gap = f->gap ? fmin(f->gap * 2, 64) : 1;
+		f->next = now + f->gap;
+	}
+	free(want);
+	/* The names of cgroups gone, unless asked for now: dropped. */
+	asked = hs_cg ? malloc(n * sizeof(*asked)) : NULL;
+	if (asked) {
+		memcpy(asked, ids, n * sizeof(*asked));
+		qsort(asked, n, sizeof(*asked), hs_u64_cmp);
+		hs_cg_rehash(hs_cg_mask + 1, asked, n);
+		free(asked);
+	}
 	for (i = 0, named = 0; i < n; i++)
 		named += hs_cgroup_name(ids[i]) != NULL;
 	return named;

@@ -26,11 +26,18 @@ const char *hs_cgroup_name(uint64_t id);
 
 /*
  * Name the ids of @ids that have no name yet: the cgroup2 tree under
- * @root (HS_CGROUP_ROOT; another for tests) is scanned once when one of
- * them is new. Names stay for the tool's life. Returns how many of @ids
- * have a name.
+ * @root (HS_CGROUP_ROOT; another for tests) is walked once when one of
+ * them is new, and names those alone. An id a walk did not find (its
+ * cgroup removed before it was named) is looked for again after 1, 2, 4
+ * ... 64 s, not at every capture. After a walk, a name whose directory it
+ * did not see (gone) is dropped unless @ids has it: the names kept are
+ * those asked for, of cgroups still there or asked for now. Returns how
+ * many of @ids have a name.
  */
 size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n);
+
+/* The walks of the tree so far (for the tests). */
+unsigned int hs_cgroups_walks(void);
 
 /* What a cgroup path says of the container and unit it is (empty strings: nothing). */
 struct hs_cgroup_info {

@@ -104,6 +104,50 @@ static void names(void **state)
 	assert_string_equal(hs_cgroup_name(ids[1]), "/system.slice/docker-" ID1 ".scope");
 }
 
+/*
+ * The names kept are those asked for: a walk names no other directory,
+ * drops the names of cgroups gone that are not asked for any more, and
+ * an id it did not find is not walked for again at once.
+ */
+static void names_bounded(void **state)
+{
+	char root[] = "/tmp/hs_cgroupXXXXXX", a[256], b[256];
+	unsigned int walks;
+	uint64_t ids[2];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(a, sizeof(a), "%s/a.scope", root);
+	snprintf(b, sizeof(b), "%s/b.scope", root);
+	assert_int_equal(mkdir(a, 0755), 0);
+	assert_int_equal(mkdir(b, 0755), 0);
+	ids[0] = ino_of(a);
+	assert_int_equal(hs_cgroups_capture(root, ids, 1), 1);
+	assert_string_equal(hs_cgroup_name(ids[0]), "/a.scope");
+	assert_null(hs_cgroup_name(ino_of(b)));
+	/* a.scope gone and no longer asked for: dropped by the next walk (for b). */
+	assert_int_equal(rmdir(a), 0);
+	ids[1] = ino_of(b);
+	walks = hs_cgroups_walks();
+	assert_int_equal(hs_cgroups_capture(root, ids + 1, 1), 1);
+	assert_int_equal(hs_cgroups_walks(), walks + 1);
+	assert_null(hs_cgroup_name(ids[0]));
+	assert_string_equal(hs_cgroup_name(ids[1]), "/b.scope");
+	/* An id no walk finds: walked for once, then not at the next capture. */
+	ids[0] = 3;
+	walks = hs_cgroups_walks();
+	assert_int_equal(hs_cgroups_capture(root, ids, 2), 1);
+	assert_int_equal(hs_cgroups_capture(root, ids, 2), 1);
+	assert_int_equal(hs_cgroups_walks(), walks + 1);
+	assert_string_equal(hs_cgroup_name(ids[1]), "/b.scope");
+	/* b.scope gone, not asked for: no name left (tmpfs gives its inode again). */
+	assert_int_equal(rmdir(b), 0);
+	ids[0] = 5;
+	assert_int_equal(hs_cgroups_capture(root, ids, 1), 0);
+	assert_null(hs_cgroup_name(ids[1]));
+	assert_int_equal(rmdir(root), 0);
+}
+
 static const char folded[] =
 	"bash;[pid 7];[cgroup /system.slice/docker-" ID1 ".scope];[task];main;f 3\n"
 	"[cgroup /kubepods/besteffort/pod" UID "/" ID2 "];[task];main;g 2\n"
@@ -266,6 +310,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layouts),
+		cmocka_unit_test(names_bounded),
 		cmocka_unit_test(names),
 		cmocka_unit_test(line_keys),
 		cmocka_unit_test(pprof_labels),
