@@ -180,7 +180,9 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		cat /tmp/off.out
 	# slept NAP FOLDED [task]: the sleep NAP measured ("WALL CPU", ns) is
 	# off the CPU in hrtimer_nanosleep for its length but its time on the
-	# CPU (within 1% of the length), and no longer than it: under [sleep],
+	# CPU (within 1% of the length, and a tick: the CPU time is the
+	# scheduler's clock, which can miss a stalled vCPU's time, as
+	# hs_vmtest's OFF_TICK_NS says), and no longer than it: under [sleep],
 	# and under [runqueue] for the time it was preempted on its way to
 	# sleep (the rest of it is its sleep then: 3.5 ms once on rt, the host
 	# loaded; --wall's 0.2 s had 195.9 ms under [sleep] on trixie-debug);
@@ -191,7 +193,7 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 			/^\[(sleep|runqueue)\];.*hrtimer_nanosleep/ { ns += $NF }
 			/^\[sleep\];.*hrtimer_nanosleep/ { s += $NF }
 			/^\[task\];/ { t += $NF }
-			END { ok = wall > 0 && ns >= wall - cpu - wall / 100 && ns <= wall + wall / 100 &&
+			END { ok = wall > 0 && ns >= wall - cpu - wall / 100 - 4000000 && ns <= wall + wall / 100 &&
 				   s >= wall * 2 / 3 && (task == "" || t > 0)
 			      print ok ? "ok" : "bad " ns " of a sleep of " wall " with " cpu \
 				" on the CPU (" s " under [sleep], " t " under [task])" }' \
@@ -238,14 +240,14 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		     END { print ((r > 0 && !s) ? "ok" : "bad: " r " ns R, " s " ns S") }' /tmp/sig.folded
 	rm -f /tmp/sig.folded
 	# A long session of a command and what it starts: the processes that
-	# have exited leave its set. 300 children through a set of 64 places
+	# have exited leave its set. 200 children through a set of 32 places
 	# (without that, 1000 through 256 had 745 untimed: every child from
 	# the 256th on), then a child's sleep, timed.
 	rm -f /tmp/nap.txt
-	hotstack record --off-cpu --off-cpu-tasks 64 -o /tmp/offr.folded -- sh -c \
-		'i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done; hs_vmtest nap 100 /tmp/nap.txt; true' \
+	hotstack record --off-cpu --off-cpu-tasks 32 -o /tmp/offr.folded -- sh -c \
+		'i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i + 1)); done; hs_vmtest nap 300 /tmp/nap.txt; true' \
 		>/tmp/offr.out 2>&1
-	check_output "record --off-cpu --off-cpu-tasks 64 of 300 short children: none untimed" \
+	check_output "record --off-cpu --off-cpu-tasks 32 of 200 short children: none untimed" \
 		' s dropped, 0 untimed' cat /tmp/offr.out
 	check_output "... and the last one's sleep timed" '^ok$' slept /tmp/nap.txt /tmp/offr.folded
 	rm -f /tmp/offr.folded /tmp/offr.out
