@@ -773,8 +773,13 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	/* Attached here, not yet on every CPU: a switch-in could be missed. */
 	if (unlikely(!until))
 		return;
-	/* The idle task waits for nothing: it has no record to look for. */
-	key = is_idle_task(next) ? NULL : hs_off_find(t, (unsigned long)next);
+	/*
+	 * Who has no record is not looked for: the idle task, and in a
+	 * process set's session a task of another process (the set is the
+	 * smaller table, and the records' gathers freed places over time).
+	 */
+	key = is_idle_task(next) || (t->off_procs && !hs_off_proc(t, task_tgid(next))) ?
+	      NULL : hs_off_find(t, (unsigned long)next);
 	if (unlikely(prev_state == TASK_DEAD))
 		hs_off_dead(s, t, (unsigned long)prev);
 	if (unlikely(!slot)) {
