@@ -774,12 +774,11 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	if (unlikely(!until))
 		return;
 	/*
-	 * Who has no record is not looked for: the idle task, and in a
-	 * process set's session a task of another process (the set is the
-	 * smaller table, and the records' gathers freed places over time).
+	 * The idle task waits for nothing: it has no record to look for. (A
+	 * task's process is no test: an exiting task's own can be released,
+	 * its tgid gone, between a wait of its own and its switch-in.)
 	 */
-	key = is_idle_task(next) || (t->off_procs && !hs_off_proc(t, task_tgid(next))) ?
-	      NULL : hs_off_find(t, (unsigned long)next);
+	key = is_idle_task(next) ? NULL : hs_off_find(t, (unsigned long)next);
 	if (unlikely(prev_state == TASK_DEAD))
 		hs_off_dead(s, t, (unsigned long)prev);
 	if (unlikely(!slot)) {
