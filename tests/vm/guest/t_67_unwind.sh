@@ -33,7 +33,7 @@ check "insmod hotstack.ko" reload
 share() {
 	# The EREs through the environment: awk -v would take their backslashes.
 	ERE=$2 WORK=${3:-.} awk '{ n = $NF }
-		/^ld-linux[^;]*\+0x/ || /^\[unknown\] [0-9]+$/ || $0 !~ ENVIRON["WORK"] { x += n; next }
+		/^ld-linux/ || /^\[unknown\] [0-9]+$/ || $0 !~ ENVIRON["WORK"] { x += n; next }
 		{ t += n; if ($0 ~ ENVIRON["ERE"]) m += n }
 		END { printf "%.1f %d %d %d\n", t ? 100 * m / t : 0, m, t, x }' "$1"
 }
