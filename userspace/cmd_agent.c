@@ -1372,7 +1372,12 @@ static int hs_agent_run(struct hs_agent *ag)
 				hs_agent_sleep_until(now + 1);
 				continue;
 			}
-			/* The session began now: so does its first interval. */
+			/*
+			 * The session began now (opening it took its time: the
+			 * symbols, CONFIGURE, START), and so does its first
+			 * interval: none before it, with no samples.
+			 */
+			now = hs_wall();
 			ag->from = (int64_t)floor(now);
 			ag->from_real = now;
 			next = hs_agent_first_boundary(now, ag->o.interval);
