@@ -171,6 +171,15 @@ fi
 
 passed=$(grep -c '^ok' "$log")
 failed=$(grep -c '^not ok' "$log")
+# The failures again, each with its first lines of diagnostics, where
+# the last lines of the output (all a CI log may keep) show them.
+if [ "$failed" -gt 0 ]; then
+	echo "# the checks that failed (of $log):"
+	awk '/^not ok/ { n++; d = 0; if (n <= 40) print; next }
+		n && n <= 40 && /^#/ && d < 4 { d++; print "  " $0; next }
+		{ d = 4 }' "$log"
+	[ "$failed" -le 40 ] || echo "# ... and $((failed - 40)) more"
+fi
 echo "# make check took $(($(date +%s) - start))s; log in $log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
