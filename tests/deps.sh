@@ -80,9 +80,12 @@ fi
 otel_proto() {
 	local cache=${HOTSTACK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hotstack}
 	local dir=$cache/opentelemetry-proto tmp mirror opts rc=0
-	grep -qs stack_table /usr/include/opentelemetry/proto/profiles/v1development/profiles.proto &&
+	local layout
+	layout=$(dirname "$0")/../userspace/otlp-layout.sh
+	# The layout fmt_otlp.c writes, field by field (1.8 and 1.9 have a stack table too).
+	"$layout" /usr/include/opentelemetry/proto/profiles/v1development/profiles.proto &&
 		return 0
-	grep -qs stack_table "$dir/usr/include/opentelemetry/proto/profiles/v1development/profiles.proto" &&
+	"$layout" "$dir/usr/include/opentelemetry/proto/profiles/v1development/profiles.proto" &&
 		return 0
 	[ "$(id -u)" -eq 0 ] || {
 		echo "deps.sh: run as root once to fetch opentelemetry-proto (OTLP)" >&2
@@ -99,11 +102,11 @@ otel_proto() {
 	if apt-get "${opts[@]}" update >"$tmp/log" 2>&1 &&
 		(cd "$tmp" && apt-get "${opts[@]}" download opentelemetry-proto) >>"$tmp/log" 2>&1 &&
 		rm -rf "$dir" && mkdir -p "$cache" && dpkg-deb -x "$tmp"/opentelemetry-proto_*_all.deb "$dir" &&
-		grep -qs stack_table "$dir/usr/include/opentelemetry/proto/profiles/v1development/profiles.proto"; then
+		"$layout" "$dir/usr/include/opentelemetry/proto/profiles/v1development/profiles.proto"; then
 		:
 	else
 		tail -n 20 "$tmp/log" >&2
-		echo "deps.sh: cannot fetch opentelemetry-proto 1.11 or newer from sid" >&2
+		echo "deps.sh: cannot fetch opentelemetry-proto of 1.11's layout from sid" >&2
 		rc=1
 	fi
 	rm -rf "$tmp"

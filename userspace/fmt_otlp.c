@@ -9,8 +9,10 @@
  *
  * One ResourceProfiles (the caller's resource attributes: service.name,
  * host.name, container.id, ...), one ScopeProfiles (scope "hotstack"),
- * one Profile; its tables in the request's dictionary, each with the zero
- * value first as the format wants. As in pprof (fmt_pprof.c): one
+ * one Profile; or, for the agent's --group-by, one ResourceProfiles of
+ * each group's resource and profile, as the spec lays out a host-wide
+ * profiler's. Their tables in the request's one dictionary, shared, each
+ * with the zero value first as the format wants. As in pprof (fmt_pprof.c): one
  * Function and one Location per distinct frame, mappings numbered alike
  * ([kernel.kallsyms] 1 with the kernel's build ID, [user] 2, the binaries
  * known), one Stack and one Sample per folded line (its locations leaf
@@ -46,6 +48,16 @@ int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resour
 	return -EOPNOTSUPP;
 }
 
+int hs_write_otlp_many(FILE *f, const struct hs_profile *const *ps,
+		       const char *const *const *resources, size_t nr)
+{
+	(void)f;
+	(void)ps;
+	(void)resources;
+	(void)nr;
+	return -EOPNOTSUPP;
+}
+
 int hs_otlp_answer(const void *buf, size_t len, int64_t *rejected, char *msg, size_t msglen)
 {
 	(void)buf;
@@ -73,19 +85,26 @@ typedef Opentelemetry__Proto__Common__V1__KeyValue hs_kv;
 /* The profile's: event, rate, seconds and the five totals. */
 #define HS_OTLP_PROFILE_ATTRS	8
 
-/* All the protobuf-c structs of one request, freed together. */
-struct hs_otlp_out {
-	Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesServiceRequest req;
-	OT(ProfilesDictionary) dict;
-	OT(ResourceProfiles) rp, *rp_ptr;
+/* One profile's structs: its resource, its scope's, its own. */
+struct hs_otlp_prof {
+	OT(ResourceProfiles) rp;
 	Opentelemetry__Proto__Resource__V1__Resource res;
 	hs_kv *res_kv, **res_kv_ptrs;
 	hs_any *res_vals;
 	OT(ScopeProfiles) sp, *sp_ptr;
-	Opentelemetry__Proto__Common__V1__InstrumentationScope scope;
 	OT(Profile) prof, *prof_ptr;
 	OT(ValueType) sample_type, period_type;
 	int32_t prof_attrs[HS_OTLP_PROFILE_ATTRS];
+};
+
+/* All the protobuf-c structs of one request, freed together. */
+struct hs_otlp_out {
+	Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesServiceRequest req;
+	OT(ProfilesDictionary) dict;
+	struct hs_otlp_prof *pr;
+	OT(ResourceProfiles) **rp_ptrs;
+	size_t nr;
+	Opentelemetry__Proto__Common__V1__InstrumentationScope scope;
 	OT(Link) link0, *link_ptr;
 	/* string_table ("" first), and each string's function index (0: not a frame). */
 	struct hs_strtab strs;
@@ -112,11 +131,17 @@ struct hs_otlp_out {
 
 static void hs_otlp_out_free(struct hs_otlp_out *o)
 {
+	size_t i;
+
 	hs_strtab_free(&o->strs);
 	hs_strtab_free(&o->attr_keys);
-	free(o->res_kv);
-	free(o->res_kv_ptrs);
-	free(o->res_vals);
+	for (i = 0; o->pr && i < o->nr; i++) {
+		free(o->pr[i].res_kv);
+		free(o->pr[i].res_kv_ptrs);
+		free(o->pr[i].res_vals);
+	}
+	free(o->pr);
+	free(o->rp_ptrs);
 	free(o->str_ptrs);
 	free(o->fn);
 	free(o->attrs);
@@ -230,8 +255,9 @@ static int hs_otlp_value_type(struct hs_otlp_out *o, OT(ValueType) *vt, const ch
 	return vt->type_strindex < 0 || vt->unit_strindex < 0 ? -ENOMEM : 0;
 }
 
-/* The resource: @kv's "KEY=VALUE" attributes, or service.name=hotstack. */
-static int hs_otlp_resource(struct hs_otlp_out *o, const char *const *kv)
+/* @pr's resource: @kv's "KEY=VALUE" attributes, or service.name=hotstack. */
+static int hs_otlp_resource(struct hs_otlp_out *o, struct hs_otlp_prof *pr,
+			    const char *const *kv)
 {
 	static const char *const dflt[] = { "service.name=hotstack", NULL };
 	size_t n = 0, i;
@@ -239,12 +265,12 @@ static int hs_otlp_resource(struct hs_otlp_out *o, const char *const *kv)
 	kv = kv ?: dflt;
 	while (kv[n])
 		n++;
-	o->res_kv = calloc(n ?: 1, sizeof(*o->res_kv));
-	o->res_kv_ptrs = calloc(n ?: 1, sizeof(*o->res_kv_ptrs));
-	o->res_vals = calloc(n ?: 1, sizeof(*o->res_vals));
-	if (!o->res_kv || !o->res_kv_ptrs || !o->res_vals)
+	pr->res_kv = calloc(n ?: 1, sizeof(*pr->res_kv));
+	pr->res_kv_ptrs = calloc(n ?: 1, sizeof(*pr->res_kv_ptrs));
+	pr->res_vals = calloc(n ?: 1, sizeof(*pr->res_vals));
+	if (!pr->res_kv || !pr->res_kv_ptrs || !pr->res_vals)
 		return -ENOMEM;
-	o->res = (Opentelemetry__Proto__Resource__V1__Resource)
+	pr->res = (Opentelemetry__Proto__Resource__V1__Resource)
 		OPENTELEMETRY__PROTO__RESOURCE__V1__RESOURCE__INIT;
 	for (i = 0; i < n; i++) {
 		const char *eq = strchr(kv[i], '=');
@@ -253,16 +279,16 @@ static int hs_otlp_resource(struct hs_otlp_out *o, const char *const *kv)
 
 		if (k < 0 || v < 0)
 			return -ENOMEM;
-		o->res_kv[i] = (hs_kv)OPENTELEMETRY__PROTO__COMMON__V1__KEY_VALUE__INIT;
-		o->res_vals[i] = (hs_any)OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__INIT;
-		o->res_kv[i].key = (char *)o->strs.str[k].s;
-		o->res_kv[i].value = &o->res_vals[i];
-		o->res_vals[i].value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_STRING_VALUE;
-		o->res_vals[i].string_value = (char *)o->strs.str[v].s;
-		o->res_kv_ptrs[i] = &o->res_kv[i];
+		pr->res_kv[i] = (hs_kv)OPENTELEMETRY__PROTO__COMMON__V1__KEY_VALUE__INIT;
+		pr->res_vals[i] = (hs_any)OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__INIT;
+		pr->res_kv[i].key = (char *)o->strs.str[k].s;
+		pr->res_kv[i].value = &pr->res_vals[i];
+		pr->res_vals[i].value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_STRING_VALUE;
+		pr->res_vals[i].string_value = (char *)o->strs.str[v].s;
+		pr->res_kv_ptrs[i] = &pr->res_kv[i];
 	}
-	o->res.attributes = o->res_kv_ptrs;
-	o->res.n_attributes = n;
+	pr->res.attributes = pr->res_kv_ptrs;
+	pr->res.n_attributes = n;
 	return 0;
 }
 
@@ -324,35 +350,36 @@ static int hs_otlp_mappings(struct hs_otlp_out *o, const struct hs_maps *m)
 	return 0;
 }
 
-/* The profile's sample type, period, times and totals. */
-static int hs_otlp_header(struct hs_otlp_out *o, const struct hs_profile *p)
+/* @p's sample type, period, times and totals, in @pr. */
+static int hs_otlp_header(struct hs_otlp_out *o, struct hs_otlp_prof *pr,
+			  const struct hs_profile *p)
 {
-	OT(Profile) *prof = &o->prof;
+	OT(Profile) *prof = &pr->prof;
 	int clock, ret, off = hs_profile_ns(p);
 	int64_t period = hs_pprof_period(p, &clock);
 	char secs[32];
 	size_t n = 0;
 
-	ret = hs_otlp_value_type(o, &o->sample_type, off ? hs_profile_ns_type(p) : "samples",
+	ret = hs_otlp_value_type(o, &pr->sample_type, off ? hs_profile_ns_type(p) : "samples",
 				 off ? "nanoseconds" : "count");
 	if (off)
-		ret = ret ?: hs_otlp_value_type(o, &o->period_type, hs_profile_ns_type(p),
+		ret = ret ?: hs_otlp_value_type(o, &pr->period_type, hs_profile_ns_type(p),
 						"nanoseconds");
 	else if (period)
-		ret = ret ?: hs_otlp_value_type(o, &o->period_type, clock ? "cpu" : p->event,
+		ret = ret ?: hs_otlp_value_type(o, &pr->period_type, clock ? "cpu" : p->event,
 						clock ? "nanoseconds" : "count");
 	else	/* unknown (an event at a frequency): a sample each, never 0 (pprof's) */
-		ret = ret ?: hs_otlp_value_type(o, &o->period_type, "samples", "count");
-	prof->sample_type = &o->sample_type;
-	prof->period_type = &o->period_type;
+		ret = ret ?: hs_otlp_value_type(o, &pr->period_type, "samples", "count");
+	prof->sample_type = &pr->sample_type;
+	prof->period_type = &pr->period_type;
 	prof->period = off || !period ? 1 : period;
 	prof->time_unix_nano = p->time_ns > 0 ? (uint64_t)p->time_ns : 0;
 	prof->duration_nano = p->seconds > 0 ? (uint64_t)(p->seconds * 1e9) : 0;
 	if (ret)
 		return ret;
 #define HS_ATTR(key, s, len, num) do {						\
-		o->prof_attrs[n] = hs_otlp_attr(o, key, s, len, num);		\
-		if (o->prof_attrs[n++] < 0)					\
+		pr->prof_attrs[n] = hs_otlp_attr(o, key, s, len, num);		\
+		if (pr->prof_attrs[n++] < 0)					\
 			return -ENOMEM;						\
 	} while (0)
 	if (p->event) {
@@ -367,7 +394,7 @@ static int hs_otlp_header(struct hs_otlp_out *o, const struct hs_profile *p)
 	HS_ATTR("hotstack.truncated", NULL, 0, (int64_t)p->truncated);
 	HS_ATTR("hotstack.collapsed", NULL, 0, (int64_t)p->collapsed);
 #undef HS_ATTR
-	prof->attribute_indices = o->prof_attrs;
+	prof->attribute_indices = pr->prof_attrs;
 	prof->n_attribute_indices = n;
 	return 0;
 }
@@ -405,39 +432,58 @@ static int hs_otlp_keys(struct hs_otlp_out *o, const struct hs_line_keys *k, int
 
 /*
  * Functions and locations, one each per distinct frame (index 1 on, 0
- * the zero one); a stack and a sample per line, the stack's locations
- * leaf first.
+ * the zero one); a stack and a sample per line of each of the @nr
+ * profiles @ps (their mappings @ps[0]'s), the stack's locations leaf
+ * first.
  */
-static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *p)
+static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *const *ps, size_t nr)
 {
-	size_t i, nr_loc = 0, nr_fn = 1, k, at = 0;
+	size_t i, nr_loc = 0, nr_fn = 1, k, at = 0, all = 0, j, first;
+	const struct hs_maps *maps = ps[0]->maps;
+	const struct hs_profile *p;
 	struct hs_line_keys key;
 	int ret;
 
-	for (i = 0; i < p->nr; i++) {
-		hs_line_keys(p, &p->lines[i], &key);
-		nr_loc += hs_frames_of(&p->lines[i], key.frames);
+	for (j = 0; j < nr; j++) {
+		p = ps[j];
+		for (i = 0; i < p->nr; i++) {
+			hs_line_keys(p, &p->lines[i], &key);
+			nr_loc += hs_frames_of(&p->lines[i], key.frames);
+		}
+		all += p->nr;
 	}
-	o->stacks = calloc(p->nr + 1, sizeof(*o->stacks));
-	o->stack_ptrs = calloc(p->nr + 1, sizeof(*o->stack_ptrs));
+	o->stacks = calloc(all + 1, sizeof(*o->stacks));
+	o->stack_ptrs = calloc(all + 1, sizeof(*o->stack_ptrs));
 	o->loc_idx = calloc(nr_loc ?: 1, sizeof(*o->loc_idx));
-	o->samples = calloc(p->nr ?: 1, sizeof(*o->samples));
-	o->sample_ptrs = calloc(p->nr ?: 1, sizeof(*o->sample_ptrs));
-	o->values = calloc(p->nr ?: 1, sizeof(*o->values));
-	o->sample_attrs = calloc((p->nr ?: 1) * HS_OTLP_SAMPLE_ATTRS, sizeof(*o->sample_attrs));
+	o->samples = calloc(all ?: 1, sizeof(*o->samples));
+	o->sample_ptrs = calloc(all ?: 1, sizeof(*o->sample_ptrs));
+	o->values = calloc(all ?: 1, sizeof(*o->values));
+	o->sample_attrs = calloc((all ?: 1) * HS_OTLP_SAMPLE_ATTRS, sizeof(*o->sample_attrs));
 	if (!o->stacks || !o->stack_ptrs || !o->loc_idx || !o->samples || !o->sample_ptrs ||
 	    !o->values || !o->sample_attrs)
 		return -ENOMEM;
 	o->stacks[0] = (OT(Stack))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__STACK__INIT;
 	o->stack_ptrs[0] = &o->stacks[0];
-	for (i = 0; i < p->nr; i++) {
-		const char *end = p->lines[i].stack + p->lines[i].len, *s, *e;
+	for (j = 0, first = 0; j < nr; first += ps[j++]->nr) {
+		p = ps[j];
+		o->pr[j].prof.samples = o->sample_ptrs + first;
+		o->pr[j].prof.n_samples = p->nr;
+	}
+	for (i = 0, j = 0, first = 0; i < all; i++) {
+		const struct hs_stack_line *l;
+		const char *end, *s, *e;
 		OT(Stack) *st = &o->stacks[i + 1];
 		OT(Sample) *smp = &o->samples[i];
 		size_t nf;
 
-		hs_line_keys(p, &p->lines[i], &key);
-		nf = hs_frames_of(&p->lines[i], key.frames);
+		/* Sample i is line i - first of profile j. */
+		while (i - first == ps[j]->nr)
+			first += ps[j++]->nr;
+		p = ps[j];
+		l = &p->lines[i - first];
+		end = l->stack + l->len;
+		hs_line_keys(p, l, &key);
+		nf = hs_frames_of(l, key.frames);
 		*st = (OT(Stack))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__STACK__INIT;
 		st->location_indices = o->loc_idx + at;
 		st->n_location_indices = nf;
@@ -462,15 +508,13 @@ static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *p)
 		if (ret < 0)
 			return ret;
 		smp->n_attribute_indices = ret;
-		o->values[i] = (int64_t)p->lines[i].count;
+		o->values[i] = (int64_t)l->count;
 		smp->values = &o->values[i];
 		smp->n_values = 1;
 		o->sample_ptrs[i] = smp;
 	}
 	o->dict.stack_table = o->stack_ptrs;
-	o->dict.n_stack_table = p->nr + 1;
-	o->prof.samples = o->sample_ptrs;
-	o->prof.n_samples = p->nr;
+	o->dict.n_stack_table = all + 1;
 
 	o->fns = calloc(nr_fn, sizeof(*o->fns));
 	o->fn_ptrs = calloc(nr_fn, sizeof(*o->fn_ptrs));
@@ -499,7 +543,7 @@ static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *p)
 		o->line_ptrs[id] = &o->lines[id];
 		loc = &o->locs[id];
 		*loc = (OT(Location))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__LOCATION__INIT;
-		map = hs_frame_mapping(o->strs.str[k].s, p->maps, o->map_id, &loc->address);
+		map = hs_frame_mapping(o->strs.str[k].s, maps, o->map_id, &loc->address);
 		loc->mapping_index = map;
 		loc->lines = &o->line_ptrs[id];
 		loc->n_lines = 1;
@@ -512,9 +556,10 @@ static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *p)
 	return 0;
 }
 
-/* The request's envelope around the profile, and the tables' last pointers. */
+/* The request's envelope around the profiles, and the tables' last pointers. */
 static int hs_otlp_finish(struct hs_otlp_out *o)
 {
+	struct hs_otlp_prof *pr;
 	size_t i;
 
 	o->str_ptrs = malloc(o->strs.nr * sizeof(*o->str_ptrs));
@@ -542,20 +587,24 @@ static int hs_otlp_finish(struct hs_otlp_out *o)
 	o->scope = (Opentelemetry__Proto__Common__V1__InstrumentationScope)
 		OPENTELEMETRY__PROTO__COMMON__V1__INSTRUMENTATION_SCOPE__INIT;
 	o->scope.name = "hotstack";
-	o->prof_ptr = &o->prof;
-	o->sp = (OT(ScopeProfiles))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SCOPE_PROFILES__INIT;
-	o->sp.scope = &o->scope;
-	o->sp.profiles = &o->prof_ptr;
-	o->sp.n_profiles = 1;
-	o->sp_ptr = &o->sp;
-	o->rp = (OT(ResourceProfiles))
-		OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__RESOURCE_PROFILES__INIT;
-	o->rp.resource = &o->res;
-	o->rp.scope_profiles = &o->sp_ptr;
-	o->rp.n_scope_profiles = 1;
-	o->rp_ptr = &o->rp;
-	o->req.resource_profiles = &o->rp_ptr;
-	o->req.n_resource_profiles = 1;
+	for (i = 0; i < o->nr; i++) {
+		pr = &o->pr[i];
+		pr->prof_ptr = &pr->prof;
+		pr->sp = (OT(ScopeProfiles))
+			OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SCOPE_PROFILES__INIT;
+		pr->sp.scope = &o->scope;
+		pr->sp.profiles = &pr->prof_ptr;
+		pr->sp.n_profiles = 1;
+		pr->sp_ptr = &pr->sp;
+		pr->rp = (OT(ResourceProfiles))
+			OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__RESOURCE_PROFILES__INIT;
+		pr->rp.resource = &pr->res;
+		pr->rp.scope_profiles = &pr->sp_ptr;
+		pr->rp.n_scope_profiles = 1;
+		o->rp_ptrs[i] = &pr->rp;
+	}
+	o->req.resource_profiles = o->rp_ptrs;
+	o->req.n_resource_profiles = o->nr;
 	o->req.dictionary = &o->dict;
 	return 0;
 }
@@ -587,17 +636,29 @@ int hs_otlp_answer(const void *buf, size_t len, int64_t *rejected, char *msg, si
 	return 0;
 }
 
-int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resource)
+int hs_write_otlp_many(FILE *f, const struct hs_profile *const *ps,
+		       const char *const *const *resources, size_t nr)
 {
 	struct hs_otlp_out o = {
 		.req = OPENTELEMETRY__PROTO__COLLECTOR__PROFILES__V1DEVELOPMENT__EXPORT_PROFILES_SERVICE_REQUEST__INIT,
 		.dict = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILES_DICTIONARY__INIT,
-		.prof = OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILE__INIT,
+		.nr = nr,
 	};
 	uint8_t *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, i;
 	int ret;
 
+	if (!nr)
+		return -EINVAL;
+	o.pr = calloc(nr, sizeof(*o.pr));
+	o.rp_ptrs = calloc(nr, sizeof(*o.rp_ptrs));
+	if (!o.pr || !o.rp_ptrs) {
+		free(o.pr);
+		free(o.rp_ptrs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++)
+		o.pr[i].prof = (OT(Profile))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__PROFILE__INIT;
 	hs_strtab_init(&o.strs, 1);
 	hs_strtab_init(&o.attr_keys, 1);
 	/* String 0 is "", attribute 0 the zero one, as the format wants. */
@@ -607,10 +668,12 @@ int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resour
 		o.attrs[0].key_strindex = 0;
 		o.attrs[0].value = NULL;
 	}
-	ret = ret ?: hs_otlp_resource(&o, resource);
-	ret = ret ?: hs_otlp_mappings(&o, p->maps);
-	ret = ret ?: hs_otlp_header(&o, p);
-	ret = ret ?: hs_otlp_samples(&o, p);
+	for (i = 0; i < nr && !ret; i++) {
+		ret = hs_otlp_resource(&o, &o.pr[i], resources ? resources[i] : NULL);
+		ret = ret ?: hs_otlp_header(&o, &o.pr[i], ps[i]);
+	}
+	ret = ret ?: hs_otlp_mappings(&o, ps[0]->maps);
+	ret = ret ?: hs_otlp_samples(&o, ps, nr);
 	ret = ret ?: hs_otlp_finish(&o);
 	if (!ret) {
 		len = opentelemetry__proto__collector__profiles__v1development__export_profiles_service_request__get_packed_size(&o.req);
@@ -627,6 +690,11 @@ int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resour
 	if (!ret && ferror(f))
 		ret = -EIO;
 	return ret;
+}
+
+int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resource)
+{
+	return hs_write_otlp_many(f, &p, &resource, 1);
 }
 
 #endif /* HS_OTLP */

@@ -146,6 +146,13 @@ int hs_gzip_write(FILE *f, const void *data, size_t len);	/* fmt_pprof.c */
  * OTLP (hs_otlp_built()).
  */
 int hs_write_otlp(FILE *f, const struct hs_profile *p, const char *const *resource);
+/*
+ * The same for @nr profiles (1 or more, their mappings @ps[0]'s), each
+ * with its resource @resources[i] (@resources NULL: the default), in one
+ * request: a ResourceProfiles each, one dictionary for them all.
+ */
+int hs_write_otlp_many(FILE *f, const struct hs_profile *const *ps,
+		       const char *const *const *resources, size_t nr);
 int hs_otlp_built(void);
 /*
  * An OTLP export's answer (ExportProfilesServiceResponse, @len bytes):

@@ -9,8 +9,12 @@ binary's build IDs, stacks keyed by comm, pid, cgroup and context, drops;
 an off-CPU one) goes through `hotstack report -o x.pb.gz` and `-o
 x.otlp.pb`, and the OTLP is checked field by field against the pprof of
 the same data: totals per stack, labels and attributes, units, period,
-time range, mappings and build IDs, the dictionary's zero entries. Prints
-TAP; exits non-zero on a failure.
+time range, mappings and build IDs, the dictionary's zero entries. The
+same requests are read again by hand, with the field numbers of
+opentelemetry-proto 1.11 written here (wire_stacks()), so that a build
+against protos of another layout fails. The agent's --group-by request
+(otlp_many: a ResourceProfiles a group, one dictionary) is checked the
+same ways. Prints TAP; exits non-zero on a failure.
 """
 import gzip
 import os
@@ -154,15 +158,20 @@ ATTR_LABEL = {"process.executable.name": "comm", "process.pid": "pid", "cgroup":
               "systemd.unit": "systemd.unit", "hotstack.context": "context"}
 
 
+# The attributes hotstack derives from a sample's cgroup.
+DERIVED = ("container.id", "k8s.pod.uid", "systemd.unit")
+
+
 def attr_value(v):
     kind = v.WhichOneof("value")
     return getattr(v, kind) if kind else None
 
 
-def otlp_stacks(req):
+def otlp_stacks(req, k=0):
+    """{(frames outermost first, sorted labels): count} of resource @k's profile."""
     d = req.dictionary
     s = d.string_table
-    prof = req.resource_profiles[0].scope_profiles[0].profiles[0]
+    prof = req.resource_profiles[k].scope_profiles[0].profiles[0]
     out = {}
     for smp in prof.samples:
         locs = d.stack_table[smp.stack_index].location_indices
@@ -176,6 +185,103 @@ def otlp_stacks(req):
                            attr_value(a.value)))
         key = (frames, tuple(sorted(labels)))
         out[key] = out.get(key, 0) + smp.values[0]
+    return out
+
+
+def wire(buf):
+    """Protobuf's wire format, read by hand: [(field, value)], a value an
+    int (varint, fixed64) or bytes (length-delimited)."""
+    out, i = [], 0
+
+    def varint():
+        nonlocal i
+        v = shift = 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if b < 0x80:
+                return v
+
+    while i < len(buf):
+        key = varint()
+        field, kind = key >> 3, key & 7
+        if kind == 0:
+            out.append((field, varint()))
+        elif kind == 1:
+            out.append((field, int.from_bytes(buf[i:i + 8], "little")))
+            i += 8
+        elif kind == 2:
+            n = varint()
+            out.append((field, buf[i:i + n]))
+            i += n
+        elif kind == 5:
+            out.append((field, int.from_bytes(buf[i:i + 4], "little")))
+            i += 4
+        else:
+            raise ValueError("wire type %d" % kind)
+    return out
+
+
+def wire_ints(values):
+    """A repeated integer field's values, packed (bytes of varints) or not."""
+    out = []
+    for v in values:
+        if not isinstance(v, bytes):
+            out.append(v)
+            continue
+        cur = shift = 0
+        for b in v:
+            cur |= (b & 0x7f) << shift
+            shift += 7
+            if b < 0x80:
+                out.append(cur)
+                cur = shift = 0
+    return out
+
+
+def wire_stacks(data):
+    """wire_stacks_of(@data), or [the reason] when it cannot be read so."""
+    try:
+        return wire_stacks_of(data)
+    except (ValueError, IndexError, UnicodeDecodeError) as e:
+        return ["cannot be read so: %r" % e]
+
+
+def wire_stacks_of(data):
+    """[{frames outermost first: total}] of each resource's profile, read with
+    the field numbers of opentelemetry-proto 1.11 written here, not from the
+    protos the build used: a build against another layout fails here."""
+    def get(msg, field):
+        return [v for f, v in wire(msg) if f == field]
+
+    req = wire(data)
+    d = [v for f, v in req if f == 2][0]                          # dictionary
+    strs = [v.decode() for v in get(d, 5)]                         # string_table
+    fns = [(get(f, 1) or [0])[0] for f in get(d, 3)]               # name_strindex
+    locs = [(get((get(l, 3) or [b""])[0], 1) or [0])[0]           # lines[0].function_index
+            for l in get(d, 2)]
+    stacks = [wire_ints(get(st, 1)) for st in get(d, 7)]          # location_indices
+    out = []
+    for rp in (v for f, v in req if f == 1):                       # resource_profiles
+        totals = {}
+        for sp in get(rp, 2):                                      # scope_profiles
+            for prof in get(sp, 2):                                # profiles
+                for smp in get(prof, 2):                           # samples
+                    idx = (get(smp, 1) or [0])[0]                  # stack_index
+                    value = wire_ints(get(smp, 4))[0]              # values[0]
+                    frames = tuple(strs[fns[locs[i]]] for i in reversed(stacks[idx]))
+                    totals[frames] = totals.get(frames, 0) + value
+        out.append(totals)
+    return out
+
+
+def frame_totals(stacks):
+    """{frames: total} of otlp_stacks()/pprof_stacks()'s {(frames, labels): n}."""
+    out = {}
+    for (frames, _), n in stacks.items():
+        out[frames] = out.get(frames, 0) + n
     return out
 
 
@@ -222,6 +328,11 @@ def check(Profile, Request, tmp, off_cpu, cycles=False):
     if a != b:
         for k in sorted(set(a) | set(b)):
             print("#   pprof %s, otlp %s: %s" % (a.get(k), b.get(k), k))
+    w = wire_stacks(data)
+    tap(w == [frame_totals(a)], "%s: read by field numbers (1.11's, not the build's protos): "
+        "the same stacks and totals" % what)
+    if w != [frame_totals(a)]:
+        print("#   by field numbers %s, pprof's %s" % (w, frame_totals(a)))
     st, pt = p.sample_type[0], p.period_type
     tap((s[prof.sample_type.type_strindex], s[prof.sample_type.unit_strindex]) ==
         (p.string_table[st.type], p.string_table[st.unit]),
@@ -265,6 +376,64 @@ def check(Profile, Request, tmp, off_cpu, cycles=False):
         (what, len(d.location_table) - 1, "".join("\n#   %s" % (x,) for x in bad)))
 
 
+def check_many(Profile, Request, tmp):
+    """The agent's --group-by request: a ResourceProfiles per group, one dictionary."""
+    what = "--group-by"
+    whole = make_pprof(Profile, False)
+    parts = []
+    for i, keep in enumerate(([0, 1], [2, 3])):
+        p = Profile()
+        p.CopyFrom(whole)
+        for j in reversed(range(len(p.sample))):
+            if j not in keep:
+                del p.sample[j]
+        path = os.path.join(tmp, "group%d.pb.gz" % i)
+        with gzip.open(path, "wb") as f:
+            f.write(p.SerializeToString())
+        parts.append((p, path))
+    out = os.path.join(tmp, "many.otlp.pb")
+    res = ["service.name=hs,container.id=" + ID1, "service.name=hs,k8s.pod.uid=" + POD]
+    r = subprocess.run([os.path.join(HERE, "otlp_many"), out, res[0], parts[0][1], res[1],
+                        parts[1][1]], capture_output=True, text=True)
+    if not tap(r.returncode == 0, "%s: two groups' profiles in one request (%s)" %
+               (what, r.stderr.strip() or "status 0")):
+        return
+    req = Request()
+    with open(out, "rb") as f:
+        req.ParseFromString(f.read())
+    tap(len(req.resource_profiles) == 2 and
+        all(len(rp.scope_profiles) == 1 and len(rp.scope_profiles[0].profiles) == 1
+            for rp in req.resource_profiles),
+        "%s: a ResourceProfiles for each group, one scope and one profile each (%d)" %
+        (what, len(req.resource_profiles)))
+    if len(req.resource_profiles) != 2:
+        return
+    got = [{kv.key: attr_value(kv.value) for kv in rp.resource.attributes}
+           for rp in req.resource_profiles]
+    want = [dict(kv.split("=", 1) for kv in r.split(",")) for r in res]
+    tap(got == want, "%s: each its own resource: %s" % (what, got))
+    ok = True
+    for k, (p, _) in enumerate(parts):
+        # The input's labels; the OTLP's, but those derived from the cgroup.
+        a = pprof_stacks(p)
+        b = {(fr, tuple(l for l in lab if l[0] not in DERIVED)): n
+             for (fr, lab), n in otlp_stacks(req, k).items()}
+        if a != b or len(a) != 2:
+            ok = False
+            print("#   group %d: pprof %s, otlp %s" % (k, a, b))
+    tap(ok, "%s: each profile has its group's stacks, totals and labels, and no other's" % what)
+    d = req.dictionary
+    names = [d.string_table[f.name_strindex] for f in list(d.function_table)[1:]]
+    with open(out, "rb") as f:
+        w = wire_stacks(f.read())
+    want = [frame_totals(pprof_stacks(p)) for p, _ in parts]
+    tap(w == want, "%s: read by field numbers: each resource's stacks and totals" % what)
+    tap(len(d.stack_table) == 5 and len(d.location_table) == 8 and
+        len(names) == len(set(names)) == 7,
+        "%s: one dictionary: 4 stacks, 7 functions and locations, each frame once "
+        "(%d, %d, %d)" % (what, len(d.stack_table) - 1, len(names), len(d.location_table) - 1))
+
+
 def main():
     env = dict(os.environ)
     env.pop("MAKEFLAGS", None)
@@ -281,6 +450,7 @@ def main():
         check(Profile, Request, tmp, False)
         check(Profile, Request, tmp, True)
         check(Profile, Request, tmp, False, True)
+        check_many(Profile, Request, tmp)
     return 1 if failed else 0
 
 
