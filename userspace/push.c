@@ -72,12 +72,15 @@ void hs_push_exit(void)
 	hs_curl.global_cleanup();
 }
 
-/* One profile waiting. */
+/*
+ * One interval waiting: its requests @part[@sent..@nr) still to send
+ * (those before are sent), @len bytes of them.
+ */
 struct hs_push_item {
 	struct hs_push_item *next;
-	void *data;
+	struct hs_push_part *part;
+	size_t nr, sent;
 	size_t len;
-	char *name;		/* APP{k=v,...} */
 	unsigned int rate;
 	int64_t from, until;
 	uint64_t id;
@@ -232,8 +235,13 @@ char *hs_push_otlp_url(const char *base)
 
 static void hs_item_free(struct hs_push_item *it)
 {
-	free(it->data);
-	free(it->name);
+	size_t i;
+
+	for (i = 0; i < it->nr; i++) {
+		free(it->part[i].data);
+		free(it->part[i].name);
+	}
+	free(it->part);
 	free(it);
 }
 
@@ -253,49 +261,64 @@ static struct hs_push_item *hs_push_unlink(struct hs_push *p, struct hs_push_ite
 	return it;
 }
 
-void hs_push_queue(struct hs_push *p, void *data, size_t len, const char *name,
-		   unsigned int rate, int64_t from, int64_t until, uint64_t id)
+void hs_push_queue_parts(struct hs_push *p, struct hs_push_part *part, size_t nr,
+			unsigned int rate, int64_t from, int64_t until, uint64_t id)
 {
 	struct hs_push_item *it = calloc(1, sizeof(*it)), *old;
 	struct hs_push_item *dropped[8];
-	size_t nr_dropped = 0, i;
+	size_t nr_dropped = 0, i, len = 0, ok = !!it;
 
 	if (it)
-		it->name = strdup(name);
-	if (!it || !it->name) {
-		free(it);
-		free(data);
+		it->part = calloc(nr ?: 1, sizeof(*it->part));
+	for (i = 0; i < nr; i++) {
+		len += part[i].len;
+		if (it && it->part) {
+			it->part[i] = part[i];
+			it->part[i].name = strdup(part[i].name);
+			ok = ok && it->part[i].name;
+		} else {
+			free(part[i].data);
+		}
+	}
+	if (!ok || !it->part) {
+		if (it && it->part) {
+			it->nr = nr;
+			hs_item_free(it);
+		} else {
+			free(it);
+		}
 		p->cfg.log(p->cfg.log_data, "push: no memory to queue profile %" PRIu64
 			   " [%" PRId64 ", %" PRId64 "): dropped", id, from, until);
 		pthread_mutex_lock(&p->lock);
-		p->st.queued++;
-		p->st.dropped++;
+		p->st.queued += nr;
+		p->st.dropped += nr;
 		pthread_mutex_unlock(&p->lock);
 		return;
 	}
-	it->data = data;
+	it->nr = nr;
 	it->len = len;
 	it->rate = rate;
 	it->from = from;
 	it->until = until;
 	it->id = id;
 	pthread_mutex_lock(&p->lock);
-	p->st.queued++;
-	if (len > p->cfg.max_bytes) {
-		p->st.dropped++;
+	p->st.queued += nr;
+	if (!nr || len > p->cfg.max_bytes) {
+		p->st.dropped += nr;
 		pthread_mutex_unlock(&p->lock);
-		p->cfg.log(p->cfg.log_data, "push: profile %" PRIu64 " is %zu bytes, more than "
-			   "the queue holds: dropped", id, len);
+		if (nr)
+			p->cfg.log(p->cfg.log_data, "push: profile %" PRIu64 " is %zu bytes, more "
+				   "than the queue holds: dropped", id, len);
 		hs_item_free(it);
 		return;
 	}
-	/* Room: drop the oldest waiting (not the one on the wire). */
+	/* Room: drop the oldest interval waiting (not the one on the wire). */
 	while (p->head && (p->st.waiting + 1 > p->cfg.max_queue ||
 			   p->st.bytes + len > p->cfg.max_bytes)) {
 		if (p->inflight && !p->head->next)
 			break;	/* only the one being sent: it ends soon, let it */
 		old = hs_push_unlink(p, p->inflight ? p->head : NULL);
-		p->st.dropped++;
+		p->st.dropped += old->nr - old->sent;
 		if (nr_dropped < sizeof(dropped) / sizeof(dropped[0]))
 			dropped[nr_dropped++] = old;
 		else
@@ -311,12 +334,20 @@ void hs_push_queue(struct hs_push *p, void *data, size_t len, const char *name,
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < nr_dropped; i++) {
-		p->cfg.log(p->cfg.log_data, "push: queue full (%zu profiles, %zu bytes at most): "
-			   "dropped the oldest, profile %" PRIu64 " [%" PRId64 ", %" PRId64 ")",
+		p->cfg.log(p->cfg.log_data, "push: queue full (%zu intervals, %zu bytes at most): "
+			   "dropped the oldest, profile %" PRIu64 " [%" PRId64 ", %" PRId64 ")%s",
 			   p->cfg.max_queue, p->cfg.max_bytes, dropped[i]->id, dropped[i]->from,
-			   dropped[i]->until);
+			   dropped[i]->until, dropped[i]->nr > 1 ? " (all its requests left)" : "");
 		hs_item_free(dropped[i]);
 	}
+}
+
+void hs_push_queue(struct hs_push *p, void *data, size_t len, const char *name,
+		   unsigned int rate, int64_t from, int64_t until, uint64_t id)
+{
+	struct hs_push_part part = { .data = data, .len = len, .name = (char *)name, .profiles = 1 };
+
+	hs_push_queue_parts(p, &part, 1, rate, from, until, id);
 }
 
 void hs_push_get_stats(struct hs_push *p, struct hs_push_stats *st)
@@ -412,7 +443,8 @@ static void hs_push_answer_line(struct hs_push_answer *a)
 static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 			 struct hs_push_answer *a, char *err, size_t errlen)
 {
-	struct hs_push_reader r = { .data = it->data, .len = it->len };
+	const struct hs_push_part *pt = &it->part[it->sent];
+	struct hs_push_reader r = { .data = pt->data, .len = pt->len };
 	char errbuf[CURL_ERROR_SIZE] = "", hdr[300], *gz = NULL;
 	struct curl_slist *headers = NULL, *h;
 	curl_mime *mime = NULL;
@@ -430,7 +462,7 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 		url = hs_push_otlp_url(p->cfg.url);
 		part = NULL;
 		m = open_memstream(&gz, &gz_len);
-		if (!m || hs_gzip_write(m, it->data, it->len)) {
+		if (!m || hs_gzip_write(m, pt->data, pt->len)) {
 			if (m)
 				fclose(m);
 			free(gz);
@@ -440,7 +472,7 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 			gz = NULL;
 		}
 	} else {
-		url = hs_push_url(p->cfg.url, it->name, it->from, it->until, it->rate);
+		url = hs_push_url(p->cfg.url, pt->name, it->from, it->until, it->rate);
 		mime = hs_curl.mime_init(p->curl);
 		part = mime ? hs_curl.mime_addpart(mime) : NULL;
 	}
@@ -464,7 +496,7 @@ static long hs_push_send(struct hs_push *p, const struct hs_push_item *it,
 	    (!p->cfg.otlp && (!part || hs_curl.mime_name(part, "profile") ||
 	    hs_curl.mime_filename(part, "profile.pprof") ||
 	    hs_curl.mime_type(part, "application/octet-stream") ||
-	    hs_curl.mime_data_cb(part, it->len, hs_push_read, hs_push_seek, NULL, &r)))) {
+	    hs_curl.mime_data_cb(part, pt->len, hs_push_read, hs_push_seek, NULL, &r)))) {
 		snprintf(err, errlen, "no memory for the request");
 		goto out;
 	}
@@ -529,8 +561,9 @@ static void hs_push_wait(struct hs_push *p, double until)
 
 /*
  * An OTLP export taken (2xx): what its answer says. A partial success
- * that rejected the profile (each export holds one) is a refusal, logged
- * with the server's message, not sent again; a message alone is logged.
+ * that rejected each of its profiles is a refusal, logged with the
+ * server's message, not sent again; one that rejected some, or a message
+ * alone, is logged.
  */
 static int hs_push_otlp_answer(struct hs_push *p, const struct hs_push_item *it,
 			       const struct hs_push_answer *a)
@@ -545,11 +578,14 @@ static int hs_push_otlp_answer(struct hs_push *p, const struct hs_push_item *it,
 		if ((unsigned char)msg[i] < ' ' || (unsigned char)msg[i] >= 127)
 			msg[i] = ' ';
 	if (rejected > 0) {
+		size_t of = it->part[it->sent].profiles ?: 1;
+
 		p->cfg.log(p->cfg.log_data, "push: the server took profile %" PRIu64 " [%" PRId64
-			   ", %" PRId64 ") and rejected it (OTLP partial success: %" PRId64
-			   " rejected%s%s): not sent again", it->id, it->from, it->until, rejected,
+			   ", %" PRId64 ") and rejected %s (OTLP partial success: %" PRId64
+			   " of %zu rejected%s%s): not sent again", it->id, it->from, it->until,
+			   (uint64_t)rejected >= of ? "it" : "a part", rejected, of,
 			   msg[0] ? ", " : "", msg);
-		return HS_PUSH_REJECT;
+		return (uint64_t)rejected >= of ? HS_PUSH_REJECT : HS_PUSH_OK;
 	}
 	if (msg[0])
 		p->cfg.log(p->cfg.log_data, "push: the server took profile %" PRIu64 " [%" PRId64
@@ -629,10 +665,15 @@ static void *hs_push_thread(void *arg)
 		else
 			p->st.rejected++;
 		/* It is still the head: dropping for room never takes the one in flight. */
-		hs_item_free(hs_push_unlink(p, NULL));
+		p->st.bytes -= it->part[it->sent].len;
+		it->len -= it->part[it->sent].len;
+		free(it->part[it->sent].data);
+		it->part[it->sent++].data = NULL;
+		if (it->sent == it->nr)
+			hs_item_free(hs_push_unlink(p, NULL));
 	}
 	while (p->head) {
-		p->st.abandoned++;
+		p->st.abandoned += p->head->nr - p->head->sent;
 		hs_item_free(hs_push_unlink(p, NULL));
 	}
 	pthread_mutex_unlock(&p->lock);

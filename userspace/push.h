@@ -12,9 +12,9 @@
  * ExportProfilesServiceRequest as the body (Content-Type:
  * application/x-protobuf). A sender thread of its own does the pushing, so that
  * the caller (the agent's snapshot loop) never waits on the network: the
- * caller queues a profile and goes on. The queue is bounded (profiles
- * and bytes): when full, the oldest profile waiting is dropped and
- * counted. A server that cannot be reached, times out or answers 5xx
+ * caller queues an interval's profiles (one request or several) and
+ * goes on. The queue is bounded (intervals and bytes): when full, the
+ * oldest interval waiting is dropped whole and its requests counted. A server that cannot be reached, times out or answers 5xx
  * (or 408, 429) gets the same profile again after a backoff that doubles
  * up to a limit; a 2xx is success; any other answer (4xx, 3xx) rejects
  * that profile, which is logged with the server's first words and not
@@ -37,7 +37,7 @@ struct hs_push_config {
 	const char *url;		/* the server: http://host:4040, a path prefix allowed */
 	int otlp;			/* OTLP/HTTP: POST URL/v1development/profiles, the body as is */
 	const char *tenant;		/* X-Scope-OrgID header; NULL: none */
-	size_t max_queue;		/* profiles waiting at most (2 or more) */
+	size_t max_queue;		/* intervals waiting at most (2 or more) */
 	size_t max_bytes;		/* their bytes at most */
 	double timeout;			/* seconds one request may take, connecting included */
 	double backoff_min, backoff_max;	/* seconds between attempts after a failure */
@@ -46,16 +46,16 @@ struct hs_push_config {
 	void *log_data;
 };
 
-/* What the sender did so far. */
+/* What the sender did so far: requests, but @waiting. */
 struct hs_push_stats {
-	uint64_t queued;	/* profiles queued by the caller */
+	uint64_t queued;	/* requests queued by the caller */
 	uint64_t pushed;	/* accepted by the server (2xx) */
 	uint64_t dropped;	/* dropped for room while waiting (the oldest first) */
 	uint64_t rejected;	/* refused by the server (4xx, 3xx): not sent again */
 	uint64_t failures;	/* attempts that failed and were retried (5xx, no connection) */
 	uint64_t abandoned;	/* still waiting when the sender stopped */
-	size_t waiting;		/* profiles in the queue now (the one being sent included) */
-	size_t bytes;		/* their bytes */
+	size_t waiting;		/* intervals in the queue now (the one being sent included) */
+	size_t bytes;		/* their requests' bytes not yet sent */
 	int down;		/* the last attempt failed: the server is being retried */
 };
 
@@ -83,6 +83,22 @@ int hs_push_start(struct hs_push **out, const struct hs_push_config *cfg);
  */
 void hs_push_queue(struct hs_push *p, void *data, size_t len, const char *name,
 		   unsigned int rate, int64_t from, int64_t until, uint64_t id);
+
+/* One request of an interval: its body, its series' name, how many profiles it holds. */
+struct hs_push_part {
+	void *data;		/* malloc'd: the sender frees it */
+	size_t len;
+	char *name;		/* APP{k=v,...}, copied */
+	size_t profiles;	/* OTLP: the profiles in the request (its partial success's "all") */
+};
+
+/*
+ * The same for the interval's @nr requests @part, sent in order: one
+ * entry of the queue, dropped whole for room (its first requests may be
+ * sent already).
+ */
+void hs_push_queue_parts(struct hs_push *p, struct hs_push_part *part, size_t nr,
+			 unsigned int rate, int64_t from, int64_t until, uint64_t id);
 
 void hs_push_get_stats(struct hs_push *p, struct hs_push_stats *st);
 

@@ -406,7 +406,7 @@ static void test_push_otlp_partial(void **state)
 		assert_int_equal(st.failures + st.dropped + st.abandoned, 0);
 	}
 	assert_true(logged("push: the server took profile 7 [100, 110) and rejected it (OTLP "
-			   "partial success: 1 rejected, bad profile): not sent again"));
+			   "partial success: 1 of 1 rejected, bad profile): not sent again"));
 	assert_true(logged("push: the server took profile 7 [100, 110) with a warning: slow down"));
 }
 
@@ -507,7 +507,7 @@ static void test_push_queue_bound(void **state)
 	assert_int_equal(st.dropped, 2);
 	assert_int_equal(st.waiting, 3);
 	assert_int_equal(st.bytes, 300);
-	assert_true(logged("queue full (3 profiles, 1048576 bytes at most): dropped the oldest, "
+	assert_true(logged("queue full (3 intervals, 1048576 bytes at most): dropped the oldest, "
 			   "profile 1 [10, 20)"));
 	assert_true(logged("dropped the oldest, profile 2 [20, 30)"));
 	/* Bigger than the bytes it may hold: dropped at once. */
@@ -524,6 +524,64 @@ static void test_push_queue_bound(void **state)
 		request_line("full", i + 1, line, sizeof(line));
 		snprintf(want, sizeof(want), "&from=%d&until=%d&", (i + 3) * 10, (i + 3) * 10 + 10);
 		assert_non_null(strstr(line, want));
+	}
+}
+
+/*
+ * An interval of several requests (--group-by to Pyroscope) is one entry
+ * of the queue: the bound counts intervals, the oldest goes whole, the
+ * others' requests are sent in order.
+ */
+static void test_push_queue_intervals(void **state)
+{
+	static const char *const names[] = { "app{g=a}", "app{g=b}", "app{g=c}" };
+	struct hs_push_part part[3];
+	struct hs_push_stats st;
+	struct hs_push_config c;
+	char url[64], line[9000], want[64];
+	int port, i, k;
+	pid_t l;
+
+	(void)state;
+	loglen = 0;
+	l = listener("intervals", 0, "200", &port);
+	listener_stop(l);
+	c = config(port, url, sizeof(url));
+	c.max_queue = 2;
+	c.backoff_min = c.backoff_max = 0.5;
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	/* Intervals 1, 2 and 3 of 3, 2 and 2 requests; the queue holds two. */
+	for (i = 1; i <= 3; i++) {
+		for (k = 0; k < (i == 1 ? 3 : 2); k++) {
+			part[k].data = blob(100 + k, i);
+			part[k].len = 100 + k;
+			part[k].name = (char *)names[k];
+			part[k].profiles = 1;
+		}
+		hs_push_queue_parts(cur, part, k, 0, i * 10, i * 10 + 10, i);
+		if (i == 1)
+			wait_for(failed_once, NULL, "an attempt without a server");
+	}
+	hs_push_get_stats(cur, &st);
+	assert_int_equal(st.queued, 7);
+	assert_int_equal(st.dropped, 3);
+	assert_int_equal(st.waiting, 2);
+	assert_int_equal(st.bytes, 2 * (100 + 101));
+	assert_true(logged("queue full (2 intervals, 1048576 bytes at most): dropped the oldest, "
+			   "profile 1 [10, 20) (all its requests left)"));
+	l = listener("intervals", port, "200", &i);
+	hs_push_stop(cur, hs_now() + 10, &st);
+	listener_stop(l);
+	assert_int_equal(st.pushed, 4);
+	assert_int_equal(st.dropped + st.abandoned + st.rejected, 3);
+	assert_int_equal(requests("intervals"), 4);
+	for (i = 0; i < 4; i++) {
+		request_line("intervals", i + 1, line, sizeof(line));
+		snprintf(want, sizeof(want), "&from=%d&until=%d&", (i / 2 + 2) * 10,
+			 (i / 2 + 2) * 10 + 10);
+		assert_non_null(strstr(line, want));
+		/* app{g=a}, then app{g=b}, percent-encoded. */
+		assert_non_null(strstr(line, i % 2 ? "g%3Db" : "g%3Da"));
 	}
 }
 
@@ -647,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_push_retry),
 		cmocka_unit_test(test_push_rejected),
 		cmocka_unit_test(test_push_queue_bound),
+		cmocka_unit_test(test_push_queue_intervals),
 		cmocka_unit_test(test_push_hang),
 		cmocka_unit_test(test_agent_options),
 	};
