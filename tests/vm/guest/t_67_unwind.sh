@@ -79,17 +79,24 @@ expected() {
 		NR == FNR { want[$0] = 1; for (s = $0; sub(/;[^;]*$/, "", s); ) part[s] = 1; next }
 		{ n = $NF; $NF = ""; sub(/ $/, ""); total += n
 		  if ($0 in want) { seen[$0] += n; exact += n }
-		  else if ($0 in part || $0 ~ /^main;uw_run;(clock_gettime|__vdso_clock_gettime|__kernel_clock_gettime)/ ||
-			   $0 !~ /^main;uw_run/) other += n
+		  else if ($0 in part) above += n
+		  else if ($0 ~ /^main;uw_run;(clock_gettime|__vdso_clock_gettime|__kernel_clock_gettime)/ ||
+			   $0 !~ /^main;uw_run/) aside += n
 		  else { bad += n; print "# unexpected: " $0 " " n } }
 		END {
 			for (s in want) if (!seen[s]) { missing++; print "# missing: " s }
 			printf "# %d samples from main: %d in the expected stacks, %d above a leaf, " \
-				"in the clock or before uw_run, %d unexpected\n", total, exact, other, bad
-			exit !(total && !missing && bad * 100 <= total && exact * 100 >= 90 * total)
+				"%d in the clock or before uw_run, %d unexpected\n", total, exact, above,
+				aside, bad
+			# The clock and the setup aside: a system call each, they
+			# weigh more the slower the kernel (a debug kernel, a
+			# loaded host); as do the frames above a leaf, a sample
+			# between calls (a leaf lost by the walk is missing).
+			walked = total - aside
+			exit !(walked && !missing && bad * 100 <= walked && exact * 100 >= 80 * walked)
 		}' /tmp/uw-expect -
 }
-check "every stack uw_tree runs is recorded (90% of its samples), nothing else (1% at most)" \
+check "every stack uw_tree runs is recorded (80% of its samples but the clock's), nothing else (1% at most)" \
 	expected /tmp/uw.folded
 check_output "record's summary says how the user walks went" \
 	'user stacks: [0-9]+ walked, [0-9.]+% to their outermost frame; frames by unwind tables [1-9][0-9]*' \
