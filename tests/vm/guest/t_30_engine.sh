@@ -29,9 +29,9 @@ tap "hs_vmtest rate" hs_vmtest rate
 check "insmod group=1234 test_hooks=1" reload group=1234
 # Another user's process (root's), and one of uid 1000's own with root's
 # capabilities, spinning in user mode meanwhile.
-hs_vmtest uspin 60000 &
+hs_vmtest uspin 600000 &
 other=$!
-hs_vmtest uspin-caps 1000 1000 60000 &
+hs_vmtest uspin-caps 1000 1000 600000 &
 capsp=$!
 # Once they spin: their user time (stat's 14th field) has grown.
 for p in $other $capsp; do

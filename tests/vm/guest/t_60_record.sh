@@ -75,11 +75,11 @@ if grep -qw cgroup2 /proc/filesystems; then
 		mkdir -p $cg && mount -t cgroup2 none $cg && mounted=1
 	fi
 	mkdir -p $cg/hs-a/inner $cg/hs-b
-	sh -c "echo \$\$ >$cg/hs-a/cgroup.procs && exec hs_vmtest uspin 60000" &
+	sh -c "echo \$\$ >$cg/hs-a/cgroup.procs && exec hs_vmtest uspin 600000" &
 	ga=$!
-	sh -c "echo \$\$ >$cg/hs-a/inner/cgroup.procs && exec hs_vmtest uspin 60000" &
+	sh -c "echo \$\$ >$cg/hs-a/inner/cgroup.procs && exec hs_vmtest uspin 600000" &
 	gi=$!
-	sh -c "echo \$\$ >$cg/hs-b/cgroup.procs && exec hs_vmtest uspin 60000" &
+	sh -c "echo \$\$ >$cg/hs-b/cgroup.procs && exec hs_vmtest uspin 600000" &
 	gb=$!
 	check "the three processes are in their cgroups" wait_until sh -c \
 		"grep -qx $ga $cg/hs-a/cgroup.procs && grep -qx $gi $cg/hs-a/inner/cgroup.procs &&
@@ -106,11 +106,11 @@ if grep -qw cgroup2 /proc/filesystems; then
 	# key (elsewhere in the VM, cpu-clock: no PMU).
 	container_cgroups
 	mkdir -p $cg/$c1 $cg/$c2 $cg/$c3
-	sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec hs_vmtest uspin 60000" &
+	sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec hs_vmtest uspin 600000" &
 	p1=$!
-	sh -c "echo \$\$ >$cg/$c2/cgroup.procs && exec hs_vmtest uspin 60000" &
+	sh -c "echo \$\$ >$cg/$c2/cgroup.procs && exec hs_vmtest uspin 600000" &
 	p2=$!
-	sh -c "echo \$\$ >$cg/$c3/cgroup.procs && exec hs_vmtest uspin 60000" &
+	sh -c "echo \$\$ >$cg/$c3/cgroup.procs && exec hs_vmtest uspin 600000" &
 	p3=$!
 	check "the three containers' processes are in their cgroups" wait_until sh -c \
 		"grep -qx $p1 $cg/$c1/cgroup.procs && grep -qx $p2 $cg/$c2/cgroup.procs &&
