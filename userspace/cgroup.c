@@ -12,9 +12,11 @@
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "util.h"
@@ -219,6 +221,102 @@ size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n)
 	for (i = 0, named = 0; i < n; i++)
 		named += hs_cgroup_name(ids[i]) != NULL;
 	return named;
+}
+
+/*
+ * Where mountinfo file @path has the cgroup2 filesystem mounted: the
+ * first mount of its root ("/" as the field says, *@whole 1), else of a
+ * part of it; malloc'd, NULL: none (or no memory).
+ */
+static char *hs_cg2_mount(const char *path, int *whole)
+{
+	char *line = NULL, *part = NULL, *found = NULL, *f[5], *sep, *save, *in, *out;
+	size_t cap = 0;
+	FILE *mi = fopen(path, "re");
+	int i;
+
+	*whole = 0;
+	while (mi && !found && getline(&line, &cap, mi) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
+		sep = strstr(line, " - ");
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8))
+			continue;
+		*sep = '\0';
+		for (i = 0, in = strtok_r(line, " ", &save); i < 5 && in;
+		     in = strtok_r(NULL, " ", &save))
+			f[i++] = in;
+		if (i < 5)
+			continue;
+		/* The mount point's space, tab, newline and backslash are octal escapes. */
+		for (in = out = f[4]; *in; out++) {
+			if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' &&
+			    in[2] <= '7' && in[3] >= '0' && in[3] <= '7') {
+				*out = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + in[3] - '0');
+				in += 4;
+			} else {
+				*out = *in++;
+			}
+		}
+		*out = '\0';
+		if (!strcmp(f[3], "/")) {
+			found = strdup(f[4]);
+			*whole = 1;
+		} else if (!part) {
+			part = strdup(f[4]);
+		}
+	}
+	free(line);
+	if (mi)
+		fclose(mi);
+	if (found) {
+		free(part);
+		return found;
+	}
+	return part;
+}
+
+char *hs_cgroup_root(const char *proc)
+{
+	char self[128] = "", init[128] = "", path[4096], *own, *root;
+	int own_whole, init_whole;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/self/ns/cgroup", proc);
+	n = readlink(path, self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "%s/1/ns/cgroup", proc);
+	n = readlink(path, init, sizeof(init) - 1);
+	init[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
+	own = hs_cg2_mount(path, &own_whole);
+	if (own && own_whole && (!self[0] || !init[0] || !strcmp(self, init)))
+		return own;
+	/*
+	 * A cgroup namespace of its own (Kubernetes' and docker's default on
+	 * cgroup v2), or only a part of the tree mounted: the whole tree as
+	 * the first process sees it, when this one may look there.
+	 */
+	snprintf(path, sizeof(path), "%s/1/mountinfo", proc);
+	root = hs_cg2_mount(path, &init_whole);
+	if (root && init_whole) {
+		snprintf(path, sizeof(path), "%s/1/root%s", proc, strcmp(root, "/") ? root : "");
+		if (!access(path, R_OK | X_OK)) {
+			free(root);
+			free(own);
+			return strdup(path);
+		}
+	}
+	free(root);
+	return own ?: strdup(HS_CGROUP_ROOT);
+}
+
+const char *hs_cgroup_root_here(void)
+{
+	static char *root;
+
+	if (!root)
+		root = hs_cgroup_root("/proc");
+	return root ?: HS_CGROUP_ROOT;
 }
 
 /* Whether @s[0..len) is @n hex digits. */

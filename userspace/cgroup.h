@@ -15,8 +15,22 @@
 /* A path longer is cut there in the frame. */
 #define HS_CGROUP_FRAME_MAX	512
 
-/* Where the cgroup2 filesystem is looked for. */
+/* Where the cgroup2 filesystem is looked for when nothing says where. */
 #define HS_CGROUP_ROOT	"/sys/fs/cgroup"
+
+/*
+ * The directory to walk for the names of cgroups, as procfs @proc tells:
+ * the cgroup2 mount of this mount namespace (from @proc/self/mountinfo:
+ * /sys/fs/cgroup, /sys/fs/cgroup/unified on a hybrid host); in a cgroup
+ * namespace other than the first process's (a container's, where its
+ * own mount shows its own subtree alone), or when only a part of the
+ * tree is mounted, the first process's whole tree through
+ * @proc/1/root when that can be read; else that mount however partial,
+ * else HS_CGROUP_ROOT. Malloc'd (NULL: no memory).
+ * hs_cgroup_root_here(): this process's, found once.
+ */
+char *hs_cgroup_root(const char *proc);
+const char *hs_cgroup_root_here(void);
 
 /*
  * The path of cgroup @id below the cgroup2 root ("/" for the root,

@@ -35,6 +35,89 @@ static void expect(const char *path, const char *container, const char *pod, con
 			 i.container_id, i.pod_uid, i.unit, container, pod, unit);
 }
 
+/* @dir/@rel with @text in it (directories made). */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* hs_cgroup_root() of the fake procfs @proc: @want (NULL: HS_CGROUP_ROOT). */
+static void expect_root(const char *proc, const char *want)
+{
+	char *root = hs_cgroup_root(proc);
+
+	assert_non_null(root);
+	if (strcmp(root, want))
+		fail_msg("%s: the cgroup root is '%s', not '%s'", proc, root, want);
+	free(root);
+}
+
+#define MI_ROOT	"30 1 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw\n"
+
+/* Where the cgroup tree is: this namespace's mount, the first process's, or the default. */
+static void roots(void **state)
+{
+	char proc[] = "/tmp/hs_test_cgroot.XXXXXX", path[600], want[600];
+
+	(void)state;
+	assert_non_null(mkdtemp(proc));
+	/* No cgroup2 (a cgroup v1 host): the default. */
+	put(proc, "self/mountinfo", "25 1 0:22 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n");
+	expect_root(proc, HS_CGROUP_ROOT);
+	/* The usual: /sys/fs/cgroup, pid 1 in the same cgroup namespace. */
+	put(proc, "self/mountinfo", "22 1 0:5 / /proc rw - proc proc rw\n" MI_ROOT);
+	put(proc, "1/mountinfo", "22 1 0:5 / /proc rw - proc proc rw\n" MI_ROOT);
+	snprintf(path, sizeof(path), "%s/self/ns", proc);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/1/ns", proc);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/self/ns/cgroup", proc);
+	assert_int_equal(symlink("cgroup:[4026531835]", path), 0);
+	snprintf(path, sizeof(path), "%s/1/ns/cgroup", proc);
+	assert_int_equal(symlink("cgroup:[4026531835]", path), 0);
+	expect_root(proc, "/sys/fs/cgroup");
+	/* A hybrid host: cgroup v1's controllers, cgroup2 at .../unified; escapes unescaped. */
+	put(proc, "self/mountinfo",
+	    "25 1 0:22 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+	    "26 1 0:23 / /sys/fs/cgroup/uni\\040fied rw - cgroup2 cgroup2 rw\n");
+	expect_root(proc, "/sys/fs/cgroup/uni fied");
+	/* A cgroup namespace of its own: the first process's tree, through its root. */
+	put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	snprintf(path, sizeof(path), "%s/self/ns/cgroup", proc);
+	unlink(path);
+	assert_int_equal(symlink("cgroup:[4026532200]", path), 0);
+	put(proc, "1/root/sys/fs/cgroup/cgroup.procs", "1\n");
+	snprintf(want, sizeof(want), "%s/1/root/sys/fs/cgroup", proc);
+	expect_root(proc, want);
+	/* Its own namespace but pid 1's root out of reach: its own mount, however partial. */
+	snprintf(path, sizeof(path), "%s/1/root/sys/fs/cgroup/cgroup.procs", proc);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/1/root/sys/fs/cgroup", proc);
+	rmdir(path);
+	expect_root(proc, "/sys/fs/cgroup");
+	/* The same namespace, only a part of the tree mounted: pid 1's whole tree. */
+	snprintf(path, sizeof(path), "%s/self/ns/cgroup", proc);
+	unlink(path);
+	assert_int_equal(symlink("cgroup:[4026531835]", path), 0);
+	put(proc, "self/mountinfo", "30 1 0:26 /kubepods.slice /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+	put(proc, "1/root/sys/fs/cgroup/cgroup.procs", "1\n");
+	expect_root(proc, want);
+	snprintf(path, sizeof(path), "rm -rf %s", proc);
+	assert_int_equal(system(path), 0);
+}
+
 static void layouts(void **state)
 {
 	(void)state;
@@ -310,6 +393,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layouts),
+		cmocka_unit_test(roots),
 		cmocka_unit_test(names_bounded),
 		cmocka_unit_test(names),
 		cmocka_unit_test(line_keys),
