@@ -225,8 +225,8 @@ size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n)
 
 /*
  * Where mountinfo file @path has the cgroup2 filesystem mounted: the
- * first mount of its root ("/" as the field says, *@whole 1), else of a
- * part of it; malloc'd, NULL: none (or no memory).
+ * first mount of its root ("/", or above the reader's cgroup namespace's:
+ * *@whole 1), else of a part of it; malloc'd, NULL: none (or no memory).
  */
 static char *hs_cg2_mount(const char *path, int *whole)
 {
@@ -258,7 +258,13 @@ static char *hs_cg2_mount(const char *path, int *whole)
 			}
 		}
 		*out = '\0';
-		if (!strcmp(f[3], "/")) {
+		/*
+		 * The root is as the reader's cgroup namespace sees it: "/.."
+		 * (once a level) for a mount of a tree above its own root.
+		 */
+		for (in = f[3]; !strncmp(in, "/..", 3) && (!in[3] || in[3] == '/'); in += 3)
+			;
+		if (!strcmp(in, "/") || (!*in && in != f[3])) {
 			found = strdup(f[4]);
 			*whole = 1;
 		} else if (!part) {
@@ -289,12 +295,13 @@ char *hs_cgroup_root(const char *proc)
 	init[n > 0 ? n : 0] = '\0';
 	snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
 	own = hs_cg2_mount(path, &own_whole);
-	if (own && own_whole && (!self[0] || !init[0] || !strcmp(self, init)))
+	if (own && own_whole && self[0] && !strcmp(self, init))
 		return own;
 	/*
 	 * A cgroup namespace of its own (Kubernetes' and docker's default on
-	 * cgroup v2), or only a part of the tree mounted: the whole tree as
-	 * the first process sees it, when this one may look there.
+	 * cgroup v2), one it cannot tell, or only a part of the tree mounted:
+	 * the whole tree as the first process sees it, when this one may look
+	 * there (the same tree when the namespace is the same).
 	 */
 	snprintf(path, sizeof(path), "%s/1/mountinfo", proc);
 	root = hs_cg2_mount(path, &init_whole);

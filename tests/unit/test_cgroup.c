@@ -93,7 +93,11 @@ static void roots(void **state)
 	    "25 1 0:22 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
 	    "26 1 0:23 / /sys/fs/cgroup/uni\\040fied rw - cgroup2 cgroup2 rw\n");
 	expect_root(proc, "/sys/fs/cgroup/uni fied");
-	/* A cgroup namespace of its own: the first process's tree, through its root. */
+	/*
+	 * A cgroup namespace of its own: the first process's tree, through
+	 * its root (its mount's root as this namespace sees it: "/..").
+	 */
+	put(proc, "1/mountinfo", "28 23 0:23 /.. /sys/fs/cgroup rw - cgroup2 none rw\n");
 	put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
 	snprintf(path, sizeof(path), "%s/self/ns/cgroup", proc);
 	unlink(path);
@@ -101,6 +105,11 @@ static void roots(void **state)
 	put(proc, "1/root/sys/fs/cgroup/cgroup.procs", "1\n");
 	snprintf(want, sizeof(want), "%s/1/root/sys/fs/cgroup", proc);
 	expect_root(proc, want);
+	/* Pid 1's namespace unreadable: its tree all the same, when that can be read. */
+	snprintf(path, sizeof(path), "%s/1/ns/cgroup", proc);
+	unlink(path);
+	expect_root(proc, want);
+	assert_int_equal(symlink("cgroup:[4026531835]", path), 0);
 	/* Its own namespace but pid 1's root out of reach: its own mount, however partial. */
 	snprintf(path, sizeof(path), "%s/1/root/sys/fs/cgroup/cgroup.procs", proc);
 	unlink(path);
