@@ -78,8 +78,8 @@ static const struct hs_option hs_agent_options[] = {
 	{ O_OUTPUT_DIR, "output-dir", "DIR", "write each profile as DIR/hotstack-START.pb.gz "
 	  "(START: YYYYmmddTHHMMSSZ, UTC; with --group-by, a group's as "
 	  "hotstack-START-GROUP.pb.gz)" },
-	{ O_KEEP, "keep", "N", "with --output-dir: keep the newest N files (default 360)" },
-	{ O_QUEUE, "queue", "N", "profiles waiting to be pushed at most; past it the oldest is "
+	{ O_KEEP, "keep", "N", "with --output-dir: keep the newest N intervals' files (default 360)" },
+	{ O_QUEUE, "queue", "N", "intervals waiting to be pushed at most; past it the oldest is "
 	  "dropped (default 60)" },
 	{ O_QUEUE_MB, "queue-mb", "MIB", "their size at most, in MiB (default 64)" },
 	{ O_TIMEOUT, "timeout", "SECONDS", "how long one push may take, 1-600 (default 15)" },
@@ -286,13 +286,13 @@ int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 			break;
 		case O_KEEP:
 			if (hs_parse_u64(value, 1, 1000000, &v))
-				ret = hs_args_error(&a, "--keep wants 1 to 1000000 files, not '%s'",
+				ret = hs_args_error(&a, "--keep wants 1 to 1000000 intervals, not '%s'",
 						    value);
 			o->keep = v;
 			break;
 		case O_QUEUE:
 			if (hs_parse_u64(value, 2, 100000, &v))
-				ret = hs_args_error(&a, "--queue wants 2 to 100000 profiles, not '%s'",
+				ret = hs_args_error(&a, "--queue wants 2 to 100000 intervals, not '%s'",
 						    value);
 			o->queue = v;
 			break;
@@ -758,7 +758,11 @@ static int hs_agent_persistent_status(struct hs_status *st)
 
 /* ---- one interval ---------------------------------------------------------- */
 
-/* DIR/hotstack-START.pb.gz, written whole then renamed; the oldest beyond --keep removed. */
+/*
+ * DIR/hotstack-START.pb.gz (or -START-GROUP.pb.gz), written whole then
+ * renamed; the oldest intervals' beyond --keep removed.
+ */
+#define HS_AGENT_START_LEN	(sizeof("hotstack-YYYYmmddTHHMMSSZ") - 1)
 static int hs_agent_file_filter(const struct dirent *d)
 {
 	size_t n = strlen(d->d_name);
@@ -774,6 +778,7 @@ static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t le
 	struct dirent **list;
 	struct tm tm;
 	time_t t = from;
+	unsigned long starts;
 	ssize_t w;
 	int fd, n, i;
 
@@ -808,15 +813,21 @@ static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t le
 	n = scandir(ag->o.output_dir, &list, hs_agent_file_filter, alphasort);
 	if (n < 0)
 		return;
-	for (i = 0; i < n; i++) {
-		/* The names sort as their times: the first are the oldest. */
-		if ((unsigned long)(n - i) > ag->o.keep) {
+	/*
+	 * The names sort as their times, the newest last: an interval's files
+	 * (one a group) share "hotstack-START"; the newest --keep STARTs stay.
+	 */
+	for (i = n - 1, starts = 0; i >= 0; i--) {
+		if (i == n - 1 || strncmp(list[i]->d_name, list[i + 1]->d_name, HS_AGENT_START_LEN))
+			starts++;
+		if (starts > ag->o.keep) {
 			snprintf(path, sizeof(path), "%s/%s", ag->o.output_dir, list[i]->d_name);
 			if (unlink(path) && errno != ENOENT)
 				hs_agent_log("cannot remove %s: %s", path, strerror(errno));
 		}
-		free(list[i]);
 	}
+	for (i = 0; i < n; i++)
+		free(list[i]);
 	free(list);
 }
 
@@ -857,22 +868,79 @@ static int hs_agent_serialize(const struct hs_profile *p, const char *const *res
 }
 
 /*
+ * An interval's requests, queued together (one entry of the push queue);
+ * with --group-by and OTLP, the groups' profiles and resources, made one
+ * request at the end.
+ */
+struct hs_agent_batch {
+	struct hs_push_part *part;
+	size_t nr, cap;
+	const struct hs_profile **prof;
+	char ***res;
+	size_t nr_prof;
+};
+
+static void hs_agent_batch_free(struct hs_agent_batch *b)
+{
+	size_t i, k;
+
+	for (i = 0; i < b->nr; i++) {
+		free(b->part[i].data);
+		free(b->part[i].name);
+	}
+	for (i = 0; i < b->nr_prof; i++) {
+		for (k = 0; b->res[i] && b->res[i][k]; k++)
+			free(b->res[i][k]);
+		free(b->res[i]);
+	}
+	free(b->part);
+	free(b->prof);
+	free(b->res);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Request @data[0..len) (taken) of @profiles profiles, for the series @name (copied). */
+static int hs_agent_batch_add(struct hs_agent_batch *b, void *data, size_t len, const char *name,
+			      size_t profiles)
+{
+	struct hs_push_part *more;
+	char *n = strdup(name);
+
+	if (n && b->nr == b->cap) {
+		more = realloc(b->part, (b->cap * 2 + 4) * sizeof(*more));
+		if (more) {
+			b->part = more;
+			b->cap = b->cap * 2 + 4;
+		}
+	}
+	if (!n || b->nr == b->cap) {
+		free(n);
+		free(data);
+		return -ENOMEM;
+	}
+	b->part[b->nr++] = (struct hs_push_part){ .data = data, .len = len, .name = n,
+						  .profiles = profiles };
+	return 0;
+}
+
+/*
  * Serialize @p, labeled as group @g's (NULL: no --group-by), with the
- * notes @extra, for the sender and the directory; its bytes added to
- * *@bytes. 0 or -errno.
+ * notes @extra, for the directory and the interval's requests @b (with
+ * @b->prof, for its OTLP request: @p and its resource kept until then);
+ * its bytes added to *@bytes. 0 or -errno.
  */
 static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct hs_agent_group *g,
-			 char *extra[], size_t nr_extra, int64_t until, size_t *bytes)
+			 char *extra[], size_t nr_extra, struct hs_agent_batch *b, size_t *bytes)
 {
-	char *buf = NULL, *obuf = NULL;
-	size_t len = 0, olen = 0;
+	char *buf = NULL, *obuf = NULL, **res;
+	size_t len = 0, olen = 0, n;
 	int ret = 0;
 
 	hs_agent_labels(ag, g, extra, nr_extra);
 	p->notes = ag->notes;
 	if (ag->o.output_dir || !ag->o.otlp)
 		ret = hs_agent_serialize(p, NULL, &buf, &len);
-	if (!ret && ag->push && ag->o.otlp)
+	if (!ret && ag->push && ag->o.otlp && !b->prof)
 		ret = hs_agent_serialize(p, ag->resource, &obuf, &olen);
 	p->notes = NULL;
 	if (ret) {
@@ -882,16 +950,25 @@ static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct
 	*bytes += ag->o.otlp ? olen : len;
 	if (ag->o.output_dir)
 		hs_agent_write_file(ag, buf, len, ag->from, g && g->file[0] ? g->file : NULL);
-	if (ag->push && ag->o.otlp) {
-		hs_push_queue(ag->push, obuf, olen, ag->name, ag->hz, ag->from, until,
-			      ag->intervals);
+	if (ag->push && ag->o.otlp && b->prof) {
 		free(buf);
-	} else if (ag->push) {
-		hs_push_queue(ag->push, buf, len, ag->name, ag->hz, ag->from, until,
-			      ag->intervals);
-	} else {
-		free(buf);
+		for (n = 0; ag->resource[n]; n++)
+			;
+		res = calloc(n + 1, sizeof(*res));
+		b->prof[b->nr_prof] = p;
+		b->res[b->nr_prof++] = res;
+		for (n = 0; res && ag->resource[n]; n++)
+			if (!(res[n] = strdup(ag->resource[n])))
+				return -ENOMEM;
+		return res ? 0 : -ENOMEM;
 	}
+	if (ag->push && ag->o.otlp) {
+		free(buf);
+		return hs_agent_batch_add(b, obuf, olen, ag->name, 1);
+	}
+	if (ag->push)
+		return hs_agent_batch_add(b, buf, len, ag->name, 1);
+	free(buf);
 	return 0;
 }
 
@@ -992,14 +1069,23 @@ static int hs_agent_split(const struct hs_agent *ag, const struct hs_profile *p,
  * notes @extra and a note of its own. Their count in *@nr_sent.
  */
 static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char *extra[2],
-				int64_t until, size_t *bytes, size_t *nr_sent)
+				struct hs_agent_batch *b, size_t *bytes, size_t *nr_sent)
 {
 	char group[700], *notes[3] = { extra[0], extra[1], group };
 	struct hs_agent_group *g;
-	size_t n, i;
+	char *obuf = NULL;
+	size_t n, i, olen = 0;
+	FILE *f;
 	int ret;
 
 	ret = hs_agent_split(ag, p, &g, &n);
+	/* OTLP: one request of every group's profile, each with its resource. */
+	if (!ret && ag->push && ag->o.otlp) {
+		b->prof = calloc(n, sizeof(*b->prof));
+		b->res = calloc(n, sizeof(*b->res));
+		if (!b->prof || !b->res)
+			ret = -ENOMEM;
+	}
 	for (i = 0; i < n && !ret; i++) {
 		if (!i && !g[i].p.nr && n > 1)
 			continue;
@@ -1012,9 +1098,21 @@ static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char 
 		snprintf(group, sizeof(group), "group: %s%s%s, %" PRIu64 " of the interval's %"
 			 PRIu64 " samples", i ? g[i].label[0] : "none", g[i].label[1][0] ? "," : "",
 			 g[i].label[1], g[i].p.total, p->total);
-		ret = hs_agent_send(ag, &g[i].p, &g[i], notes, 3, until, bytes);
-		g[i].p.maps = NULL;
+		ret = hs_agent_send(ag, &g[i].p, &g[i], notes, 3, b, bytes);
 		++*nr_sent;
+	}
+	if (!ret && b->nr_prof) {
+		f = open_memstream(&obuf, &olen);
+		ret = f ? hs_write_otlp_many(f, b->prof, (const char *const *const *)b->res,
+					     b->nr_prof) : -ENOMEM;
+		if (f && fclose(f) && !ret)
+			ret = -ENOMEM;
+		if (!ret) {
+			*bytes += olen;
+			ret = hs_agent_batch_add(b, obuf, olen, ag->name, b->nr_prof);
+		} else {
+			free(obuf);
+		}
 	}
 	for (i = 0; i < n; i++) {
 		g[i].p.maps = NULL;
@@ -1036,7 +1134,8 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 	char counters[160], interval[96], status[256], groups[64], *extra[2] = { counters, interval };
 	uint64_t drops = hs_sum_drops(total->drops);
 	uint64_t filtered = total->drops[HOTSTACK_DROP_FILTERED];
-	size_t len = 0, sent = 0;
+	struct hs_agent_batch b = { 0 };
+	size_t len = 0, sent = 0, i;
 	int ret;
 
 	ag->intervals++;
@@ -1053,12 +1152,19 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 		p->seconds = until_real - ag->from_real;
 	ret = hs_maps_kernel(p, "/sys");
 	if (!ret && ag->o.group_by)
-		ret = hs_agent_send_groups(ag, p, extra, until, &len, &sent);
+		ret = hs_agent_send_groups(ag, p, extra, &b, &len, &sent);
 	else if (!ret)
-		ret = hs_agent_send(ag, p, NULL, extra, 2, until, &len);
+		ret = hs_agent_send(ag, p, NULL, extra, 2, &b, &len);
+	/* The interval's requests, one entry of the queue (the sender frees their bodies). */
+	if (!ret && b.nr) {
+		hs_push_queue_parts(ag->push, b.part, b.nr, ag->hz, ag->from, until, ag->intervals);
+		for (i = 0; i < b.nr; i++)
+			b.part[i].data = NULL;
+	}
+	hs_agent_batch_free(&b);
 	if (ret) {
-		hs_agent_log("interval %" PRIu64 ": cannot make its profile%s: %s", ag->intervals,
-			     sent ? "s (some were sent)" : "", strerror(-ret));
+		hs_agent_log("interval %" PRIu64 ": cannot make its profile%s: %s; none pushed",
+			     ag->intervals, ag->o.group_by ? "s" : "", strerror(-ret));
 		ag->lost++;
 		return;
 	}

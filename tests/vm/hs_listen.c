@@ -4,7 +4,7 @@
  * keeps each request as it arrives and answers what the test asks for,
  * nothing more: it knows nothing of Pyroscope.
  *
- *   hs_listen -d DIR [-p PORT] [-s STATUS|hang] [-b FILE]
+ *   hs_listen -d DIR [-p PORT] [-s STATUS|hang] [-b FILE] [-w MS]
  *       Listen on 127.0.0.1:PORT (default 4040; 0: one the kernel picks),
  *       written to DIR/port once listening. Each request is kept
  *       whole as DIR/NNNN.req (NNNN counts on from the requests already
@@ -13,7 +13,8 @@
  *       it is written. The answer: STATUS (default 200) with a one-line
  *       body; "hang": no answer at all, the connection held open until the
  *       listener ends. With -b, the body is FILE's bytes, as
- *       application/x-protobuf (an OTLP export's answer). One connection
+ *       application/x-protobuf (an OTLP export's answer). With -w, each
+ *       answer waits MS milliseconds first (a slow server). One connection
  *       at a time, closed after the answer.
  *       Ends on SIGTERM or SIGINT.
  *   hs_listen -x REQ OUT
@@ -116,6 +117,9 @@ static const char *reason(int status)
 	}
 }
 
+/* -w: milliseconds before each answer. */
+static unsigned int delay_ms;
+
 /* -b: the answer's body, or NULL (the reason, as text). */
 static char body[4096];
 static ssize_t body_len = -1;
@@ -211,6 +215,8 @@ static void serve(int c, const char *dir, unsigned int *seq, int status)
 			pause();
 		goto out;
 	}
+	if (delay_ms)
+		usleep(delay_ms * 1000);
 	answer(c, status);
 out:
 	free(buf);
@@ -332,7 +338,7 @@ int main(int argc, char **argv)
 	int port = 4040, status = 200, s, c, opt, one = 1;
 	unsigned int seq;
 
-	while ((opt = getopt(argc, argv, "b:d:p:s:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:d:p:s:w:x:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dir = optarg;
@@ -355,6 +361,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case 'w':
+			delay_ms = atoi(optarg);
+			break;
 		case 'x':
 			if (optind >= argc)
 				goto usage;
@@ -404,7 +413,7 @@ int main(int argc, char **argv)
 	close(s);
 	return 0;
 usage:
-	fprintf(stderr, "usage: hs_listen -d DIR [-p PORT] [-s STATUS|hang] [-b FILE] | "
+	fprintf(stderr, "usage: hs_listen -d DIR [-p PORT] [-s STATUS|hang] [-b FILE] [-w MS] | "
 		"hs_listen -x REQ OUT\n");
 	return 2;
 }

@@ -100,6 +100,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -5073,6 +5074,95 @@ static int nap(int ms, const char *file)
 	return 0;
 }
 
+/*
+ * @argv run in a cgroup namespace of its own (rooted at this process's
+ * cgroup) and a mount namespace where /sys/fs/cgroup is a cgroup2 mount
+ * made in it: what a container on cgroup v2 sees (its own subtree alone).
+ */
+static int cgns(char **argv)
+{
+	if (unshare(CLONE_NEWCGROUP | CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		perror("cgns: unshare");
+		return 1;
+	}
+	umount2("/sys/fs/cgroup", MNT_DETACH);
+	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL)) {
+		perror("cgns: mount cgroup2");
+		return 1;
+	}
+	execvp(argv[0], argv);
+	perror(argv[0]);
+	return 127;
+}
+
+/* Sleeps of @ms, one after the other, until killed: a wait an interval or more. */
+static void naps(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	for (;;)
+		nanosleep(&ts, NULL);
+}
+
+static volatile sig_atomic_t cgnaps_stop;
+
+static void cgnaps_term(int sig)
+{
+	(void)sig;
+	cgnaps_stop = 1;
+}
+
+/*
+ * @n containers: the cgroups @dir/docker-ID.scope, ID the 64 hex digits
+ * of @first, @first + 1, ... (made), a child in each napping @ms at a time
+ * (naps()). Says "ready" on stdout once all are in; on SIGTERM, ends
+ * them, removes the cgroups and exits 0.
+ */
+static int cgnaps(int ms, const char *dir, int first, int n)
+{
+	struct sigaction sa = { .sa_handler = cgnaps_term };
+	char path[512];
+	pid_t *pid = calloc(n, sizeof(*pid));
+	int i, fd, len;
+
+	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; pid && i < n; i++) {
+		snprintf(path, sizeof(path), "%s/docker-%064x.scope", dir, first + i);
+		if (mkdir(path, 0755) && errno != EEXIST)
+			break;
+		pid[i] = fork();
+		if (pid[i] < 0)
+			break;
+		if (!pid[i]) {
+			char me[32];
+
+			strcat(path, "/cgroup.procs");
+			fd = open(path, O_WRONLY);
+			len = snprintf(me, sizeof(me), "%d\n", getpid());
+			if (fd < 0 || write(fd, me, len) != len)
+				_exit(1);
+			close(fd);
+			naps(ms);
+		}
+	}
+	if (i == n) {
+		printf("ready\n");
+		fflush(stdout);
+		while (!cgnaps_stop)
+			pause();
+	} else {
+		perror("cgnaps");
+	}
+	for (n = i, i = 0; i < n; i++) {
+		kill(pid[i], SIGKILL);
+		waitpid(pid[i], NULL, 0);
+		snprintf(path, sizeof(path), "%s/docker-%064x.scope", dir, first + i);
+		rmdir(path);
+	}
+	return cgnaps_stop ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *event = getenv("HS_EVENT");
@@ -5171,6 +5261,12 @@ int main(int argc, char **argv)
 		test_symbols(atoi(argv[2]), argv[3], argv[4]);
 	else if (argc == 4 && !strcmp(argv[1], "nap"))
 		return nap(atoi(argv[2]), argv[3]);
+	else if (argc == 3 && !strcmp(argv[1], "naps"))
+		naps(atoi(argv[2]));
+	else if (argc == 6 && !strcmp(argv[1], "cgnaps"))
+		return cgnaps(atoi(argv[2]), argv[3], atoi(argv[4]), atoi(argv[5]));
+	else if (argc >= 3 && !strcmp(argv[1], "cgns"))
+		return cgns(argv + 2);
 	else if (argc >= 2 && !strcmp(argv[1], "runas"))
 		return runas(argc - 2, argv + 2);
 	else if (argc >= 7 && !strcmp(argv[1], "pty") && !strcmp(argv[5], "--"))

@@ -93,7 +93,13 @@ tap() {
 
 # wait_until CMD...: run CMD every 0.1 s until it succeeds, at most 20 s.
 wait_until() {
-	for i in $(seq 200); do
+	wait_for 20 "$@"
+}
+# wait_for SECONDS CMD...: wait_until for SECONDS.
+wait_for() {
+	_wf_n=$(($1 * 10))
+	shift
+	for i in $(seq $_wf_n); do
 		"$@" && return 0
 		sleep 0.1
 	done
@@ -145,10 +151,11 @@ workload_stop() {
 
 # hs_listen, the agent tests' listener on the loopback (t_75_agent.sh,
 # systemd.sh).
-# listen_start DIR STATUS: hs_listen on :4040 in the background ($listener).
+# listen_start DIR STATUS [MS]: hs_listen on :4040 in the background
+# ($listener), each answer MS ms late.
 listen_start() {
 	rm -f "$1/port"
-	hs_listen -d "$1" -p 4040 -s "$2" 2>/dev/null &
+	hs_listen -d "$1" -p 4040 -s "$2" -w "${3:-0}" 2>/dev/null &
 	listener=$!
 	wait_until [ -s "$1/port" ] || notok "hs_listen listens within 20 s"
 }

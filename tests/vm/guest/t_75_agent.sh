@@ -373,9 +373,9 @@ container_cgroups
 # The pod's uid as Kubernetes writes it (systemd escapes its '-' as '_').
 uid=$(echo $uid | tr _ -)
 mkdir -p $cg/$c1 $cg/$c2
-sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec hs_vmtest uspin 60000" &
+sh -c "echo \$\$ >$cg/$c1/cgroup.procs && exec hs_vmtest uspin 600000" &
 p1=$!
-sh -c "echo \$\$ >$cg/$c2/cgroup.procs && exec hs_vmtest uspin 60000" &
+sh -c "echo \$\$ >$cg/$c2/cgroup.procs && exec hs_vmtest uspin 600000" &
 p2=$!
 check "the two containers' processes are in their cgroups" wait_until sh -c \
 	"grep -qx $p1 $cg/$c1/cgroup.procs && grep -qx $p2 $cg/$c2/cgroup.procs"
@@ -509,5 +509,127 @@ check_output "the containers' pushes: resource container.id (and k8s.pod.uid), o
 	'^[1-9][0-9]* [1-9][0-9]*$' container_bodies
 check_output "the agent said it pushes OTLP, and logs each interval" \
 	'started: pushing OTLP to http://127.0.0.1:4040.*interval [0-9]+ \[' sh -c "tr '\n' ' ' </tmp/ao.log"
+
+# ---- --group-by with 500 containers and a slow server ---------------------------------
+# A node's worth of containers: docker scopes, a process in each waiting
+# 1 s at a time (--off-cpu: each has waits in every interval of 3 s).
+# An interval is one entry of the push queue however many groups it has.
+grep -q " $cg cgroup2 " /proc/mounts || { mkdir -p $cg && mount -t cgroup2 none $cg && mounted=1; }
+mkdir -p $cg/system.slice
+# containers_start FIRST N: hs_vmtest cgnaps's N containers ($naps), once all are in.
+containers_start() {
+	rm -f /tmp/cgnaps.out
+	hs_vmtest cgnaps 1000 $cg/system.slice $1 $2 >/tmp/cgnaps.out &
+	naps=$!
+	wait_for 120 grep -q ready /tmp/cgnaps.out
+}
+containers_stop() {
+	kill $naps
+	wait $naps
+}
+# interval_line LOG N: the agent's line of interval N (its "in K profiles").
+interval_line() {
+	grep -E "interval $2 \[[0-9]+, [0-9]+\) .* in [0-9]+ profiles" "$1" | head -n 1
+}
+has_interval() {
+	[ -n "$(interval_line "$@")" ]
+}
+# Pyroscope: one request a group, 51 an interval, with --queue 2: every
+# one of an interval's requests arrives, none is dropped (a queue of
+# profiles would have dropped 49 of 51 each interval).
+containers_start 1 50
+check "50 processes, each in its container's cgroup" [ $(cat $cg/system.slice/docker-*.scope/cgroup.procs | wc -l) -eq 50 ]
+L=/tmp/l50
+listen_start $L 200
+hotstack agent -i 3 --off-cpu --group-by container --push $URL --queue 2 --log /tmp/a50.log &
+agent=$!
+wait_for 120 has_interval /tmp/a50.log 2
+line=$(interval_line /tmp/a50.log 2)
+from=$(echo "$line" | sed -n 's/.*interval 2 \[\([0-9]*\), .*/\1/p')
+k=$(echo "$line" | sed -n 's/.* in \([0-9]*\) profiles.*/\1/p')
+arrived() {
+	echo ${k:-0} $(param from <$L/log | grep -c -x "$from")
+}
+interval_arrived() {
+	set -- $(arrived)
+	[ $2 -ge $1 ]
+}
+wait_for 120 interval_arrived
+anon50=$(awk '/^RssAnon:/ { print $2 }' /proc/$agent/status)
+agent_stop
+listen_stop
+containers_stop
+sed 's/^/# /' /tmp/a50.log | grep -v 'interval [0-9]* \['
+echo "# $line"
+check_output "Pyroscope, 50 containers, --queue 2: interval 2's profiles (one each, and the host's) all arrived" \
+	'^51 51$' arrived
+check_output "none dropped for room (the queue counts intervals)" '^0$' \
+	sh -c "grep -c 'dropped the oldest' /tmp/a50.log"
+# OTLP: 500 containers, a server taking 0.5 s an answer, one request an
+# interval holding every group.
+containers_start 1001 500
+check "500 processes, each in its container's cgroup" [ $(cat $cg/system.slice/docker-*.scope/cgroup.procs | wc -l) -eq 500 ]
+L=/tmp/lo500
+listen_start $L 200 500
+hotstack agent -i 3 --off-cpu --group-by container --push otlp+$URL --log /tmp/ao500.log &
+agent=$!
+wait_for 120 has_interval /tmp/ao500.log 3
+wait_requests $L 3
+# Its memory after three intervals, for the record (issue: 93-150 MB of
+# its own with 500 containers, 8 MB with 50: not yet bounded by a check).
+mem=$(awk '/^(VmHWM|VmRSS|RssAnon|RssFile|RssShmem):/ { printf "%s %s kB, ", $1, $2 }' /proc/$agent/status)
+agent_stop
+listen_stop
+containers_stop
+sed 's/^/# /' /tmp/ao500.log | grep -v 'interval [0-9]* \['
+interval_line /tmp/ao500.log 3 | sed 's/^/# /'
+echo "# the agent's memory: $mem; with 50 containers: RssAnon: $anon50 kB"
+# containers REQ: the distinct container ids in request REQ's body.
+containers() {
+	hs_listen -x $L/$1.req $L/$1.pb && grep -a -o -E 'docker-[0-9a-f]{64}' $L/$1.pb | sort -u | wc -l
+}
+otlp_500() {
+	pushed=$(sed -n 's/.*stopped: \([0-9]*\) intervals.* pushed \([0-9]*\),.*/\1 \2/p' /tmp/ao500.log)
+	most=0
+	for r in $(awk '$5 == 200 { print $1 }' $L/log); do
+		n=$(containers $r)
+		[ $n -gt $most ] && most=$n
+	done
+	set -- $pushed
+	echo "intervals $1, pushed $2, requests $(requests $L 200), most containers in one $most"
+	[ -n "$1" ] && [ "$1" = "$2" ] && [ "$1" = $(requests $L 200) ] && [ $most -eq 500 ]
+}
+check "OTLP, 500 containers: one request an interval, one holding all 500" otlp_500
+
+# ---- in a cgroup namespace of its own ---------------------------------------------------
+# As a container on cgroup v2 runs it (Kubernetes' and docker's default):
+# its /sys/fs/cgroup shows its own subtree alone. The containers beside
+# it are named from the first process's tree (/proc/1/root).
+d=$cg/system.slice/docker-$id1.scope
+mkdir -p $d $cg/hsagent
+sh -c "echo \$\$ >$d/cgroup.procs && exec hs_vmtest naps 100" &
+napper=$!
+rm -rf /tmp/ons
+sh -c "echo \$\$ >$cg/hsagent/cgroup.procs && exec hs_vmtest cgns hotstack agent -i 1 \
+	--off-cpu --group-by container --output-dir /tmp/ons --log /tmp/ans.log" &
+agent=$!
+ns_named() {
+	ls /tmp/ons 2>/dev/null | grep -q -- "-$id1\.pb\.gz\$"
+}
+wait_for 120 ns_named
+# What its /sys/fs/cgroup shows: a cgroup2 tree without the machine's slices.
+own_tree=no
+[ -e /proc/$agent/root/sys/fs/cgroup/cgroup.procs ] &&
+	[ ! -e /proc/$agent/root/sys/fs/cgroup/system.slice ] && own_tree=yes
+agent_stop
+kill $napper
+wait $napper 2>/dev/null
+sed 's/^/# /' /tmp/ans.log | grep -v 'interval [0-9]* \['
+check "in a cgroup namespace of its own, the agent names a container outside it (its profile hotstack-START-ID.pb.gz)" \
+	ns_named
+check "the agent's /sys/fs/cgroup there showed its own subtree alone" [ $own_tree = yes ]
+rmdir $d $cg/hsagent
+rmdir $cg/system.slice 2>/dev/null
+[ -n "$mounted" ] && umount $cg
 rmmod hs_workload
 rmmod hotstack
