@@ -760,7 +760,7 @@ static int hs_agent_persistent_status(struct hs_status *st)
 
 /*
  * DIR/hotstack-START.pb.gz (or -START-GROUP.pb.gz), written whole then
- * renamed; the oldest intervals' beyond --keep removed.
+ * renamed; hs_agent_prune() removes the oldest intervals' beyond --keep.
  */
 #define HS_AGENT_START_LEN	(sizeof("hotstack-YYYYmmddTHHMMSSZ") - 1)
 static int hs_agent_file_filter(const struct dirent *d)
@@ -775,12 +775,10 @@ static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t le
 				const char *group)
 {
 	char name[192], path[4096], tmp[4096];
-	struct dirent **list;
 	struct tm tm;
 	time_t t = from;
-	unsigned long starts;
 	ssize_t w;
-	int fd, n, i;
+	int fd;
 
 	gmtime_r(&t, &tm);
 	strftime(name, sizeof(name), "hotstack-%Y%m%dT%H%M%SZ", &tm);
@@ -810,6 +808,16 @@ static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t le
 		return;
 	}
 	ag->files++;
+}
+
+/* The files of the intervals older than the newest --keep, removed (once an interval). */
+static void hs_agent_prune(struct hs_agent *ag)
+{
+	char path[4096];
+	struct dirent **list;
+	unsigned long starts;
+	int n, i;
+
 	n = scandir(ag->o.output_dir, &list, hs_agent_file_filter, alphasort);
 	if (n < 0)
 		return;
@@ -1162,6 +1170,8 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 			b.part[i].data = NULL;
 	}
 	hs_agent_batch_free(&b);
+	if (ag->o.output_dir)
+		hs_agent_prune(ag);
 	if (ret) {
 		hs_agent_log("interval %" PRIu64 ": cannot make its profile%s: %s; none pushed",
 			     ag->intervals, ag->o.group_by ? "s" : "", strerror(-ret));

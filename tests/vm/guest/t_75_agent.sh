@@ -382,7 +382,7 @@ check "the two containers' processes are in their cgroups" wait_until sh -c \
 L=/tmp/lg
 rm -rf /tmp/og
 listen_start $L 200
-hotstack agent -i 1 $RATE --group-by container --push $URL --output-dir /tmp/og \
+hotstack agent -i 1 $RATE --group-by container --push $URL --output-dir /tmp/og --keep 2 \
 	--log /tmp/ag.log &
 agent=$!
 # Three intervals with the pod's container in them.
@@ -442,6 +442,8 @@ check_output "the interval's log line says how many profiles it made" \
 check_output "--output-dir: hotstack-START-ID.pb.gz for each container" '^[1-9][0-9]* [1-9][0-9]*$' \
 	sh -c "echo \$(ls /tmp/og | grep -c -E '^hotstack-[0-9]{8}T[0-9]{6}Z-$id1\.pb\.gz$') \
 		\$(ls /tmp/og | grep -c -E '^hotstack-[0-9]{8}T[0-9]{6}Z-$id2\.pb\.gz$')"
+check_output "--keep 2 counts intervals: the newest two's files, more than two" '^2 [3-9]$' \
+	sh -c "echo \$(ls /tmp/og | cut -c1-25 | sort -u | wc -l) \$(ls /tmp/og | wc -l)"
 
 # ---- --push otlp+http://: OTLP/HTTP profiles ---------------------------------------------
 # The request and its resource's strings here, the containers' too; the
