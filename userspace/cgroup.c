@@ -281,18 +281,24 @@ static char *hs_cg2_mount(const char *path, int *whole)
 	return part;
 }
 
-char *hs_cgroup_root(const char *proc)
+/* @proc/@who/ns/cgroup's link ("cgroup:[N]") in @buf, "" when it cannot be read. */
+static void hs_cg_ns(const char *proc, const char *who, char *buf, size_t len)
 {
-	char self[128] = "", init[128] = "", path[4096], *own, *root;
-	int own_whole, init_whole;
+	char path[4096];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/self/ns/cgroup", proc);
-	n = readlink(path, self, sizeof(self) - 1);
-	self[n > 0 ? n : 0] = '\0';
-	snprintf(path, sizeof(path), "%s/1/ns/cgroup", proc);
-	n = readlink(path, init, sizeof(init) - 1);
-	init[n > 0 ? n : 0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s/ns/cgroup", proc, who);
+	n = readlink(path, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+char *hs_cgroup_root(const char *proc)
+{
+	char self[128], init[128], path[4096], *own, *root;
+	int own_whole, init_whole;
+
+	hs_cg_ns(proc, "self", self, sizeof(self));
+	hs_cg_ns(proc, "1", init, sizeof(init));
 	snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
 	own = hs_cg2_mount(path, &own_whole);
 	if (own && own_whole && self[0] && !strcmp(self, init))

@@ -854,9 +854,12 @@ static void hs_agent_push_status(struct hs_agent *ag, char *buf, size_t len)
 		 ps.down ? ", server not answering" : "");
 }
 
-/* @p as pprof (@resource NULL) or OTLP with @resource, in a malloc'd *@buf. 0 or -errno. */
-static int hs_agent_serialize(const struct hs_profile *p, const char *const *resource,
-			      char **buf, size_t *len)
+/*
+ * @nr profiles @ps as pprof (@res NULL: @ps[0] alone) or OTLP with their
+ * resources @res (one request), in a malloc'd *@buf. 0 or -errno.
+ */
+static int hs_agent_serialize(const struct hs_profile *const *ps, const char *const *const *res,
+			      size_t nr, char **buf, size_t *len)
 {
 	FILE *f;
 	int ret;
@@ -865,7 +868,7 @@ static int hs_agent_serialize(const struct hs_profile *p, const char *const *res
 	f = open_memstream(buf, len);
 	if (!f)
 		return -ENOMEM;
-	ret = resource ? hs_write_otlp(f, p, resource) : hs_write_pprof(f, p);
+	ret = res ? hs_write_otlp_many(f, ps, res, nr) : hs_write_pprof(f, ps[0]);
 	if (fclose(f) && !ret)
 		ret = -ENOMEM;
 	if (ret) {
@@ -940,6 +943,8 @@ static int hs_agent_batch_add(struct hs_agent_batch *b, void *data, size_t len, 
 static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct hs_agent_group *g,
 			 char *extra[], size_t nr_extra, struct hs_agent_batch *b, size_t *bytes)
 {
+	const struct hs_profile *one = p;
+	const char *const *res1 = ag->resource;
 	char *buf = NULL, *obuf = NULL, **res;
 	size_t len = 0, olen = 0, n;
 	int ret = 0;
@@ -947,9 +952,9 @@ static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct
 	hs_agent_labels(ag, g, extra, nr_extra);
 	p->notes = ag->notes;
 	if (ag->o.output_dir || !ag->o.otlp)
-		ret = hs_agent_serialize(p, NULL, &buf, &len);
+		ret = hs_agent_serialize(&one, NULL, 1, &buf, &len);
 	if (!ret && ag->push && ag->o.otlp && !b->prof)
-		ret = hs_agent_serialize(p, ag->resource, &obuf, &olen);
+		ret = hs_agent_serialize(&one, &res1, 1, &obuf, &olen);
 	p->notes = NULL;
 	if (ret) {
 		free(buf);
@@ -1083,7 +1088,6 @@ static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char 
 	struct hs_agent_group *g;
 	char *obuf = NULL;
 	size_t n, i, olen = 0;
-	FILE *f;
 	int ret;
 
 	ret = hs_agent_split(ag, p, &g, &n);
@@ -1110,16 +1114,11 @@ static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char 
 		++*nr_sent;
 	}
 	if (!ret && b->nr_prof) {
-		f = open_memstream(&obuf, &olen);
-		ret = f ? hs_write_otlp_many(f, b->prof, (const char *const *const *)b->res,
-					     b->nr_prof) : -ENOMEM;
-		if (f && fclose(f) && !ret)
-			ret = -ENOMEM;
+		ret = hs_agent_serialize(b->prof, (const char *const *const *)b->res, b->nr_prof,
+					 &obuf, &olen);
 		if (!ret) {
 			*bytes += olen;
 			ret = hs_agent_batch_add(b, obuf, olen, ag->name, b->nr_prof);
-		} else {
-			free(obuf);
 		}
 	}
 	for (i = 0; i < n; i++) {
