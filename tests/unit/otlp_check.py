@@ -188,32 +188,33 @@ def otlp_stacks(req, k=0):
     return out
 
 
+def varint(buf, i):
+    """The varint at @buf[i]: (its value, the index after it)."""
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
+
+
 def wire(buf):
     """Protobuf's wire format, read by hand: [(field, value)], a value an
     int (varint, fixed64) or bytes (length-delimited)."""
     out, i = [], 0
-
-    def varint():
-        nonlocal i
-        v = shift = 0
-        while True:
-            b = buf[i]
-            i += 1
-            v |= (b & 0x7f) << shift
-            shift += 7
-            if b < 0x80:
-                return v
-
     while i < len(buf):
-        key = varint()
+        key, i = varint(buf, i)
         field, kind = key >> 3, key & 7
         if kind == 0:
-            out.append((field, varint()))
+            v, i = varint(buf, i)
+            out.append((field, v))
         elif kind == 1:
             out.append((field, int.from_bytes(buf[i:i + 8], "little")))
             i += 8
         elif kind == 2:
-            n = varint()
+            n, i = varint(buf, i)
             out.append((field, buf[i:i + n]))
             i += n
         elif kind == 5:
@@ -231,13 +232,10 @@ def wire_ints(values):
         if not isinstance(v, bytes):
             out.append(v)
             continue
-        cur = shift = 0
-        for b in v:
-            cur |= (b & 0x7f) << shift
-            shift += 7
-            if b < 0x80:
-                out.append(cur)
-                cur = shift = 0
+        i = 0
+        while i < len(v):
+            x, i = varint(v, i)
+            out.append(x)
     return out
 
 

@@ -481,24 +481,34 @@ static void test_push_rejected(void **state)
 	}
 }
 
+/*
+ * The sender (cur) with a queue of @max_queue, to a port nobody listens
+ * on: the one @sub's listener had, after it ended. Returns the port.
+ */
+static int dead_sender(const char *sub, size_t max_queue, char *url, size_t len)
+{
+	struct hs_push_config c;
+	int port;
+
+	listener_stop(listener(sub, 0, "200", &port));
+	c = config(port, url, len);
+	c.max_queue = max_queue;
+	c.backoff_min = c.backoff_max = 0.5;
+	assert_int_equal(hs_push_start(&cur, &c), 0);
+	return port;
+}
+
 /* Full: the oldest waiting goes, counted and said; the newest are pushed in order. */
 static void test_push_queue_bound(void **state)
 {
 	struct hs_push_stats st;
-	struct hs_push_config c;
 	char url[64], line[9000], want[64];
 	int port, i;
 	pid_t l;
 
 	(void)state;
 	loglen = 0;
-	/* A port nobody listens on: the one a listener had, after it ended. */
-	l = listener("full", 0, "200", &port);
-	listener_stop(l);
-	c = config(port, url, sizeof(url));
-	c.max_queue = 3;
-	c.backoff_min = c.backoff_max = 0.5;
-	assert_int_equal(hs_push_start(&cur, &c), 0);
+	port = dead_sender("full", 3, url, sizeof(url));
 	hs_push_queue(cur, blob(100, 1), 100, "app", 0, 10, 20, 1);
 	wait_for(failed_once, NULL, "an attempt without a server");
 	for (i = 2; i <= 5; i++)
@@ -537,19 +547,13 @@ static void test_push_queue_intervals(void **state)
 	static const char *const names[] = { "app{g=a}", "app{g=b}", "app{g=c}" };
 	struct hs_push_part part[3];
 	struct hs_push_stats st;
-	struct hs_push_config c;
 	char url[64], line[9000], want[64];
 	int port, i, k;
 	pid_t l;
 
 	(void)state;
 	loglen = 0;
-	l = listener("intervals", 0, "200", &port);
-	listener_stop(l);
-	c = config(port, url, sizeof(url));
-	c.max_queue = 2;
-	c.backoff_min = c.backoff_max = 0.5;
-	assert_int_equal(hs_push_start(&cur, &c), 0);
+	port = dead_sender("intervals", 2, url, sizeof(url));
 	/* Intervals 1, 2 and 3 of 3, 2 and 2 requests; the queue holds two. */
 	for (i = 1; i <= 3; i++) {
 		for (k = 0; k < (i == 1 ? 3 : 2); k++) {
