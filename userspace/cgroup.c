@@ -368,10 +368,16 @@ static int hs_strip_end(const char *s, size_t *len, const char *suffix)
 	return 1;
 }
 
-/* A container's id in directory name @s[0..len): 1 and @id set, else 0. */
+/*
+ * A container's id in directory name @s[0..len): 1 and @id set, else 0.
+ * 64 hex digits (docker, containerd, CRI-O, podman, nerdctl), or ECS
+ * Fargate's 32 and a number (/ecs/TASK/HEX32-DIGITS).
+ */
 static int hs_container_of(const char *s, size_t len, char *id)
 {
-	static const char *const prefix[] = { "docker-", "cri-containerd-", "crio-", "libpod-" };
+	static const char *const prefix[] = {
+		"docker-", "cri-containerd-", "crio-", "libpod-", "nerdctl-",
+	};
 	size_t i;
 
 	/* systemd's scopes: RUNTIME-ID.scope (not CRI-O's conmon-ID). */
@@ -383,38 +389,52 @@ static int hs_container_of(const char *s, size_t len, char *id)
 			return 0;
 	}
 	/* cgroupfs's: the id alone (/docker/ID, /kubepods/.../podUID/ID). */
-	if (!hs_hex(s, len, 64))
-		return 0;
-	memcpy(id, s, 64);
-	id[64] = '\0';
+	if (!hs_hex(s, len, 64)) {
+		if (len < 34 || len > 64 || !hs_hex(s, 32, 32) || s[32] != '-' ||
+		    strspn(s + 33, "0123456789") != len - 33)
+			return 0;
+	}
+	memcpy(id, s, len);
+	id[len] = '\0';
 	return 1;
 }
 
-/* A pod's uid in directory name @s[0..len) (kubepods...pod<uid>[.slice]). */
+/*
+ * A pod's uid in directory name @s[0..len) (kubepods...pod<uid>[.slice]):
+ * a UUID (systemd escapes its '-' as '_'), or a static pod's 32 hex
+ * digits (the kubelet's hash of its manifest).
+ */
 static int hs_pod_of(const char *s, size_t len, char *uid)
 {
+	char got[37];
 	const char *p;
-	size_t i, n;
+	size_t i, n, want;
 
 	hs_strip_end(s, &len, ".slice");
-	if (len < 39)
-		return 0;
-	p = s + len - 39;
-	if (memcmp(p, "pod", 3) || (p > s && p[-1] != '-' && p[-1] != '/'))
-		return 0;
-	for (p += 3, n = 0, i = 0; i < 36; i++) {
-		char c = p[i] == '_' ? '-' : p[i];	/* systemd escapes '-' as '_' */
+	for (want = 36; want >= 32; want -= 4) {
+		if (len < want + 3)
+			continue;
+		p = s + len - want - 3;
+		if (memcmp(p, "pod", 3) || (p > s && p[-1] != '-' && p[-1] != '/'))
+			continue;
+		for (p += 3, n = 0, i = 0; i < want; i++) {
+			char c = p[i] == '_' ? '-' : p[i];
 
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (c != '-')
-				return 0;
-		} else if (!isxdigit((unsigned char)c)) {
-			return 0;
+			if (want == 36 && (i == 8 || i == 13 || i == 18 || i == 23)) {
+				if (c != '-')
+					break;
+			} else if (!isxdigit((unsigned char)c)) {
+				break;
+			}
+			got[n++] = tolower((unsigned char)c);
 		}
-		uid[n++] = tolower((unsigned char)c);
+		if (i == want) {
+			memcpy(uid, got, n);
+			uid[n] = '\0';
+			return 1;
+		}
 	}
-	uid[n] = '\0';
-	return 1;
+	return 0;
 }
 
 void hs_cgroup_parse(const char *path, size_t len, struct hs_cgroup_info *info)
@@ -438,4 +458,14 @@ void hs_cgroup_parse(const char *path, size_t len, struct hs_cgroup_info *info)
 			info->unit[n] = '\0';
 		}
 	}
+}
+
+size_t hs_cgroup_tail(const char *path, size_t len, size_t max)
+{
+	const char *slash;
+
+	if (len <= max)
+		return 0;
+	slash = memchr(path + len - max, '/', max);
+	return slash ? (size_t)(slash - path) : len - max;
 }

@@ -12,8 +12,16 @@
 
 /* The cgroup key's frame: "[cgroup PATH]" (or "[cgroup ID]": no name captured). */
 #define HS_CGROUP_KEY		"[cgroup "
-/* A path longer is cut there in the frame. */
+/* A path longer is cut to its end (hs_cgroup_tail) in the frame. */
 #define HS_CGROUP_FRAME_MAX	512
+
+/*
+ * Where path @path (@len bytes) is cut to keep at most @max bytes of it
+ * (@max >= 64): 0 when it fits; else the start of its last directories
+ * that fit whole (the innermost, which name the container), or of its
+ * last @max bytes when one alone is longer.
+ */
+size_t hs_cgroup_tail(const char *path, size_t len, size_t max);
 
 /* Where the cgroup2 filesystem is looked for when nothing says where. */
 #define HS_CGROUP_ROOT	"/sys/fs/cgroup"
@@ -55,16 +63,18 @@ unsigned int hs_cgroups_walks(void);
 
 /* What a cgroup path says of the container and unit it is (empty strings: nothing). */
 struct hs_cgroup_info {
-	char container_id[65];	/* docker, containerd, CRI-O, podman: 64 hex digits */
-	char pod_uid[37];	/* Kubernetes: kubepods...pod<uid> */
+	char container_id[65];	/* 64 hex digits; ECS Fargate's HEX32-DIGITS */
+	char pod_uid[37];	/* Kubernetes: kubepods...pod<uid> (a static pod's: 32 hex) */
 	char unit[128];		/* the innermost systemd unit (*.service, *.scope) */
 };
 
 /*
  * Parse @path (@len bytes): the runtimes' usual layouts, systemd's
  * (docker-ID.scope, cri-containerd-ID.scope, crio-ID.scope,
- * libpod-ID.scope, kubepods-...-podUID.slice) and cgroupfs's
- * (/docker/ID, /kubepods/.../podUID/ID), nested ones by their innermost.
+ * libpod-ID.scope, nerdctl-ID.scope, kubepods-...-podUID.slice) and
+ * cgroupfs's (/docker/ID, /kubepods/.../podUID/ID, /ecs/TASK/ID), nested
+ * ones by their innermost. A pod's own cgroup (the pod's slice, CRI-O's
+ * conmon) gives its pod uid and no container.
  */
 void hs_cgroup_parse(const char *path, size_t len, struct hs_cgroup_info *info);
 

@@ -1010,9 +1010,9 @@ static void hs_agent_group_of(const struct hs_agent *ag, const struct hs_profile
 			snprintf(g->label[1], sizeof(g->label[1]), "pod_uid=%s", info.pod_uid);
 	} else if (ag->o.group_by == HS_GROUP_CGROUP) {
 		/* A value is 256 bytes at most: a longer path keeps its innermost part. */
-		n = k.cgroup_len > 256 ? 256 : k.cgroup_len;
-		snprintf(g->label[0], sizeof(g->label[0]), "cgroup=%.*s", (int)n,
-			 k.cgroup + k.cgroup_len - n);
+		n = hs_cgroup_tail(k.cgroup, k.cgroup_len, 256);
+		snprintf(g->label[0], sizeof(g->label[0]), "cgroup=%.*s",
+			 (int)(k.cgroup_len - n), k.cgroup + n);
 	} else if (ag->o.group_by == HS_GROUP_UNIT && info.unit[0]) {
 		snprintf(g->label[0], sizeof(g->label[0]), "unit=%s", info.unit);
 	} else {

@@ -741,8 +741,11 @@ static int hs_pprof_keys(struct hs_profile *p, const Perftools__Profiles__Profil
 				ret = hs_append(buf, n, cap, hs_pprof_str(prof, l->str));
 				p->keys |= HOTSTACK_KEY_COMM;
 			} else if (j == 2 && hs_pprof_str(prof, l->str)[0]) {
-				snprintf(cg, sizeof(cg), HS_CGROUP_KEY "%.*s]", HS_CGROUP_FRAME_MAX,
-					 hs_pprof_str(prof, l->str));
+				const char *v = hs_pprof_str(prof, l->str);
+				size_t cut = hs_cgroup_tail(v, strlen(v), HS_CGROUP_FRAME_MAX - 3);
+
+				snprintf(cg, sizeof(cg), HS_CGROUP_KEY "%s%s]", cut ? "..." : "",
+					 v + cut);
 				ret = hs_append(buf, n, cap, cg);
 				p->keys |= HOTSTACK_KEY_CGROUP;
 			} else if (j == 3 && hs_pprof_str(prof, l->str)[0]) {

@@ -405,17 +405,24 @@ static const char hs_unknown[HS_KSYM_NAMES_PAD] = HS_UNKNOWN_FRAME;
 
 /*
  * The cgroup key "[cgroup PATH];" at @q, by its captured path (its ';'
- * made ':', HS_CGROUP_FRAME_MAX bytes at most), else "[cgroup ID];".
+ * made ':'; past HS_CGROUP_FRAME_MAX bytes "..." and its end), else
+ * "[cgroup ID];".
  */
 static char *hs_put_cgroup(char *q, uint64_t id)
 {
 	const char *name = hs_cgroup_name(id);
-	size_t i;
+	size_t i, len;
 
 	if (!name)
 		return q + sprintf(q, HS_CGROUP_KEY "%llu];", (unsigned long long)id);
 	q += sprintf(q, HS_CGROUP_KEY);
-	for (i = 0; name[i] && i < HS_CGROUP_FRAME_MAX; i++)
+	len = strlen(name);
+	i = hs_cgroup_tail(name, len, HS_CGROUP_FRAME_MAX - 3);
+	if (i) {
+		memcpy(q, "...", 3);
+		q += 3;
+	}
+	for (; i < len; i++)
 		*q++ = name[i] == ';' ? ':' : name[i] == '\n' ? ' ' : name[i];
 	return hs_put(q, "]", 1);
 }

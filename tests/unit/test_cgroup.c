@@ -148,6 +148,23 @@ static void layouts(void **state)
 	/* Nested: the innermost container (docker in docker). */
 	expect("/docker/" ID1 "/docker/" ID2, ID2, "", "");
 	expect("/system.slice/docker-" ID1 ".scope/docker/" ID2, ID2, "", "docker-" ID1 ".scope");
+	/* A static pod's uid: 32 hex digits (systemd's and cgroupfs's). */
+	expect("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+	       "5c3d0f1e2a4b6c8d9e0f1a2b3c4d5e6f.slice/cri-containerd-" ID1 ".scope", ID1,
+	       "5c3d0f1e2a4b6c8d9e0f1a2b3c4d5e6f", "cri-containerd-" ID1 ".scope");
+	expect("/kubepods/burstable/pod5C3D0F1E2A4B6C8D9E0F1A2B3C4D5E6F/" ID2, ID2,
+	       "5c3d0f1e2a4b6c8d9e0f1a2b3c4d5e6f", "");
+	/* A pod's own cgroup (its pause process, CRI-O's conmon): the pod, no container. */
+	expect("/kubepods.slice/kubepods-pod" UID_ ".slice", "", UID, "");
+	expect("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-conmon-" ID1 ".scope", "", UID,
+	       "crio-conmon-" ID1 ".scope");
+	/* nerdctl's scope; ECS (Fargate's HEX32-DIGITS, EC2's docker id). */
+	expect("/system.slice/nerdctl-" ID1 ".scope", ID1, "", "nerdctl-" ID1 ".scope");
+	expect("/ecs/0123456789abcdef0123456789abcdef/0123456789abcdef0123456789abcdef-1234567890",
+	       "0123456789abcdef0123456789abcdef-1234567890", "", "");
+	expect("/ecs/0123456789abcdef0123456789abcdef/" ID2, ID2, "", "");
+	/* A later near miss keeps the pod found before it. */
+	expect("/kubepods/pod" UID "/podxyz/" ID1, ID1, UID, "");
 	/* No container: the unit alone, or nothing. */
 	expect("/system.slice/ssh.service", "", "", "ssh.service");
 	expect("/user.slice/user-1000.slice/session-3.scope", "", "", "session-3.scope");
@@ -157,6 +174,23 @@ static void layouts(void **state)
 	expect("/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde", "", "", "");
 	expect("/kubepods/podxyz/" ID1, ID1, "", "");
 	expect("/system.slice/rkt-" ID1 ".scope", "", "", "rkt-" ID1 ".scope");
+	expect("/ecs/x/0123456789abcdef0123456789abcdef-", "", "", "");
+	expect("/ecs/x/0123456789abcdef0123456789abcdef-12a", "", "", "");
+	expect("/kubepods/pod0123456789abcdef0123456789abcde/" ID1, ID1, "", "");
+}
+
+/* A long path is cut before its innermost directories that fit whole. */
+static void tails(void **state)
+{
+	static const char p[] = "/aaaa/bbbb/cccc";
+
+	(void)state;
+	assert_int_equal(hs_cgroup_tail(p, 15, 15), 0);
+	assert_int_equal(hs_cgroup_tail(p, 15, 14), 5);
+	assert_int_equal(hs_cgroup_tail(p, 15, 10), 5);
+	assert_int_equal(hs_cgroup_tail(p, 15, 9), 10);
+	/* One directory longer than @max: its last @max bytes. */
+	assert_int_equal(hs_cgroup_tail(p, 15, 4), 11);
 }
 
 static uint64_t ino_of(const char *path)
@@ -402,6 +436,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layouts),
+		cmocka_unit_test(tails),
 		cmocka_unit_test(roots),
 		cmocka_unit_test(names_bounded),
 		cmocka_unit_test(names),

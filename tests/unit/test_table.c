@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "cgroup.h"
 #include "hs_synth.h"
 #include "profile.h"
 #include "symbols.h"
@@ -157,10 +159,71 @@ static void like_read(void **state)
 	hs_ksyms_free(&k);
 }
 
+/*
+ * A cgroup's key: its path; a path past HS_CGROUP_FRAME_MAX keeps its
+ * innermost directories whole (the container's), after "...".
+ */
+static void cgroup_keys(void **state)
+{
+	static const uint64_t frames[] = { 0xffffffff81000110 };
+	static const char scope[] = "/cri-containerd-0123456789abcdef0123456789abcdef"
+				    "0123456789abcdef0123456789abcdef.scope";
+	char root[] = "/tmp/hs_table_cgXXXXXX", path[2048], want[1024], dir[101];
+	struct hs_table_map m = { 0 };
+	struct hs_table_copy c;
+	struct hs_profile p = { 0 };
+	struct hs_synth s;
+	struct hs_ksyms k;
+	struct stat st;
+	size_t len;
+	uint64_t id;
+	int i;
+
+	(void)state;
+	load_syms(&k);
+	assert_non_null(mkdtemp(root));
+	memset(dir, 'd', 100);
+	dir[100] = '\0';
+	len = snprintf(path, sizeof(path), "%s", root);
+	for (i = 0; i < 6; i++) {
+		dir[0] = 'a' + i;
+		len += snprintf(path + len, sizeof(path) - len, "/%s", dir);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	snprintf(path + len, sizeof(path) - len, "%s", scope);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(stat(path, &st), 0);
+	id = st.st_ino;
+	assert_int_equal(hs_cgroups_capture(root, &id, 1), 1);
+	assert_int_equal(hs_synth_init(&s, 1, 64, 256), 0);
+	hs_synth_add(&s, 1, 0, frames, 1, 0, 3)->cgroup = id;
+	m.base = s.buf;
+	m.size = s.size;
+	assert_int_equal(hs_table_copy(&m, HS_GEN_READABLE, &c), 0);
+	assert_int_equal(hs_table_profile(&c, &k, NULL, 0, &p, 0), 0);
+	assert_int_equal(p.nr, 1);
+	/* 6 directories of 101 bytes and the scope's 85: the last four and the scope. */
+	len = snprintf(want, sizeof(want), "[cgroup ...");
+	for (i = 2; i < 6; i++) {
+		dir[0] = 'a' + i;
+		len += snprintf(want + len, sizeof(want) - len, "/%s", dir);
+	}
+	snprintf(want + len, sizeof(want) - len, "%s];local_fn", scope);
+	assert_string_equal(p.lines[0].stack, want);
+	assert_true(strlen(want) - strlen("[cgroup ];local_fn") <= HS_CGROUP_FRAME_MAX);
+	hs_profile_free(&p);
+	hs_table_copy_free(&c);
+	free(s.buf);
+	hs_ksyms_free(&k);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(like_read),
+		cmocka_unit_test(cgroup_keys),
 	};
 
 	return cmocka_run_group_tests_name("table", tests, NULL, NULL);
