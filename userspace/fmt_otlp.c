@@ -15,10 +15,13 @@
  * with the zero value first as the format wants. As in pprof (fmt_pprof.c): one
  * Function and one Location per distinct frame, mappings numbered alike
  * ([kernel.kallsyms] 1 with the kernel's build ID, [user] 2, the binaries
- * known), one Stack and one Sample per folded line (its locations leaf
- * first), the line's keys as the sample's attributes
- * (process.executable.name: the comm; process.pid; cgroup, container.id,
- * k8s.pod.uid, systemd.unit; hotstack.context). Values: samples/count,
+ * known), one Stack per distinct stack (its locations leaf first) and
+ * one Sample per folded line, the line's keys as the sample's attributes
+ * named by OpenTelemetry's semantic conventions (HS_OTLP_SCHEMA) where
+ * they have a name: thread.name (the comm: the sampled thread's),
+ * process.pid, process.linux.cgroup ("0::PATH", as /proc/PID/cgroup
+ * says it; hotstack.cgroup.id when unnamed), container.id, k8s.pod.uid;
+ * systemd.unit and hotstack.context of our own. Values: samples/count,
  * the period in cpu/nanoseconds for the clocks, the event's count else
  * (as pprof's second sample type); off-CPU time off_cpu/nanoseconds, and
  * wall-clock time wall/nanoseconds. The
@@ -80,6 +83,9 @@ int hs_otlp_answer(const void *buf, size_t len, int64_t *rejected, char *msg, si
 typedef Opentelemetry__Proto__Common__V1__AnyValue hs_any;
 typedef Opentelemetry__Proto__Common__V1__KeyValue hs_kv;
 
+/* The semantic conventions' version the attributes follow (the resource's, the scope's). */
+#define HS_OTLP_SCHEMA	"https://opentelemetry.io/schemas/1.34.0"
+
 /* A sample's attributes at most: comm, pid, the cgroup's four, context. */
 #define HS_OTLP_SAMPLE_ATTRS	7
 /* The profile's: event, rate, seconds and the five totals. */
@@ -123,6 +129,7 @@ struct hs_otlp_out {
 	OT(Location) *locs, **loc_ptrs;
 	OT(Line) *lines, **line_ptrs;
 	OT(Stack) *stacks, **stack_ptrs;
+	struct hs_strtab stack_keys;	/* a stack's frames (a line's text) to its index - 1 */
 	int32_t *loc_idx;
 	OT(Sample) *samples, **sample_ptrs;
 	int64_t *values;
@@ -135,6 +142,7 @@ static void hs_otlp_out_free(struct hs_otlp_out *o)
 
 	hs_strtab_free(&o->strs);
 	hs_strtab_free(&o->attr_keys);
+	hs_strtab_free(&o->stack_keys);
 	for (i = 0; o->pr && i < o->nr; i++) {
 		free(o->pr[i].res_kv);
 		free(o->pr[i].res_kv_ptrs);
@@ -403,6 +411,7 @@ static int hs_otlp_header(struct hs_otlp_out *o, struct hs_otlp_prof *pr,
 static int hs_otlp_keys(struct hs_otlp_out *o, const struct hs_line_keys *k, int32_t *idx)
 {
 	struct hs_cgroup_info info;
+	char cg[HS_CGROUP_FRAME_MAX + 8];
 	int n = 0;
 
 #define HS_ATTR(key, s, len, num) do {						\
@@ -410,18 +419,21 @@ static int hs_otlp_keys(struct hs_otlp_out *o, const struct hs_line_keys *k, int
 			return -ENOMEM;						\
 	} while (0)
 	if (k->comm)
-		HS_ATTR("process.executable.name", k->comm, k->comm_len, 0);
+		HS_ATTR("thread.name", k->comm, k->comm_len, 0);
 	if (k->pid)
 		HS_ATTR("process.pid", NULL, 0, k->pid);
-	if (k->cgroup) {
+	if (k->cgroup && (k->cgroup[0] == '/' || k->cgroup[0] == '.')) {
 		hs_cgroup_parse(k->cgroup, k->cgroup_len, &info);
-		HS_ATTR("cgroup", k->cgroup, k->cgroup_len, 0);
+		snprintf(cg, sizeof(cg), "0::%.*s", (int)k->cgroup_len, k->cgroup);
+		HS_ATTR("process.linux.cgroup", cg, strlen(cg), 0);
 		if (info.container_id[0])
 			HS_ATTR("container.id", info.container_id, strlen(info.container_id), 0);
 		if (info.pod_uid[0])
 			HS_ATTR("k8s.pod.uid", info.pod_uid, strlen(info.pod_uid), 0);
 		if (info.unit[0])
 			HS_ATTR("systemd.unit", info.unit, strlen(info.unit), 0);
+	} else if (k->cgroup) {
+		HS_ATTR("hotstack.cgroup.id", NULL, 0, (int64_t)strtoull(k->cgroup, NULL, 10));
 	}
 	/* "[task]" as "task". */
 	if (k->context)
@@ -432,13 +444,13 @@ static int hs_otlp_keys(struct hs_otlp_out *o, const struct hs_line_keys *k, int
 
 /*
  * Functions and locations, one each per distinct frame (index 1 on, 0
- * the zero one); a stack and a sample per line of each of the @nr
- * profiles @ps (their mappings @ps[0]'s), the stack's locations leaf
- * first.
+ * the zero one); a stack per distinct stack of the @nr profiles @ps
+ * (their mappings @ps[0]'s), its locations leaf first; a sample per
+ * line.
  */
 static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *const *ps, size_t nr)
 {
-	size_t i, nr_loc = 0, nr_fn = 1, k, at = 0, all = 0, j, first;
+	size_t i, nr_loc = 0, nr_fn = 1, k, at = 0, all = 0, j, first, nr_st;
 	const struct hs_maps *maps = ps[0]->maps;
 	const struct hs_profile *p;
 	struct hs_line_keys key;
@@ -469,12 +481,14 @@ static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *const
 		o->pr[j].prof.samples = o->sample_ptrs + first;
 		o->pr[j].prof.n_samples = p->nr;
 	}
+	hs_strtab_init(&o->stack_keys, 0);
 	for (i = 0, j = 0, first = 0; i < all; i++) {
 		const struct hs_stack_line *l;
 		const char *end, *s, *e;
-		OT(Stack) *st = &o->stacks[i + 1];
 		OT(Sample) *smp = &o->samples[i];
+		OT(Stack) *st;
 		size_t nf;
+		long id;
 
 		/* Sample i is line i - first of profile j. */
 		while (i - first == ps[j]->nr)
@@ -483,6 +497,25 @@ static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *const
 		l = &p->lines[i - first];
 		end = l->stack + l->len;
 		hs_line_keys(p, l, &key);
+		ret = hs_otlp_keys(o, &key, o->sample_attrs + i * HS_OTLP_SAMPLE_ATTRS);
+		if (ret < 0)
+			return ret;
+		*smp = (OT(Sample))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SAMPLE__INIT;
+		smp->attribute_indices = o->sample_attrs + i * HS_OTLP_SAMPLE_ATTRS;
+		smp->n_attribute_indices = ret;
+		o->values[i] = (int64_t)l->count;
+		smp->values = &o->values[i];
+		smp->n_values = 1;
+		o->sample_ptrs[i] = smp;
+		/* Lines of the same stack (other keys, other groups): one stack. */
+		nr_st = o->stack_keys.nr;
+		id = hs_strtab_add(&o->stack_keys, key.frames, end - key.frames);
+		if (id < 0)
+			return -ENOMEM;
+		smp->stack_index = id + 1;
+		if ((size_t)id < nr_st)
+			continue;
+		st = &o->stacks[id + 1];
 		nf = hs_frames_of(l, key.frames);
 		*st = (OT(Stack))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__STACK__INIT;
 		st->location_indices = o->loc_idx + at;
@@ -500,21 +533,10 @@ static int hs_otlp_samples(struct hs_otlp_out *o, const struct hs_profile *const
 			o->loc_idx[at + --k] = o->fn[idx];
 		}
 		at += nf;
-		o->stack_ptrs[i + 1] = st;
-		*smp = (OT(Sample))OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SAMPLE__INIT;
-		smp->stack_index = i + 1;
-		smp->attribute_indices = o->sample_attrs + i * HS_OTLP_SAMPLE_ATTRS;
-		ret = hs_otlp_keys(o, &key, smp->attribute_indices);
-		if (ret < 0)
-			return ret;
-		smp->n_attribute_indices = ret;
-		o->values[i] = (int64_t)l->count;
-		smp->values = &o->values[i];
-		smp->n_values = 1;
-		o->sample_ptrs[i] = smp;
+		o->stack_ptrs[id + 1] = st;
 	}
 	o->dict.stack_table = o->stack_ptrs;
-	o->dict.n_stack_table = all + 1;
+	o->dict.n_stack_table = o->stack_keys.nr + 1;
 
 	o->fns = calloc(nr_fn, sizeof(*o->fns));
 	o->fn_ptrs = calloc(nr_fn, sizeof(*o->fn_ptrs));
@@ -587,18 +609,21 @@ static int hs_otlp_finish(struct hs_otlp_out *o)
 	o->scope = (Opentelemetry__Proto__Common__V1__InstrumentationScope)
 		OPENTELEMETRY__PROTO__COMMON__V1__INSTRUMENTATION_SCOPE__INIT;
 	o->scope.name = "hotstack";
+	o->scope.version = HS_VERSION;
 	for (i = 0; i < o->nr; i++) {
 		pr = &o->pr[i];
 		pr->prof_ptr = &pr->prof;
 		pr->sp = (OT(ScopeProfiles))
 			OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__SCOPE_PROFILES__INIT;
 		pr->sp.scope = &o->scope;
+		pr->sp.schema_url = HS_OTLP_SCHEMA;
 		pr->sp.profiles = &pr->prof_ptr;
 		pr->sp.n_profiles = 1;
 		pr->sp_ptr = &pr->sp;
 		pr->rp = (OT(ResourceProfiles))
 			OPENTELEMETRY__PROTO__PROFILES__V1DEVELOPMENT__RESOURCE_PROFILES__INIT;
 		pr->rp.resource = &pr->res;
+		pr->rp.schema_url = HS_OTLP_SCHEMA;
 		pr->rp.scope_profiles = &pr->sp_ptr;
 		pr->rp.n_scope_profiles = 1;
 		o->rp_ptrs[i] = &pr->rp;

@@ -6,8 +6,7 @@
 #include <linux/hotstack.h>
 
 #include "commands.h"
-
-#define HS_VERSION "0.1"
+#include "util.h"
 
 static const struct hs_command hs_commands[] = {
 	{ "record", "sample kernel (and user) stacks into a profile", cmd_record },

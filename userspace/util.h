@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The tool's version (hotstack --version, the OTLP scope's). */
+#define HS_VERSION "0.1"
+
 /* ---- files ---------------------------------------------------------- */
 
 /*

@@ -136,6 +136,8 @@ def make_pprof(Profile, off_cpu, cycles=False):
     sample([("main", 3, 0x5123), ("0x7f0012345678", 2, 0x7f0012345678)], 50,
            [("comm", "bash"), ("pid", 42), ("cgroup", CGROUP2), ("context", "task")])
     sample([("[dropped]", 0), ("[table full]", 0)], 20, [])
+    # Another process's the same stack: its own sample, the same stack.
+    sample(syscall, 5, [("comm", "cat"), ("pid", 43), ("context", "task")])
     return p
 
 
@@ -152,10 +154,13 @@ def pprof_stacks(p):
     return out
 
 
-# OTLP attribute -> pprof label, as hotstack names them.
-ATTR_LABEL = {"process.executable.name": "comm", "process.pid": "pid", "cgroup": "cgroup",
+# OTLP attribute (OpenTelemetry's semantic conventions) -> pprof label, as
+# hotstack names them.
+ATTR_LABEL = {"thread.name": "comm", "process.pid": "pid", "process.linux.cgroup": "cgroup",
               "container.id": "container.id", "k8s.pod.uid": "k8s.pod.uid",
               "systemd.unit": "systemd.unit", "hotstack.context": "context"}
+# The conventions' version hotstack follows, for the resource and the scope.
+SCHEMA = "https://opentelemetry.io/schemas/1.34.0"
 
 
 # The attributes hotstack derives from a sample's cgroup.
@@ -181,8 +186,11 @@ def otlp_stacks(req, k=0):
         labels = []
         for i in smp.attribute_indices:
             a = d.attribute_table[i]
-            labels.append((ATTR_LABEL.get(s[a.key_strindex], "?" + s[a.key_strindex]),
-                           attr_value(a.value)))
+            v = attr_value(a.value)
+            # As /proc/PID/cgroup says it: "0::PATH".
+            if s[a.key_strindex] == "process.linux.cgroup":
+                v = v[3:] if v.startswith("0::") else "?" + v
+            labels.append((ATTR_LABEL.get(s[a.key_strindex], "?" + s[a.key_strindex]), v))
         key = (frames, tuple(sorted(labels)))
         out[key] = out.get(key, 0) + smp.values[0]
     return out
@@ -313,19 +321,26 @@ def check(Profile, Request, tmp, off_cpu, cycles=False):
     prof = req.resource_profiles[0].scope_profiles[0].profiles[0]
     res = {kv.key: attr_value(kv.value) for kv in req.resource_profiles[0].resource.attributes}
     tap(res == {"service.name": "hotstack"}, "%s: the resource: %s" % (what, res))
-    tap(req.resource_profiles[0].scope_profiles[0].scope.name == "hotstack",
-        "%s: the scope is hotstack" % what)
+    rp = req.resource_profiles[0]
+    tap(rp.scope_profiles[0].scope.name == "hotstack" and rp.scope_profiles[0].scope.version,
+        "%s: the scope is hotstack, version %s" % (what, rp.scope_profiles[0].scope.version))
+    tap(rp.schema_url == rp.scope_profiles[0].schema_url == SCHEMA,
+        "%s: the resource's and the scope's schema_url: %s, %s" %
+        (what, rp.schema_url, rp.scope_profiles[0].schema_url))
     zero = (s[0] == "" and d.mapping_table[0].ByteSize() == 0 and
             d.location_table[0].ByteSize() == 0 and d.function_table[0].ByteSize() == 0 and
             d.stack_table[0].ByteSize() == 0 and d.attribute_table[0].ByteSize() == 0 and
             d.link_table[0].trace_id == bytes(16) and d.link_table[0].span_id == bytes(8))
     tap(zero, "%s: each dictionary table starts with its zero value" % what)
     a, b = pprof_stacks(p), otlp_stacks(req)
-    tap(a == b and len(a) == 4, "%s: the same %d stacks with the same totals and labels "
+    tap(a == b and len(a) == 5, "%s: the same %d stacks with the same totals and labels "
         "(pprof %d samples, OTLP %d)" % (what, len(b), sum(a.values()), sum(b.values())))
     if a != b:
         for k in sorted(set(a) | set(b)):
             print("#   pprof %s, otlp %s: %s" % (a.get(k), b.get(k), k))
+    tap(len(prof.samples) == 5 and len(d.stack_table) == 5,
+        "%s: a sample a line (%d), a stack a distinct stack (%d)" %
+        (what, len(prof.samples), len(d.stack_table) - 1))
     w = wire_stacks(data)
     tap(w == [frame_totals(a)], "%s: read by field numbers (1.11's, not the build's protos): "
         "the same stacks and totals" % what)
@@ -349,7 +364,7 @@ def check(Profile, Request, tmp, off_cpu, cycles=False):
                                                     prof.duration_nano))
     pa = {s[d.attribute_table[i].key_strindex]: attr_value(d.attribute_table[i].value)
           for i in prof.attribute_indices}
-    tap(pa.get("hotstack.samples") == 1070 and pa.get("hotstack.dropped") == 20 and
+    tap(pa.get("hotstack.samples") == 1075 and pa.get("hotstack.dropped") == 20 and
         pa.get("hotstack.event") == ("off-cpu" if off_cpu else "cycles" if cycles else "cpu-clock"),
         "%s: the profile's attributes: %s" % (what, pa))
     # Each frame's mapping, address and build ID, as pprof has them.
@@ -379,7 +394,7 @@ def check_many(Profile, Request, tmp):
     what = "--group-by"
     whole = make_pprof(Profile, False)
     parts = []
-    for i, keep in enumerate(([0, 1], [2, 3])):
+    for i, keep in enumerate(([0, 1], [2, 3, 4])):
         p = Profile()
         p.CopyFrom(whole)
         for j in reversed(range(len(p.sample))):
@@ -416,7 +431,7 @@ def check_many(Profile, Request, tmp):
         a = pprof_stacks(p)
         b = {(fr, tuple(l for l in lab if l[0] not in DERIVED)): n
              for (fr, lab), n in otlp_stacks(req, k).items()}
-        if a != b or len(a) != 2:
+        if a != b or len(a) != 2 + k:
             ok = False
             print("#   group %d: pprof %s, otlp %s" % (k, a, b))
     tap(ok, "%s: each profile has its group's stacks, totals and labels, and no other's" % what)
@@ -428,7 +443,8 @@ def check_many(Profile, Request, tmp):
     tap(w == want, "%s: read by field numbers: each resource's stacks and totals" % what)
     tap(len(d.stack_table) == 5 and len(d.location_table) == 8 and
         len(names) == len(set(names)) == 7,
-        "%s: one dictionary: 4 stacks, 7 functions and locations, each frame once "
+        "%s: one dictionary: 4 stacks (of 5 samples: one stack in both groups), 7 "
+        "functions and locations, each frame once "
         "(%d, %d, %d)" % (what, len(d.stack_table) - 1, len(names), len(d.location_table) - 1))
 
 
