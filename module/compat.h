@@ -30,6 +30,7 @@
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/nsproxy.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
@@ -215,6 +216,40 @@ static __always_inline u64 hs_task_cgroup_id(struct task_struct *task)
 #define HS_HAVE_SCHED_SWITCH 1
 #else
 #define HS_HAVE_SCHED_SWITCH 0
+#endif
+
+/*
+ * Cgroups' names (cgnames.c). A live cgroup's path by its id:
+ * cgroup_get_from_id() (exported from 6.1 to 7.x; it refuses a cgroup
+ * outside the caller's namespace) and cgroup_path_ns() (declared in
+ * linux/cgroup_namespace.h on 7.x, which linux/cgroup.h includes). A
+ * path too long for the buffer is -E2BIG from 6.x's strscpy() kernfs, the
+ * length it wanted on 6.1 (strlcpy()): both "not named" here. A removed
+ * one's from the cgroup_rmdir tracepoint (struct cgroup *, const char
+ * *path: the same prototype from 4.13 to 7.x), found and attached as
+ * sched_switch is; it needs CONFIG_TRACEPOINTS.
+ */
+#ifdef CONFIG_CGROUPS
+static inline int hs_cgroup_path_ns(u64 id, char *buf, size_t len)
+{
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+	int ret;
+
+	if (IS_ERR(cgrp))
+		return PTR_ERR(cgrp);
+	ret = cgroup_path_ns(cgrp, buf, len, current->nsproxy->cgroup_ns);
+	cgroup_put(cgrp);
+	return ret >= 0 && (size_t)ret < len ? ret : -ENOENT;
+}
+
+#define HS_HAVE_CGROUP_NAMES HS_HAVE_SCHED_SWITCH
+#else
+static inline int hs_cgroup_path_ns(u64 id, char *buf, size_t len)
+{
+	return -ENOENT;
+}
+
+#define HS_HAVE_CGROUP_NAMES 0
 #endif
 
 /*

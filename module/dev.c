@@ -135,11 +135,35 @@ static long hotstack_get_info(void __user *uarg)
 	info.memory_used = atomic64_read(&hotstack_memory);
 	info.max_freq = perfmon_capable() ? HOTSTACK_MAX_FREQ : hotstack_group_max_freq;
 	info.pad = 0;
-	info.features = HOTSTACK_FEAT_USER_TABLES;
+	info.features = HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH;
 	info.max_unwind = (u64)hotstack_max_unwind_mb << 20;
 	info.unwind_used = atomic64_read(&hotstack_unwind_memory);
 	hotstack_user_info(&info);
 	return hotstack_copy_out(uarg, &info, sizeof(info), usize);
+}
+
+/* A cgroup's path by its id: the module's name for it (cgnames.c). */
+static long hotstack_ioc_cgroup_path(void __user *uarg)
+{
+	struct hotstack_cgroup_path *cp;
+	bool gone;
+	int usize, ret;
+
+	cp = kmalloc(sizeof(*cp), GFP_KERNEL);
+	if (!cp)
+		return -ENOMEM;
+	usize = hotstack_copy_in(cp, sizeof(*cp), HOTSTACK_CGROUP_PATH_SIZE_VER0, uarg);
+	ret = usize < 0 ? usize : 0;
+	if (!ret && (cp->flags || memchr_inv(cp->reserved, 0, sizeof(cp->reserved))))
+		ret = -EINVAL;
+	if (!ret)
+		ret = hotstack_cgroup_path(cp->id, cp->path, &gone);
+	if (ret >= 0) {
+		cp->flags = gone ? HOTSTACK_CGROUP_GONE : 0;
+		ret = hotstack_copy_out(uarg, cp, sizeof(*cp), usize);
+	}
+	kfree(cp);
+	return ret;
 }
 
 /* Largest CPU bitmap accepted, in words: more than any kernel's NR_CPUS. */
@@ -303,6 +327,8 @@ static long hotstack_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return hotstack_ioc_set_maps(s, uarg);
 	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_UNWIND_MISSES):
 		return hotstack_ioc_unwind_misses(s, uarg);
+	case HOTSTACK_IOC_NOSIZE(HOTSTACK_IOC_CGROUP_PATH):
+		return hotstack_ioc_cgroup_path(uarg);
 	}
 
 	/* The commands without an argument want it 0, so it can gain one. */

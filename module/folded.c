@@ -27,13 +27,18 @@ struct hs_reader {
 	size_t next;		/* next item to format */
 	u64 *frames;
 	char *line;		/* the line being copied out */
+	u64 cg_id;		/* the last cgroup key formatted, and its text */
+	char *cg_key;
 	size_t line_len;
 	size_t line_pos;
 	int gen;		/* the session's reader_gen when copied */
 };
 
+/* The cgroup key's text at most: "[cgroup PATH];". */
+#define HS_CG_KEY_MAX	(HOTSTACK_CGROUP_PATH_MAX + 16)
+
 /* Longest line: every frame a symbol, plus the leading markers. */
-#define HS_LINE_MAX	((HOTSTACK_MAX_DEPTH + 8) * (KSYM_SYMBOL_LEN + 1) + 32)
+#define HS_LINE_MAX	((HOTSTACK_MAX_DEPTH + 8) * (KSYM_SYMBOL_LEN + 1) + HS_CG_KEY_MAX + 32)
 
 /* Entries handled between two cond_resched(): a table can hold 2^24. */
 #define HS_RESCHED_EVERY	4096
@@ -84,6 +89,7 @@ static void hs_reader_free(struct hs_reader *r)
 	kvfree(r->items);
 	kvfree(r->frames);
 	kvfree(r->line);
+	kfree(r->cg_key);
 	kfree(r);
 }
 
@@ -119,7 +125,8 @@ static struct hs_reader *hs_reader_copy(struct hotstack_session *s)
 	r->items = hs_alloc_array(nr, sizeof(*r->items));
 	r->frames = hs_alloc_array(nr_frames, sizeof(u64));
 	r->line = kvmalloc(HS_LINE_MAX, GFP_KERNEL);
-	if (!r->items || !r->frames || !r->line)
+	r->cg_key = kmalloc(HS_CG_KEY_MAX, GFP_KERNEL);
+	if (!r->items || !r->frames || !r->line || !r->cg_key)
 		goto out_free;
 
 	for (i = 0; i < tabs->nr_slots; i++) {
@@ -212,6 +219,30 @@ static size_t hs_put_ksym(char *p, u64 addr, bool ret)
 	return sprintf(p, "%s;", sym);
 }
 
+/*
+ * The cgroup key at @p: "[cgroup PATH];" as the reader's cgroup namespace
+ * names it ("...;" made ":", a newline a space), else "[cgroup ID];".
+ * The last one is kept: a table's lines of one cgroup are named once.
+ */
+static char *hs_put_cgroup(struct hs_reader *r, char *p, u64 id)
+{
+	char *path = r->cg_key + 8;
+	bool gone;
+
+	if (id != r->cg_id) {
+		r->cg_id = id;
+		if (hotstack_cgroup_path(id, path, &gone) > 0) {
+			memcpy(r->cg_key, "[cgroup ", 8);
+			strreplace(path, ';', ':');
+			strreplace(path, '\n', ' ');
+			strcat(path, "];");
+		} else {
+			sprintf(r->cg_key, "[cgroup %llu];", id);
+		}
+	}
+	return p + sprintf(p, "%s", r->cg_key);
+}
+
 static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
 {
 	const u64 *f = r->frames + e->frames;
@@ -229,7 +260,7 @@ static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
 	if (e->tgid)
 		p += sprintf(p, "[pid %u];", e->tgid);
 	if (e->cgroup)
-		p += sprintf(p, "[cgroup %llu];", e->cgroup);
+		p = hs_put_cgroup(r, p, e->cgroup);
 	if (e->context && e->context < ARRAY_SIZE(hs_context_names) &&
 	    hs_context_names[e->context])
 		p += sprintf(p, "%s;", hs_context_names[e->context]);

@@ -369,6 +369,7 @@ struct hotstack_session {
 	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch's probe */
 	bool wall;			/* ... and a clock's events: wall-clock time */
 	bool off_probe;			/* the probe is attached */
+	bool cgnames;			/* keyed by cgroup: removed ones named (cgnames.c) */
 	/*
 	 * Off-CPU: time is counted up to this (ktime_get_mono_fast_ns()):
 	 * 0 until the probe is attached on every CPU (it times nothing),
@@ -454,6 +455,13 @@ void hotstack_off_reap_work(struct work_struct *work);
 bool hotstack_off_cpu_supported(bool procs);
 int hotstack_off_cpu_start(struct hotstack_session *s);
 void hotstack_off_cpu_stop(struct hotstack_session *s);
+
+/* cgnames.c: cgroups' names (HOTSTACK_IOC_CGROUP_PATH, read()'s text) */
+void hotstack_cgnames_init(void);
+void hotstack_cgnames_exit(void);
+bool hotstack_cgnames_get(void);
+void hotstack_cgnames_put(void);
+int hotstack_cgroup_path(u64 id, char *buf, bool *gone);
 
 /* sample.c */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs);

@@ -253,6 +253,7 @@ static int __init hotstack_init(void)
 		return ret;
 	}
 	hotstack_off_cpu_init();
+	hotstack_cgnames_init();
 	ret = hotstack_cpuhp_init();
 	if (ret) {
 		pr_err("cannot register for CPU hotplug: %d\n", ret);
@@ -287,6 +288,7 @@ static void __exit hotstack_exit(void)
 		hotstack_session_free(hotstack_persistent);
 	hotstack_cpuhp_exit();
 	hotstack_genl_exit();
+	hotstack_cgnames_exit();
 }
 
 module_init(hotstack_init);

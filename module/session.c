@@ -1186,13 +1186,16 @@ void hotstack_stop(struct hotstack_session *s)
 		hotstack_off_cpu_stop(s);
 	s->elapsed_ns[s->active] += ktime_get_ns() - s->run_start_ns;
 	s->state = HOTSTACK_STATE_READY;
+	if (s->cgnames)
+		hotstack_cgnames_put();
+	s->cgnames = false;
 	hs_hdr_update(s);
 	/* The sampler is done: what it raised goes out before STOPPED. */
 	hotstack_events_flush(s);
 	hotstack_event(s, HOTSTACK_EV_STOPPED, 0, -1);
 }
 
-int hotstack_start(struct hotstack_session *s)
+static int hs_start(struct hotstack_session *s)
 {
 	unsigned int i;
 	int ret;
@@ -1294,6 +1297,16 @@ int hotstack_start(struct hotstack_session *s)
 	hs_hdr_update(s);
 	hs_budget_begin(s);
 	return 0;
+}
+
+int hotstack_start(struct hotstack_session *s)
+{
+	int ret = hs_start(s);
+
+	/* Keyed by cgroup: the cgroups removed while it runs are named (best effort). */
+	if (!ret && (s->cfg.keys & HOTSTACK_KEY_CGROUP))
+		s->cgnames = hotstack_cgnames_get();
+	return ret;
 }
 
 /* Empty generation @gen (quiet: no sampler writes it). */

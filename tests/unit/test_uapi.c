@@ -98,11 +98,13 @@ static void unwind_layout(void **state)
 	assert_int_equal(sizeof(struct hotstack_unwind_maps), HOTSTACK_UNWIND_MAPS_SIZE_VER0);
 	assert_int_equal(offsetof(struct hotstack_unwind_maps, maps_ptr), 16);
 	assert_int_equal(sizeof(struct hotstack_unwind_misses), HOTSTACK_UNWIND_MISSES_SIZE_VER0);
+	assert_int_equal(sizeof(struct hotstack_cgroup_path), HOTSTACK_CGROUP_PATH_SIZE_VER0);
 	assert_int_equal(offsetof(struct hotstack_unwind_misses, nr), 16);
 	assert_int_equal(offsetof(struct hotstack_unwind_misses, lost), 24);
 	assert_int_equal(_IOC_NR(HOTSTACK_IOC_ADD_TABLE), 7);
 	assert_int_equal(_IOC_NR(HOTSTACK_IOC_SET_MAPS), 8);
 	assert_int_equal(_IOC_NR(HOTSTACK_IOC_UNWIND_MISSES), 9);
+	assert_int_equal(_IOC_NR(HOTSTACK_IOC_CGROUP_PATH), 10);
 }
 
 static void ioctl_numbers(void **state)

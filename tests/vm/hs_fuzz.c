@@ -89,14 +89,14 @@ enum call {
 	C_OPEN, C_CLOSE, C_DUP, C_CONFIGURE, C_START, C_STOP, C_RESET, C_SNAPSHOT,
 	C_GET_INFO, C_GET_STATS, C_IOCTL, C_MMAP, C_MREMAP, C_MPROTECT, C_MUNMAP,
 	C_TOUCH, C_READ, C_WRITE, C_PREAD, C_LSEEK, C_GENL, C_FORK, C_ADD_TABLE, C_SET_MAPS,
-	C_MISSES, C_NR
+	C_MISSES, C_CGPATH, C_NR
 };
 
 static const char *const call_name[C_NR] = {
 	"open", "close", "dup", "CONFIGURE", "START", "STOP", "RESET", "SNAPSHOT",
 	"GET_INFO", "GET_STATS", "ioctl (other numbers)", "mmap", "mremap", "mprotect",
 	"munmap", "page reads", "read", "write", "pread", "lseek", "netlink", "fork",
-	"ADD_TABLE", "SET_MAPS", "UNWIND_MISSES",
+	"ADD_TABLE", "SET_MAPS", "UNWIND_MISSES", "CGROUP_PATH",
 };
 
 /* A set of results: bit 0 success, bit e errno e. */
@@ -1352,6 +1352,8 @@ static enum call classify(unsigned int cmd)
 		return C_SET_MAPS;
 	if (nosize == (HOTSTACK_IOC_UNWIND_MISSES & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
 		return C_MISSES;
+	if (nosize == (HOTSTACK_IOC_CGROUP_PATH & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)))
+		return C_CGPATH;
 	switch (cmd) {
 	case HOTSTACK_IOC_START:
 		return C_START;
@@ -1378,7 +1380,7 @@ static void op_ioctl(struct thr *t)
 		HOTSTACK_IOC_GET_INFO, HOTSTACK_IOC_CONFIGURE, HOTSTACK_IOC_START,
 		HOTSTACK_IOC_STOP, HOTSTACK_IOC_RESET, HOTSTACK_IOC_SNAPSHOT,
 		HOTSTACK_IOC_GET_STATS, HOTSTACK_IOC_ADD_TABLE, HOTSTACK_IOC_SET_MAPS,
-		HOTSTACK_IOC_UNWIND_MISSES,
+		HOTSTACK_IOC_UNWIND_MISSES, HOTSTACK_IOC_CGROUP_PATH,
 	};
 	struct slot *s = pick_fd(t);
 	unsigned int cmd, dir = below(t, 4), magic = HOTSTACK_IOC_MAGIC, k = below(t, 10);
@@ -1415,6 +1417,7 @@ static void op_ioctl(struct thr *t)
 			      c == C_ADD_TABLE ? sizeof(struct hotstack_unwind_table) :
 			      c == C_SET_MAPS ? sizeof(struct hotstack_unwind_maps) :
 			      c == C_MISSES ? sizeof(struct hotstack_unwind_misses) :
+			      c == C_CGPATH ? sizeof(struct hotstack_cgroup_path) :
 			      sizeof(struct hotstack_config);
 
 		memcpy(t->arg, &sz, sizeof(sz));
@@ -1437,6 +1440,11 @@ static void op_ioctl(struct thr *t)
 		/* All zero: no rows, no pid, no room: refused. */
 		al = kind == 0 ? ALLOW(EINVAL) : kind == 1 ? ALLOW(EFAULT) :
 		     ALLOW(0, EFAULT, EINVAL, E2BIG, ENOSPC, ENOMEM, ESRCH, ESTALE);
+		break;
+	case C_CGPATH:
+		/* All zero: no cgroup has id 0. */
+		al = kind == 0 ? ALLOW(ENOENT) : kind == 1 ? ALLOW(EFAULT) :
+		     ALLOW(0, EFAULT, EINVAL, E2BIG, ENOENT);
 		break;
 	case C_CONFIGURE:
 		/* All zero: sample 0 is refused (EBUSY first when running or mapped). */
@@ -1735,6 +1743,58 @@ static void op_misses(struct thr *t)
 	if (k.nr > in.nr || k.nr > HS_FUZZ_MISSES)
 		report(t, "%s: answered %u pids", t->desc, k.nr);
 	check_tail(t, &a, sizeof(k), "UNWIND_MISSES");
+}
+
+/*
+ * CGROUP_PATH: a cgroup's name by its id (the root's, 1, now and then),
+ * with flags and reserved words garbage at times; any opener may ask.
+ */
+static void op_cgroup_path(struct thr *t)
+{
+	struct slot *s = pick_fd(t);
+	struct hotstack_cgroup_path in, k;
+	struct allow al = { { 0, 0 } };
+	struct arg a;
+	char where[128];
+	long ret;
+	int e, err;
+
+	if (!s) {
+		op_open(t);
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+	in.id = chance(t, 30) ? 1 : chance(t, 50) ? below(t, 10000) : pick_value(t);
+	if (chance(t, 5))
+		in.flags = pick_value(t) | 1;
+	if (chance(t, 5))
+		in.reserved[below(t, 2)] = pick_value(t) | 1;
+	/* The path is out only: what the caller has there is ignored. */
+	if (chance(t, 20))
+		memset(in.path, 'x', sizeof(in.path));
+	in.size = pick_size(t, sizeof(in), HOTSTACK_CGROUP_PATH_SIZE_VER0);
+	place(t, &in, sizeof(in), &a);
+	arg_str(&a, where, sizeof(where));
+	DESC(t, "ioctl(%d, CGROUP_PATH, {flags %#x id %llu reserved %#llx %#llx} in %s)", s->fd,
+	     in.flags, (unsigned long long)in.id, (unsigned long long)in.reserved[0],
+	     (unsigned long long)in.reserved[1], where);
+	ret = ioctl(s->fd, HOTSTACK_IOC_CGROUP_PATH, a.p);
+	err = errno;
+	if (copy_in(&a, HOTSTACK_CGROUP_PATH_SIZE_VER0, &al)) {
+		kview(&a, &in, sizeof(k), &k);
+		if (k.flags || k.reserved[0] || k.reserved[1])
+			allow_add(&al, EINVAL);
+		else
+			al = ALLOW(0, ENOENT, EFAULT);
+	}
+	e = check_err(t, C_CGPATH, ret, err, al);
+	if (e || a.where == W_RO || !a.access)
+		return;
+	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
+	if (k.path[0] != '/' || !memchr(k.path, '\0', sizeof(k.path)) ||
+	    k.flags & ~HOTSTACK_CGROUP_GONE)
+		report(t, "%s: answered flags %#x path '%.40s'", t->desc, k.flags, k.path);
+	check_tail(t, &a, sizeof(k), "CGROUP_PATH");
 }
 
 /* ---- mmap and what follows ------------------------------------------------ */
@@ -2395,7 +2455,7 @@ static const struct {
 	OP(get_info, 120), OP(get_stats, 150), OP(ioctl, 150), OP(mmap, 30),
 	OP(mremap, 8), OP(mprotect, 10), OP(munmap, 8), OP(touch, 12),
 	OP(read, 100), OP(misc, 170), OP(genl, 30), OP(fork, 1),
-	OP(add_table, 25), OP(set_maps, 40), OP(misses, 30),
+	OP(add_table, 25), OP(set_maps, 40), OP(misses, 30), OP(cgroup_path, 30),
 };
 
 /* Operations run, and the milliseconds they took, all threads together. */

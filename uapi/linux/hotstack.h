@@ -147,6 +147,7 @@ struct hotstack_info {
 
 /* hotstack_info.features */
 #define HOTSTACK_FEAT_USER_TABLES	_BITUL(0) /* HOTSTACK_CFG_USER_TABLES and its ioctls */
+#define HOTSTACK_FEAT_CGROUP_PATH	_BITUL(1) /* HOTSTACK_IOC_CGROUP_PATH, read()'s paths */
 
 /*
  * Sessions
@@ -914,6 +915,49 @@ struct hotstack_unwind_misses {
 #define HOTSTACK_UNWIND_MISSES_SIZE_VER0	40
 
 /*
+ * Cgroups' names
+ * --------------
+ * The cgroup key (HOTSTACK_KEY_CGROUP) counts a cgroup v2 id; the module
+ * names it for the tool, and read()'s text writes "[cgroup PATH]" where
+ * it can ("[cgroup ID]" where not). A cgroup that exists is named as the
+ * caller's cgroup namespace sees it (as /proc/self/cgroup would say it);
+ * one removed while a session keyed by cgroup ran is named as it was
+ * when removed (the module keeps the last HOTSTACK_CGROUPS_GONE of
+ * them), so that a short-lived container is named though no tool saw its
+ * directory. A path longer than HOTSTACK_CGROUP_PATH_MAX - 1 bytes keeps
+ * its end (the innermost directories, which name a container) after
+ * "...".
+ */
+#define HOTSTACK_CGROUP_PATH_MAX	512
+#define HOTSTACK_CGROUPS_GONE		256
+
+/**
+ * struct hotstack_cgroup_path - HOTSTACK_IOC_CGROUP_PATH: a cgroup's path
+ * @size:	sizeof(struct hotstack_cgroup_path)
+ * @flags:	in: 0; out: HOTSTACK_CGROUP_GONE when named as it was when
+ *		removed
+ * @id:		the cgroup's id (hotstack_entry.cgroup)
+ * @reserved:	0
+ * @path:	out: its path, NUL-terminated (in: ignored)
+ *
+ * ENOENT: no cgroup of that id now, none removed while a session keyed by
+ * cgroup ran (or removed long enough ago to be forgotten), or one outside
+ * the caller's cgroup namespace. Any opener of /dev/hotstack may ask.
+ */
+struct hotstack_cgroup_path {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__u64 reserved[2];
+	char path[HOTSTACK_CGROUP_PATH_MAX];
+};
+
+#define HOTSTACK_CGROUP_PATH_SIZE_VER0	544
+
+/* hotstack_cgroup_path.flags (out) */
+#define HOTSTACK_CGROUP_GONE		_BITUL(0)
+
+/*
  * Generic netlink
  * ---------------
  * Family HOTSTACK_GENL_NAME, version HOTSTACK_GENL_VERSION. Requests are
@@ -1020,5 +1064,6 @@ enum hotstack_event {
 #define HOTSTACK_IOC_ADD_TABLE	_IOWR(HOTSTACK_IOC_MAGIC, 0x07, struct hotstack_unwind_table)
 #define HOTSTACK_IOC_SET_MAPS	_IOW(HOTSTACK_IOC_MAGIC, 0x08, struct hotstack_unwind_maps)
 #define HOTSTACK_IOC_UNWIND_MISSES _IOWR(HOTSTACK_IOC_MAGIC, 0x09, struct hotstack_unwind_misses)
+#define HOTSTACK_IOC_CGROUP_PATH _IOWR(HOTSTACK_IOC_MAGIC, 0x0a, struct hotstack_cgroup_path)
 
 #endif /* _UAPI_LINUX_HOTSTACK_H */
