@@ -15,10 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/hotstack.h>
+
 #include "cgroup.h"
+#include "profile.h"
 #include "util.h"
 
 /*
@@ -161,8 +165,20 @@ static struct hs_cg_fail *hs_cg_failed(uint64_t id)
 	return NULL;
 }
 
-size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n)
+int hs_cgroup_path_from(int fd, uint64_t id, char *buf)
 {
+	struct hotstack_cgroup_path cp = { .size = sizeof(cp), .id = id };
+
+	if (ioctl(fd, HOTSTACK_IOC_CGROUP_PATH, &cp))
+		return -errno;
+	memcpy(buf, cp.path, sizeof(cp.path));
+	buf[sizeof(cp.path) - 1] = '\0';
+	return 0;
+}
+
+size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int fd)
+{
+	char path[HOTSTACK_CGROUP_PATH_MAX];
 	uint64_t *want = NULL, *asked = NULL;
 	size_t i, named = 0, nr_want = 0;
 	double now = hs_now();
@@ -190,9 +206,11 @@ size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n)
 	hs_cg_root_len = strlen(root);
 	hs_cg_walks++;
 	nftw(root, hs_cg_visit, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
-	/* Those not found: later, less and less often. */
+	/* Those not found: the module's name (a cgroup removed), else later, less and less often. */
 	for (i = 0; i < nr_want; i++) {
 		f = hs_cg_failed(want[i]);
+		if (!hs_cgroup_name(want[i]) && fd >= 0 && !hs_cgroup_path_from(fd, want[i], path))
+			hs_cg_add(want[i], strcmp(path, "/") ? path : "");
 		if (hs_cgroup_name(want[i])) {
 			if (f)
 				*f = hs_cg_fails[--hs_cg_nr_fails];
@@ -468,4 +486,24 @@ size_t hs_cgroup_tail(const char *path, size_t len, size_t max)
 		return 0;
 	slash = memchr(path + len - max, '/', max);
 	return slash ? (size_t)(slash - path) : len - max;
+}
+
+size_t hs_cgroups_unnamed(const struct hs_profile *p, uint64_t *samples)
+{
+	struct hs_strtab ids;
+	struct hs_line_keys k;
+	size_t i, nr;
+
+	*samples = 0;
+	hs_strtab_init(&ids, 0);
+	for (i = 0; i < p->nr; i++) {
+		hs_line_keys(p, &p->lines[i], &k);
+		if (!k.cgroup || k.cgroup[0] == '/' || k.cgroup[0] == '.')
+			continue;
+		hs_strtab_add(&ids, k.cgroup, k.cgroup_len);
+		*samples += p->lines[i].count;
+	}
+	nr = ids.nr;
+	hs_strtab_free(&ids);
+	return nr;
 }

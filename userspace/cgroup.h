@@ -49,14 +49,31 @@ const char *hs_cgroup_name(uint64_t id);
 /*
  * Name the ids of @ids that have no name yet: the cgroup2 tree under
  * @root (HS_CGROUP_ROOT; another for tests) is walked once when one of
- * them is new, and names those alone. An id a walk did not find (its
- * cgroup removed before it was named) is looked for again after 1, 2, 4
- * ... 64 s, not at every capture. After a walk, a name whose directory it
- * did not see (gone) is dropped unless @ids has it: the names kept are
- * those asked for, of cgroups still there or asked for now. Returns how
- * many of @ids have a name.
+ * them is new, and names those alone; those it did not find (removed
+ * before) the module names, by /dev/hotstack's @fd
+ * (HOTSTACK_IOC_CGROUP_PATH; -1: not asked), as they were when removed
+ * while a session keyed by cgroup ran. An id neither named is looked for
+ * again after 1, 2, 4 ... 64 s, not at every capture. After a walk, a
+ * name whose directory it did not see (gone) is dropped unless @ids has
+ * it: the names kept are those asked for, of cgroups still there or
+ * asked for now. Returns how many of @ids have a name.
  */
-size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n);
+size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int fd);
+
+/*
+ * Cgroup @id's path as the module names it (@fd: /dev/hotstack) into
+ * @buf (HOTSTACK_CGROUP_PATH_MAX bytes): 0; -errno (ENOENT: it cannot,
+ * ENOTTY: a module without the call).
+ */
+int hs_cgroup_path_from(int fd, uint64_t id, char *buf);
+
+struct hs_profile;
+
+/*
+ * The cgroup keys of @p that have no name ("[cgroup ID]": removed before
+ * anything named them), how many distinct; their samples in *@samples.
+ */
+size_t hs_cgroups_unnamed(const struct hs_profile *p, uint64_t *samples);
 
 /* The walks of the tree so far (for the tests). */
 unsigned int hs_cgroups_walks(void);

@@ -44,6 +44,7 @@
 #include "commands.h"
 #include "device.h"
 #include "events.h"
+#include "k8s.h"
 #include "maps.h"
 #include "netlink.h"
 #include "profile.h"
@@ -73,8 +74,9 @@ static const struct hs_option hs_agent_options[] = {
 	{ O_LABEL, "label", "KEY=VALUE", "a label of every profile, besides hostname, "
 	  "kernel_release and event (repeat it; the same key replaces one of those)" },
 	{ O_GROUP_BY, "group-by", "KIND", "one profile an interval per container (labels "
-	  "container_id and pod_uid), cgroup (label cgroup) or unit (systemd unit: label unit), "
-	  "and one for the samples of none; keys the session by cgroup" },
+	  "container.id and k8s.pod.uid; service_name its workload), cgroup (label cgroup) or "
+	  "unit (label systemd.unit), and one for the samples of none; keys the session by "
+	  "cgroup" },
 	{ O_OUTPUT_DIR, "output-dir", "DIR", "write each profile as DIR/hotstack-START.pb.gz "
 	  "(START: YYYYmmddTHHMMSSZ, UTC; with --group-by, a group's as "
 	  "hotstack-START-GROUP.pb.gz)" },
@@ -468,13 +470,20 @@ static void hs_agent_signal(int sig)
 /* Labels: hostname, kernel_release, event, --label's and a group's, in Pyroscope's name. */
 #define HS_AGENT_NOTES	(HS_AGENT_MAX_LABELS + 10)
 
+/* A --group-by group's labels at most: 2 its own, 4 its workload's names. */
+#define HS_GROUP_LABELS	6
+
 /*
- * A --group-by group: its labels ("container_id=ID" and "pod_uid=UID";
- * "cgroup=PATH"; "unit=NAME"; none for the samples of no group), its
- * file name's part, and its interval's profile.
+ * A --group-by group: its labels, "KEY=VALUE" each, named as the
+ * samples' labels are ("container.id=ID" and "k8s.pod.uid=UID" of a
+ * container, the second alone of a pod's own cgroup; "cgroup=PATH";
+ * "systemd.unit=NAME" and the container's id when in one), then its
+ * workload's names (service_name, and Kubernetes' k8s.namespace.name,
+ * k8s.pod.name, k8s.container.name where the node says them); none for
+ * the samples of no group. Its file name's part, its interval's profile.
  */
 struct hs_agent_group {
-	char label[2][320];
+	char label[HS_GROUP_LABELS][320];
 	char file[112];
 	struct hs_profile p;
 };
@@ -542,10 +551,11 @@ static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size
 	static const struct { const char *label, *attr; } names[] = {
 		{ "hostname", "host.name" }, { "kernel_release", "os.version" },
 		{ "container_id", "container.id" }, { "pod_uid", "k8s.pod.uid" },
-		{ "unit", "systemd.unit" },
+		{ "unit", "systemd.unit" }, { "service_name", "service.name" },
 	};
 	size_t i, j, n = 0;
 
+	/* The service: --name's, or the group's workload (service_name, first in res_buf). */
 	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "service.name=%s", ag->o.name);
 	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "os.type=linux");
 	if (ag->comm[0])
@@ -563,6 +573,10 @@ static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size
 				break;
 			}
 		}
+		if (!strcmp(k, "service.name")) {
+			snprintf(ag->res_buf[0], sizeof(ag->res_buf[0]), "service.name=%s", vals[i]);
+			continue;
+		}
 		snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "%.*s=%s", kl, k, vals[i]);
 	}
 	for (i = 0; i < n; i++)
@@ -578,9 +592,10 @@ static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size
 static void hs_agent_labels(struct hs_agent *ag, const struct hs_agent_group *g,
 			    char *extra_notes[], size_t nr_extra)
 {
-	const char *keys[HS_AGENT_MAX_LABELS + 5], *vals[HS_AGENT_MAX_LABELS + 5];
-	const char *given[HS_AGENT_MAX_LABELS + 2];
-	size_t klen[HS_AGENT_MAX_LABELS + 5], nr = 0, i, j, n, used, nr_given;
+	const char *keys[HS_AGENT_MAX_LABELS + HS_GROUP_LABELS + 3];
+	const char *vals[HS_AGENT_MAX_LABELS + HS_GROUP_LABELS + 3];
+	const char *given[HS_AGENT_MAX_LABELS + HS_GROUP_LABELS];
+	size_t klen[HS_AGENT_MAX_LABELS + HS_GROUP_LABELS + 3], nr = 0, i, j, n, used, nr_given;
 
 	keys[nr] = "hostname", klen[nr] = 8, vals[nr++] = ag->hostname;
 	keys[nr] = "kernel_release", klen[nr] = 14, vals[nr++] = ag->release;
@@ -588,7 +603,7 @@ static void hs_agent_labels(struct hs_agent *ag, const struct hs_agent_group *g,
 	/* --label's, then the group's (KEY=VALUE each), the last of a key winning. */
 	memcpy(given, ag->o.labels, ag->o.nr_labels * sizeof(given[0]));
 	nr_given = ag->o.nr_labels;
-	for (i = 0; g && i < 2; i++)
+	for (i = 0; g && i < HS_GROUP_LABELS; i++)
 		if (g->label[i][0])
 			given[nr_given++] = g->label[i];
 	for (i = 0; i < nr_given; i++) {
@@ -985,18 +1000,39 @@ static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct
 	return 0;
 }
 
+/* @g's next label @key=@v[0..len) (its value made a label value), and its index. */
+static size_t hs_agent_group_label(struct hs_agent_group *g, size_t i, const char *key,
+				   const char *v, size_t len)
+{
+	snprintf(g->label[i], sizeof(g->label[i]), "%s=%.*s", key, (int)len, v);
+	hs_agent_sanitize(g->label[i] + strlen(key) + 1);
+	return i + 1;
+}
+
+/* @g's labels joined by ',' in @buf ("" for none). */
+static void hs_agent_group_key(const struct hs_agent_group *g, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < HS_GROUP_LABELS && g->label[i][0] && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? "," : "", g->label[i]);
+}
+
 /*
  * Line @l's group by --group-by into @g (labels, file name part), all
  * empty when it has none: no cgroup key, or a cgroup of no container
- * (no unit).
+ * or pod (no unit). The file's part: the container's id (else the
+ * pod's uid), the cgroup's path, the unit's name and its container's id.
  */
 static void hs_agent_group_of(const struct hs_agent *ag, const struct hs_profile *p,
 			      const struct hs_stack_line *l, struct hs_agent_group *g)
 {
 	struct hs_cgroup_info info;
+	struct hs_k8s_names kn;
 	struct hs_line_keys k;
-	size_t n, i;
-	char *v;
+	size_t n = 0, i, own = 1, len;
+	char file[700];
 
 	memset(g->label, 0, sizeof(g->label));
 	g->file[0] = '\0';
@@ -1004,29 +1040,51 @@ static void hs_agent_group_of(const struct hs_agent *ag, const struct hs_profile
 	if (!k.cgroup)
 		return;
 	hs_cgroup_parse(k.cgroup, k.cgroup_len, &info);
-	if (ag->o.group_by == HS_GROUP_CONTAINER && info.container_id[0]) {
-		snprintf(g->label[0], sizeof(g->label[0]), "container_id=%s", info.container_id);
+	if (ag->o.group_by == HS_GROUP_CONTAINER) {
+		if (!info.container_id[0] && !info.pod_uid[0])
+			return;
+		if (info.container_id[0])
+			n = hs_agent_group_label(g, n, "container.id", info.container_id,
+						 strlen(info.container_id));
 		if (info.pod_uid[0])
-			snprintf(g->label[1], sizeof(g->label[1]), "pod_uid=%s", info.pod_uid);
+			n = hs_agent_group_label(g, n, "k8s.pod.uid", info.pod_uid,
+						 strlen(info.pod_uid));
 	} else if (ag->o.group_by == HS_GROUP_CGROUP) {
 		/* A value is 256 bytes at most: a longer path keeps its innermost part. */
-		n = hs_cgroup_tail(k.cgroup, k.cgroup_len, 256);
-		snprintf(g->label[0], sizeof(g->label[0]), "cgroup=%.*s",
-			 (int)(k.cgroup_len - n), k.cgroup + n);
+		i = hs_cgroup_tail(k.cgroup, k.cgroup_len, 256);
+		n = hs_agent_group_label(g, n, "cgroup", k.cgroup + i, k.cgroup_len - i);
 	} else if (ag->o.group_by == HS_GROUP_UNIT && info.unit[0]) {
-		snprintf(g->label[0], sizeof(g->label[0]), "unit=%s", info.unit);
+		/* A container's nginx.service is not the host's. */
+		n = hs_agent_group_label(g, n, "systemd.unit", info.unit, strlen(info.unit));
+		if (info.container_id[0])
+			n = hs_agent_group_label(g, n, "container.id", info.container_id,
+						 strlen(info.container_id));
 	} else {
 		return;
 	}
-	v = strchr(g->label[0], '=') + 1;
-	hs_agent_sanitize(v);
-	/* The file's part: the value in [A-Za-z0-9._-]; past 100 bytes its end and a hash. */
-	n = strlen(v);
-	if (n <= 100) {
-		snprintf(g->file, sizeof(g->file), "%s", v);
+	if (ag->o.group_by == HS_GROUP_UNIT)
+		own = n;
+	/* The workload: Kubernetes' namespace/container (or pod), else the unit. */
+	if (hs_k8s_names(info.container_id, info.pod_uid, &kn)) {
+		snprintf(file, sizeof(file), "%s/%s", kn.ns, kn.container[0] ? kn.container : kn.pod);
+		n = hs_agent_group_label(g, n, "service_name", file, strlen(file));
+		n = hs_agent_group_label(g, n, "k8s.namespace.name", kn.ns, strlen(kn.ns));
+		n = hs_agent_group_label(g, n, "k8s.pod.name", kn.pod, strlen(kn.pod));
+		if (kn.container[0])
+			hs_agent_group_label(g, n, "k8s.container.name", kn.container,
+					     strlen(kn.container));
+	} else if (info.unit[0]) {
+		hs_agent_group_label(g, n, "service_name", info.unit, strlen(info.unit));
+	}
+	/* The file's part: the values in [A-Za-z0-9._-]; past 100 bytes their end and a hash. */
+	for (i = 0, len = 0; i < own; i++)
+		len += snprintf(file + len, sizeof(file) - len, "%s%s", i ? "-" : "",
+				strchr(g->label[i], '=') + 1);
+	if (len <= 100) {
+		snprintf(g->file, sizeof(g->file), "%s", file);
 	} else {
-		snprintf(g->file, sizeof(g->file), "%s-%08x", v + n - 91,
-			 (unsigned int)hs_hash(v, n));
+		snprintf(g->file, sizeof(g->file), "%s-%08x", file + len - 91,
+			 (unsigned int)hs_hash(file, len));
 	}
 	for (i = 0; g->file[i]; i++)
 		if (!isalnum((unsigned char)g->file[i]) && !strchr("._-", g->file[i]))
@@ -1044,7 +1102,7 @@ static int hs_agent_split(const struct hs_agent *ag, const struct hs_profile *p,
 	struct hs_agent_group *g = calloc(1, sizeof(*g)), one, *more;
 	struct hs_strtab names;
 	char key[sizeof(one.label)];
-	size_t i;
+	size_t i, cap = 1;
 	long id;
 	int ret = g ? 0 : -ENOMEM;
 
@@ -1054,16 +1112,19 @@ static int hs_agent_split(const struct hs_agent *ag, const struct hs_profile *p,
 		ret = -ENOMEM;
 	for (i = 0; i < p->nr && !ret; i++) {
 		hs_agent_group_of(ag, p, &p->lines[i], &one);
-		snprintf(key, sizeof(key), "%s%s%s", one.label[0], one.label[1][0] ? "," : "",
-			 one.label[1]);
+		hs_agent_group_key(&one, key, sizeof(key));
 		id = hs_strtab_add(&names, key, strlen(key));
 		if (id >= 0 && (size_t)id == *nr) {
-			more = realloc(g, (*nr + 1) * sizeof(*g));
-			if (!more) {
-				ret = -ENOMEM;
-				break;
+			/* Twice the room when full: 500 groups are not 500 copies of the array. */
+			if (*nr == cap) {
+				more = realloc(g, 2 * cap * sizeof(*g));
+				if (!more) {
+					ret = -ENOMEM;
+					break;
+				}
+				g = more;
+				cap *= 2;
 			}
-			g = more;
 			g[*nr] = one;
 			memset(&g[*nr].p, 0, sizeof(g[*nr].p));
 			++*nr;
@@ -1084,12 +1145,15 @@ static int hs_agent_split(const struct hs_agent *ag, const struct hs_profile *p,
 static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char *extra[2],
 				struct hs_agent_batch *b, size_t *bytes, size_t *nr_sent)
 {
-	char group[700], *notes[3] = { extra[0], extra[1], group };
 	struct hs_agent_group *g;
+	char group[sizeof(g->label) + 128], key[sizeof(g->label)];
+	char *notes[3] = { extra[0], extra[1], group };
 	char *obuf = NULL;
 	size_t n, i, olen = 0;
 	int ret;
 
+	/* The node's Kubernetes names, as they are now. */
+	hs_k8s_scan(NULL);
 	ret = hs_agent_split(ag, p, &g, &n);
 	/* OTLP: one request of every group's profile, each with its resource. */
 	if (!ret && ag->push && ag->o.otlp) {
@@ -1107,9 +1171,9 @@ static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char 
 		g[i].p.time_ns = p->time_ns;
 		g[i].p.keys = p->keys;
 		g[i].p.maps = p->maps;
-		snprintf(group, sizeof(group), "group: %s%s%s, %" PRIu64 " of the interval's %"
-			 PRIu64 " samples", i ? g[i].label[0] : "none", g[i].label[1][0] ? "," : "",
-			 g[i].label[1], g[i].p.total, p->total);
+		hs_agent_group_key(&g[i], key, sizeof(key));
+		snprintf(group, sizeof(group), "group: %s, %" PRIu64 " of the interval's %"
+			 PRIu64 " samples", i ? key : "none", g[i].p.total, p->total);
 		ret = hs_agent_send(ag, &g[i].p, &g[i], notes, 3, b, bytes);
 		++*nr_sent;
 	}
@@ -1142,7 +1206,8 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 	uint64_t drops = hs_sum_drops(total->drops);
 	uint64_t filtered = total->drops[HOTSTACK_DROP_FILTERED];
 	struct hs_agent_batch b = { 0 };
-	size_t len = 0, sent = 0, i;
+	size_t len = 0, sent = 0, i, unnamed;
+	uint64_t unnamed_samples;
 	int ret;
 
 	ag->intervals++;
@@ -1191,6 +1256,11 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 		     filtered, p->nr, len, groups, status);
 	hs_agent_notify("STATUS=%" PRIu64 " intervals, %" PRIu64 " samples%s", ag->intervals,
 			ag->samples, status);
+	unnamed = hs_cgroups_unnamed(p, &unnamed_samples);
+	if (unnamed)
+		hs_agent_log("interval %" PRIu64 ": %zu cgroup%s left unnamed, %" PRIu64 " samples "
+			     "under [cgroup ID] (removed before a name was read)", ag->intervals,
+			     unnamed, unnamed > 1 ? "s" : "", unnamed_samples);
 }
 
 /* The own session's interval ending now: SNAPSHOT, copy, symbolize. 0 or -errno. */
@@ -1604,6 +1674,7 @@ out:
 	hs_agent_close(&ag);
 	hs_usyms_free(ag.u);
 	hs_profile_free(&ag.prev);
+	hs_k8s_free();
 	hs_agent_opts_free(&ag.o);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 
+#include "cgroup.h"
 #include "commands.h"
 #include "device.h"
 #include "events.h"
@@ -148,6 +150,20 @@ static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile
 	ret = hs_profile_parse(p, text, NULL);
 	free(text);
 	return ret ?: hs_profile_add_drops(p, st->total.drops);
+}
+
+/* Say the cgroups left unnamed (keyed by cgroup): their samples are under "[cgroup ID]". */
+static void hs_record_unnamed(const struct hs_profile *p)
+{
+	uint64_t samples;
+	size_t n = hs_cgroups_unnamed(p, &samples);
+
+	if (n)
+		fprintf(stderr, "[ hotstack record: %zu cgroup%s left unnamed, %" PRIu64 " samples "
+			"under [cgroup ID]: removed before a name was read (a module too old or "
+			"a kernel without the cgroup_rmdir tracepoint, or more than %d removed "
+			"between two reads) ]\n", n, n > 1 ? "s" : "", samples,
+			HOTSTACK_CGROUPS_GONE);
 }
 
 /* The file execvp() runs for @name (a path, or looked for in $PATH) into @buf; 0 or -1. */
@@ -304,6 +320,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (hs_write_profile("record", o.output, o.format, &p, NULL))
 		goto out_genl;
+	hs_record_unnamed(&p);
 	hs_live_compute(&st, st.table_entries, p.seconds, o.s.off_cpu, &l);
 	hs_unwind_summary(&st, uw, uwtext, sizeof(uwtext));
 	if (o.s.off_cpu) {

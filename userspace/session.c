@@ -765,7 +765,7 @@ void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t 
 	/* The cgroups' names, while they are there to read. */
 	n = m->base ? hs_table_cgroups(m, ids, sizeof(ids) / sizeof(ids[0])) : 0;
 	if (n)
-		hs_cgroups_capture(hs_cgroup_root_here(), ids, n);
+		hs_cgroups_capture(hs_cgroup_root_here(), ids, n, m->fd);
 	if (!u)
 		return;
 	if (pid && !(child && hs_not_execd(child)))

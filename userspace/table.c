@@ -41,6 +41,7 @@ int hs_table_map(int fd, struct hs_table_map *m)
 	m->base = p;
 	m->size = st.mmap_size;
 	m->mapped = 1;
+	m->fd = fd;
 	return 0;
 }
 

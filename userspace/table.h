@@ -24,6 +24,7 @@ struct hs_table_map {
 	void *base;
 	size_t size;
 	int mapped;		/* 1: munmap() it */
+	int fd;			/* the session's, when mapped */
 };
 
 /* mmap() the session @fd (configured); 0 or -errno (EPERM: no CAP_PERFMON/SYSLOG). */

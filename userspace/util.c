@@ -137,13 +137,21 @@ struct hs_arena_block {
 	void *mem;
 };
 
-#define HS_ARENA_BLOCK	(1 << 20)	/* the room of a block of small pieces */
+/*
+ * The room of a block of small pieces: 16 KiB first, twice the last one
+ * after, up to 1 MiB (a small profile, as each of the agent's 500
+ * groups', takes little; a big one few blocks).
+ */
+#define HS_ARENA_FIRST	(16 << 10)
+#define HS_ARENA_BLOCK	(1 << 20)
 #define HS_ARENA_BIG	(HS_ARENA_BLOCK / 8)	/* a piece this big gets its own */
 
 void *hs_arena_alloc(struct hs_arena *a, size_t size)
 {
 	struct hs_arena_block *b;
-	size_t room = size >= HS_ARENA_BIG ? size : HS_ARENA_BLOCK;
+	size_t small = a->block ? (a->block < HS_ARENA_BLOCK ? 2 * a->block : a->block) :
+				  HS_ARENA_FIRST;
+	size_t room = size >= HS_ARENA_BIG || size > small ? size : small;
 	char *p;
 
 	if (size < HS_ARENA_BIG && size <= a->left) {
@@ -164,6 +172,7 @@ void *hs_arena_alloc(struct hs_arena *a, size_t size)
 	if (room != size) {
 		a->next = p + size;
 		a->left = room - size;
+		a->block = room;
 	}
 	return p;
 }

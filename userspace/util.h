@@ -78,6 +78,7 @@ struct hs_arena {
 	struct hs_arena_block *blocks;
 	char *next;		/* free room in the newest small block */
 	size_t left;
+	size_t block;		/* the room of the last small block (0: none yet) */
 };
 
 /* @size bytes (not aligned: for text), or NULL. */

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cgroup.h"
+#include "k8s.h"
 #include "profile.h"
 #include "pprof_decode.h"
 
@@ -216,7 +217,7 @@ static void names(void **state)
 	ids[0] = ino_of(root);
 	ids[1] = ino_of(path);
 	ids[2] = 1;	/* no directory of the tree */
-	assert_int_equal(hs_cgroups_capture(root, ids, 2), 2);
+	assert_int_equal(hs_cgroups_capture(root, ids, 2, -1), 2);
 	assert_string_equal(hs_cgroup_name(ids[0]), "/");
 	assert_string_equal(hs_cgroup_name(ids[1]), "/system.slice/docker-" ID1 ".scope");
 	assert_null(hs_cgroup_name(ids[2]));
@@ -226,7 +227,7 @@ static void names(void **state)
 	assert_int_equal(rmdir(path), 0);
 	assert_int_equal(rmdir(root), 0);
 	/* Gone, and looked for again (the unknown id): still named. */
-	assert_int_equal(hs_cgroups_capture("/nonexistent", ids, 3), 2);
+	assert_int_equal(hs_cgroups_capture("/nonexistent", ids, 3, -1), 2);
 	assert_string_equal(hs_cgroup_name(ids[1]), "/system.slice/docker-" ID1 ".scope");
 }
 
@@ -248,28 +249,28 @@ static void names_bounded(void **state)
 	assert_int_equal(mkdir(a, 0755), 0);
 	assert_int_equal(mkdir(b, 0755), 0);
 	ids[0] = ino_of(a);
-	assert_int_equal(hs_cgroups_capture(root, ids, 1), 1);
+	assert_int_equal(hs_cgroups_capture(root, ids, 1, -1), 1);
 	assert_string_equal(hs_cgroup_name(ids[0]), "/a.scope");
 	assert_null(hs_cgroup_name(ino_of(b)));
 	/* a.scope gone and no longer asked for: dropped by the next walk (for b). */
 	assert_int_equal(rmdir(a), 0);
 	ids[1] = ino_of(b);
 	walks = hs_cgroups_walks();
-	assert_int_equal(hs_cgroups_capture(root, ids + 1, 1), 1);
+	assert_int_equal(hs_cgroups_capture(root, ids + 1, 1, -1), 1);
 	assert_int_equal(hs_cgroups_walks(), walks + 1);
 	assert_null(hs_cgroup_name(ids[0]));
 	assert_string_equal(hs_cgroup_name(ids[1]), "/b.scope");
 	/* An id no walk finds: walked for once, then not at the next capture. */
 	ids[0] = 3;
 	walks = hs_cgroups_walks();
-	assert_int_equal(hs_cgroups_capture(root, ids, 2), 1);
-	assert_int_equal(hs_cgroups_capture(root, ids, 2), 1);
+	assert_int_equal(hs_cgroups_capture(root, ids, 2, -1), 1);
+	assert_int_equal(hs_cgroups_capture(root, ids, 2, -1), 1);
 	assert_int_equal(hs_cgroups_walks(), walks + 1);
 	assert_string_equal(hs_cgroup_name(ids[1]), "/b.scope");
 	/* b.scope gone, not asked for: no name left (tmpfs gives its inode again). */
 	assert_int_equal(rmdir(b), 0);
 	ids[0] = 5;
-	assert_int_equal(hs_cgroups_capture(root, ids, 1), 0);
+	assert_int_equal(hs_cgroups_capture(root, ids, 1, -1), 0);
 	assert_null(hs_cgroup_name(ids[1]));
 	assert_int_equal(rmdir(root), 0);
 }
@@ -432,11 +433,60 @@ static void filters_and_sorts(void **state)
 	free(out);
 }
 
+/* Kubernetes' names, from the kubelet's log directories. */
+static void k8s_names(void **state)
+{
+	char logs[] = "/tmp/hs_k8s_logsXXXXXX", cmd[1024];
+	struct hs_k8s_names n;
+
+	(void)state;
+	assert_non_null(mkdtemp(logs));
+	put(logs, "containers/web-7d4b9c-x2x4z_shop_nginx-" ID1 ".log", "");
+	put(logs, "containers/etcd-node1_kube-system_etcd-" ID2 ".log", "");
+	/* Near misses: a short id, an '_' too many, no .log, upper case. */
+	put(logs, "containers/a_b_c-0123.log", "");
+	put(logs, "containers/a_b_c_d-" ID2 ".log", "");
+	put(logs, "containers/a_b_c-" ID2, "");
+	put(logs, "containers/A_b_c-" ID2 ".log", "");
+	put(logs, "pods/shop_web-7d4b9c-x2x4z_" UID "/nginx/0.log", "");
+	put(logs, "pods/kube-system_etcd-node1_5c3d0f1e2a4b6c8d9e0f1a2b3c4d5e6f/etcd/0.log", "");
+	assert_int_equal(hs_k8s_scan(logs), 2);
+	assert_int_equal(hs_k8s_names(ID1, UID, &n), 1);
+	assert_string_equal(n.ns, "shop");
+	assert_string_equal(n.pod, "web-7d4b9c-x2x4z");
+	assert_string_equal(n.container, "nginx");
+	/* A pod's own cgroup (no container): the pod's names. */
+	assert_int_equal(hs_k8s_names("", UID, &n), 1);
+	assert_string_equal(n.ns, "shop");
+	assert_string_equal(n.pod, "web-7d4b9c-x2x4z");
+	assert_string_equal(n.container, "");
+	assert_int_equal(hs_k8s_names(NULL, "5c3d0f1e2a4b6c8d9e0f1a2b3c4d5e6f", &n), 1);
+	assert_string_equal(n.pod, "etcd-node1");
+	assert_int_equal(hs_k8s_names(ID2, "", &n), 1);
+	assert_string_equal(n.ns, "kube-system");
+	assert_string_equal(n.container, "etcd");
+	/* Unknown: nothing. */
+	assert_int_equal(hs_k8s_names("", "", &n), 0);
+	assert_int_equal(hs_k8s_names("fedcba98", NULL, &n), 0);
+	assert_string_equal(n.pod, "");
+	/* Read again a second later: a container gone is forgotten. */
+	snprintf(cmd, sizeof(cmd), "%s/containers/web-7d4b9c-x2x4z_shop_nginx-" ID1 ".log", logs);
+	assert_int_equal(unlink(cmd), 0);
+	assert_int_equal(hs_k8s_scan(logs), 2);
+	sleep(1);
+	assert_int_equal(hs_k8s_scan(logs), 1);
+	assert_int_equal(hs_k8s_names(ID1, "", &n), 0);
+	hs_k8s_free();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", logs);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layouts),
 		cmocka_unit_test(tails),
+		cmocka_unit_test(k8s_names),
 		cmocka_unit_test(roots),
 		cmocka_unit_test(names_bounded),
 		cmocka_unit_test(names),

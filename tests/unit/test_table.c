@@ -194,7 +194,7 @@ static void cgroup_keys(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(stat(path, &st), 0);
 	id = st.st_ino;
-	assert_int_equal(hs_cgroups_capture(root, &id, 1), 1);
+	assert_int_equal(hs_cgroups_capture(root, &id, 1, -1), 1);
 	assert_int_equal(hs_synth_init(&s, 1, 64, 256), 0);
 	hs_synth_add(&s, 1, 0, frames, 1, 0, 3)->cgroup = id;
 	m.base = s.buf;
