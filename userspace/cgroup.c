@@ -228,12 +228,22 @@ size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int f
 		f->next = now + f->gap;
 	}
 	free(want);
-	/* The names of cgroups gone, unless asked for now: dropped. */
-	asked = hs_cg ? malloc(n * sizeof(*asked)) : NULL;
+	/*
+	 * The names of cgroups gone, unless asked for now: dropped; and the
+	 * failed ids no longer asked for (a node's churn of containers).
+	 */
+	asked = malloc(n * sizeof(*asked));
 	if (asked) {
 		memcpy(asked, ids, n * sizeof(*asked));
 		qsort(asked, n, sizeof(*asked), hs_u64_cmp);
-		hs_cg_rehash(hs_cg_mask + 1, asked, n);
+		if (hs_cg)
+			hs_cg_rehash(hs_cg_mask + 1, asked, n);
+		for (i = 0; i < hs_cg_nr_fails;) {
+			if (bsearch(&hs_cg_fails[i].id, asked, n, sizeof(*asked), hs_u64_cmp))
+				i++;
+			else
+				hs_cg_fails[i] = hs_cg_fails[--hs_cg_nr_fails];
+		}
 		free(asked);
 	}
 	for (i = 0, named = 0; i < n; i++)

@@ -272,6 +272,14 @@ static void names_bounded(void **state)
 	ids[0] = 5;
 	assert_int_equal(hs_cgroups_capture(root, ids, 1, -1), 0);
 	assert_null(hs_cgroup_name(ids[1]));
+	/*
+	 * Id 3, no longer asked for, was forgotten with its failures (a node's
+	 * churn keeps none of them): asked again, it is walked for at once.
+	 */
+	ids[0] = 3;
+	walks = hs_cgroups_walks();
+	assert_int_equal(hs_cgroups_capture(root, ids, 1, -1), 0);
+	assert_int_equal(hs_cgroups_walks(), walks + 1);
 	assert_int_equal(rmdir(root), 0);
 }
 

@@ -1227,7 +1227,7 @@ static void op_get_info(struct thr *t)
 	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
 	if (k.size != a.usize || k.abi_version != HOTSTACK_ABI_VERSION ||
 	    k.max_depth != HOTSTACK_MAX_DEPTH || k.max_sessions != max_sessions ||
-	    k.features != HOTSTACK_FEAT_USER_TABLES ||
+	    k.features != (HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH) ||
 	    k.pad || k.reserved[0] || k.reserved[1] || k.max_freq != HOTSTACK_MAX_FREQ ||
 	    k.memory_used > k.max_memory || !k.nr_sessions)
 		report(t, "%s: answered size %u abi_version %u max_sessions %u nr_sessions %u "
