@@ -10,6 +10,7 @@
  * freed when the reader reaches the end (or the session is configured or
  * RESET: the next read() starts from a new copy).
  */
+#include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/minmax.h>
 #include <linux/log2.h>
@@ -27,8 +28,7 @@ struct hs_reader {
 	size_t next;		/* next item to format */
 	u64 *frames;
 	char *line;		/* the line being copied out */
-	u64 cg_id;		/* the last cgroup key formatted, and its text */
-	char *cg_key;
+	struct hs_cg_key *cg;	/* cgroup keys formatted, HS_CG_CACHE of them */
 	size_t line_len;
 	size_t line_pos;
 	int gen;		/* the session's reader_gen when copied */
@@ -36,6 +36,13 @@ struct hs_reader {
 
 /* The cgroup key's text at most: "[cgroup PATH];". */
 #define HS_CG_KEY_MAX	(HOTSTACK_CGROUP_PATH_MAX + 16)
+
+/* Cgroup keys formatted (by id, one a place): lines come in table order. */
+#define HS_CG_CACHE_BITS	5
+struct hs_cg_key {
+	u64 id;
+	char text[HS_CG_KEY_MAX];
+};
 
 /* Longest line: every frame a symbol, plus the leading markers. */
 #define HS_LINE_MAX	((HOTSTACK_MAX_DEPTH + 8) * (KSYM_SYMBOL_LEN + 1) + HS_CG_KEY_MAX + 32)
@@ -89,7 +96,7 @@ static void hs_reader_free(struct hs_reader *r)
 	kvfree(r->items);
 	kvfree(r->frames);
 	kvfree(r->line);
-	kfree(r->cg_key);
+	kvfree(r->cg);
 	kfree(r);
 }
 
@@ -125,8 +132,8 @@ static struct hs_reader *hs_reader_copy(struct hotstack_session *s)
 	r->items = hs_alloc_array(nr, sizeof(*r->items));
 	r->frames = hs_alloc_array(nr_frames, sizeof(u64));
 	r->line = kvmalloc(HS_LINE_MAX, GFP_KERNEL);
-	r->cg_key = kmalloc(HS_CG_KEY_MAX, GFP_KERNEL);
-	if (!r->items || !r->frames || !r->line || !r->cg_key)
+	r->cg = kvcalloc(1 << HS_CG_CACHE_BITS, sizeof(*r->cg), GFP_KERNEL);
+	if (!r->items || !r->frames || !r->line || !r->cg)
 		goto out_free;
 
 	for (i = 0; i < tabs->nr_slots; i++) {
@@ -221,26 +228,27 @@ static size_t hs_put_ksym(char *p, u64 addr, bool ret)
 
 /*
  * The cgroup key at @p: "[cgroup PATH];" as the reader's cgroup namespace
- * names it ("...;" made ":", a newline a space), else "[cgroup ID];".
- * The last one is kept: a table's lines of one cgroup are named once.
+ * names it (";" made ":", a newline a space), else "[cgroup ID];". Kept
+ * by id: a table's lines of one cgroup are named once, or nearly.
  */
 static char *hs_put_cgroup(struct hs_reader *r, char *p, u64 id)
 {
-	char *path = r->cg_key + 8;
+	struct hs_cg_key *k = &r->cg[hash_64(id, HS_CG_CACHE_BITS)];
+	char *path = k->text + 8;
 	bool gone;
 
-	if (id != r->cg_id) {
-		r->cg_id = id;
+	if (id != k->id) {
+		k->id = id;
 		if (hotstack_cgroup_path(id, path, &gone) > 0) {
-			memcpy(r->cg_key, "[cgroup ", 8);
+			memcpy(k->text, "[cgroup ", 8);
 			strreplace(path, ';', ':');
 			strreplace(path, '\n', ' ');
 			strcat(path, "];");
 		} else {
-			sprintf(r->cg_key, "[cgroup %llu];", id);
+			sprintf(k->text, "[cgroup %llu];", id);
 		}
 	}
-	return p + sprintf(p, "%s", r->cg_key);
+	return p + sprintf(p, "%s", k->text);
 }
 
 static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
