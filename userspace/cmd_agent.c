@@ -573,7 +573,7 @@ static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size
 				break;
 			}
 		}
-		if (!strcmp(k, "service.name")) {
+		if (kl == 12 && !memcmp(k, "service.name", 12)) {
 			snprintf(ag->res_buf[0], sizeof(ag->res_buf[0]), "service.name=%s", vals[i]);
 			continue;
 		}
