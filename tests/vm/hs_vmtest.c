@@ -114,6 +114,7 @@
 #include <linux/genetlink.h>
 #include <linux/hotstack.h>
 
+#include "cgroup.h"
 #include "events.h"
 #include "netlink.h"
 #include "profile.h"
@@ -4567,9 +4568,11 @@ static void write_folded(const char *path, const struct hs_profile *p, const cha
 static void test_symbols(unsigned int max_depth, const char *out_read, const char *out_mmap)
 {
 	struct hs_profile pr = { 0 }, pm = { 0 };
+	struct hs_table_map m;
 	struct hotstack_config c;
 	struct hotstack_stats st;
 	int fd = open_dev(), ret;
+	uint64_t ids[64];
 	char *text;
 
 	default_config(&c);
@@ -4578,6 +4581,12 @@ static void test_symbols(unsigned int max_depth, const char *out_read, const cha
 	c.keys = HOTSTACK_KEY_ALL;
 	c.max_depth = max_depth;
 	profile_workload(fd, &c, "symbols", 6, 4, 500);
+	/* The cgroups named as the tool names them (read() names them too). */
+	if (!hs_table_map(fd, &m)) {
+		hs_cgroups_capture(hs_cgroup_root_here(), ids,
+				   hs_table_cgroups(&m, ids, sizeof(ids) / sizeof(ids[0])), fd);
+		hs_table_unmap(&m);
+	}
 	get_stats(fd, &st, 0);
 	text = read_all(fd);
 	tap(text && !hs_profile_parse(&pr, text, NULL) &&

@@ -133,24 +133,27 @@ if grep -qw cgroup2 /proc/filesystems; then
 	check_output "a cgroup removed before the recording ended keeps its name" '^[1-9]' \
 		sh -c "grep -c '^\[pid [0-9]*\];\[cgroup /hs-gone.scope\];' /tmp/cgk.folded"
 	# Cgroups that live less than the tool's capture (every 250 ms): 20,
-	# each made, used 20 ms and removed while recording. The module names
+	# each made, used 50 ms and removed while recording. The module names
 	# those removed (a probe on cgroup_rmdir): to the tool reading the
 	# table, and in read()'s text (kptr_restrict=2: the tool reads that).
 	cat >/tmp/brief.sh <<EOF
 for i in \$(seq 20); do
 	d=$cg/hs-brief-\$i.scope
-	mkdir \$d && sh -c "echo \\\$\\\$ >\$d/cgroup.procs && exec hs_vmtest uspin 20" && rmdir \$d
+	mkdir \$d && sh -c "echo \\\$\\\$ >\$d/cgroup.procs && exec hs_vmtest uspin 50" && rmdir \$d
 done
 EOF
-	# brief FOLDED: "NAMED BY_ID": the brief cgroups named, the cgroups left ids.
+	# brief FOLDED: ok when the brief cgroups sampled (10 of 20 at least: a
+	# debug kernel samples fewer) are named, and no cgroup is left an id.
 	brief() {
-		echo $(grep -o '\[cgroup /hs-brief-[0-9]*\.scope\]' $1 | sort -u | wc -l) \
+		set -- $(grep -o '\[cgroup /hs-brief-[0-9]*\.scope\]' $1 | sort -u | wc -l) \
 			$(grep -c '\[cgroup [0-9]*\]' $1)
+		echo "$1 named, $2 left ids"
+		[ $1 -ge 10 ] && [ $2 -eq 0 ] && echo ok
 	}
 	hotstack record -F 1000 -a --keys cgroup -o /tmp/cgb.folded -- sh /tmp/brief.sh \
 		>/tmp/cgb.out 2>&1
-	check_output "20 cgroups of 20 ms each, removed while recording: each named, none left an id" \
-		'^20 0$' brief /tmp/cgb.folded
+	check_output "20 cgroups of 50 ms each, removed while recording: named, none left an id" \
+		'^ok$' brief /tmp/cgb.folded
 	check_output "record says no cgroup was left unnamed" '^0$' \
 		sh -c "grep -c 'left unnamed' /tmp/cgb.out"
 	kptr=$(cat /proc/sys/kernel/kptr_restrict)
@@ -158,7 +161,7 @@ EOF
 	hotstack record -F 1000 -a --keys cgroup -o /tmp/cgr.folded -- sh /tmp/brief.sh \
 		>/tmp/cgr.out 2>&1
 	echo $kptr >/proc/sys/kernel/kptr_restrict
-	check_output "the same in read()'s text, named by the module" '^20 0$' brief /tmp/cgr.folded
+	check_output "the same in read()'s text, named by the module" '^ok$' brief /tmp/cgr.folded
 	hotstack report /tmp/cgk.folded -o /tmp/cgk.pb.gz 2>/dev/null
 	check_output "pprof keeps the cgroup key (its label), and gives it back" '^ok$' sh -c \
 		"hotstack report --format folded /tmp/cgk.pb.gz | sort >/tmp/cgk.back &&

@@ -16,14 +16,15 @@ for depth in 64 4; do
 	check "max_depth $depth: neither is empty" [ -s /tmp/s-mmap.sorted ]
 	cp /tmp/s-mmap.folded /tmp/s-mmap-$depth.folded
 done
-# Every key: with cgroups, the test's (the root, "[cgroup 1]": no name
-# captured) after the pid's.
+# Every key: with cgroups, the test's (the root, "[cgroup /]", named by
+# the module in read() and as the tool names it from the mmap) after the
+# pid's.
 check_output "the workload's functions are symbolized by the tool" \
-	'hs_vmtest;\[pid [0-9]+\];(\[cgroup [0-9]+\];)?\[task\];.*hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\](;.*)? [0-9]+$' \
+	'hs_vmtest;\[pid [0-9]+\];(\[cgroup /\];)?\[task\];.*hs_workload_write \[hs_workload\];hs_rec_[ab] \[hs_workload\];.*hs_leaf \[hs_workload\](;.*)? [0-9]+$' \
 	cat /tmp/s-mmap-64.folded
 check_output "recursion collapsed by the module shows as read() shows it" \
 	'\[collapsed [0-9]+\];.*hs_rec_a \[hs_workload\];hs_leaf' cat /tmp/s-mmap-64.folded
-check_output "stacks cut at max_depth 4 are marked" '^hs_vmtest;\[pid [0-9]+\];(\[cgroup [0-9]+\];)?\[task\];\[truncated\];' \
+check_output "stacks cut at max_depth 4 are marked" '^hs_vmtest;\[pid [0-9]+\];(\[cgroup /\];)?\[task\];\[truncated\];' \
 	cat /tmp/s-mmap-4.folded
 
 # record symbolizes with /proc/kallsyms, silently.
