@@ -191,6 +191,9 @@ struct hs_unwind {
  * @unwind:	the x86 kernel walk's unwinder state: here, not on the stack,
  *		where the kernel's CONFIG_INIT_STACK_ALL_ZERO would clear it
  *		on every sample before __unwind_start() clears it again
+ * @regs:	the off-CPU probe's, where its walk starts (hs_probe_regs()):
+ *		here for the same reason (168 bytes cleared at every context
+ *		switch, the many a budget leaves out included)
  *
  * Cache-line aligned: the sampler of each CPU writes its own slot.
  */
@@ -213,10 +216,22 @@ struct hs_slot {
 #ifdef CONFIG_X86_64
 	struct unwind_state unwind;
 #endif
+	struct pt_regs regs;
 } ____cacheline_aligned;
 
 /* A budget's window counts the cost it knew before as this many timed runs. */
 #define HS_COST_PRIOR	4
+
+/* ... and weighs a timed run at most this many times that cost (hs_timed()). */
+#define HS_COST_OUTLIER	16
+
+/*
+ * What the sched_switch tracepoint's call of the off-CPU probe costs
+ * around it (ns): the probe's timing starts inside. make check's icount
+ * boot of Debian 12's kernel: hs_bench's switch-empty, a probe that only
+ * counts, adds 63 ns of guest instructions to a switch.
+ */
+#define HS_SWITCH_FLOOR_NS	60
 
 /* The largest weight a budget gives a sample: its period times this. */
 #define HS_MAX_WEIGHT	BIT(20)
@@ -267,6 +282,8 @@ struct hs_tables {
 	 */
 	unsigned long *off_keys;	/* [off_mask + 1] */
 	void *off_recs;			/* [off_mask + 1] of @off_rec_size bytes */
+	/* [off_mask + 1]: the records whose key's hash (its home) is each index */
+	atomic_t *off_homes;
 	/*
 	 * ... and with HOTSTACK_CFG_TASK the processes it times (the PID's
 	 * and those forked in them since START): an open-addressing set of

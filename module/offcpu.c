@@ -95,6 +95,7 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 	int ret;
 
 	memset(t->off_keys, 0, (t->off_mask + 1UL) * sizeof(*t->off_keys));
+	memset(t->off_homes, 0, (t->off_mask + 1UL) * sizeof(*t->off_homes));
 	atomic64_set(&s->untimed, 0);
 	atomic_set(&s->off_added, 0);
 	if (t->off_procs) {

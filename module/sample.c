@@ -309,9 +309,15 @@ static __always_inline void hs_timed(struct hs_slot *slot, struct hotstack_cpu_s
 	stats->timed++;
 	stats->handler_ns += ns;
 	stats->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, HOTSTACK_HIST_BUCKETS - 1)]++;
-	/* For the budget: never cleared (a nested sample is not timed). */
+	/*
+	 * For the budget: never cleared (a nested sample is not timed). A run
+	 * is weighed at most HS_COST_OUTLIER times the cost known (and 20 us):
+	 * a vCPU the host stopped mid-run, ms of it, is not this code's cost
+	 * (the stats above keep it), and one such run in a first short window
+	 * would raise W to its limit.
+	 */
 	slot->timed++;
-	slot->timed_ns += ns;
+	slot->timed_ns += min_t(u64, ns, HS_COST_OUTLIER * READ_ONCE(slot->b_cost) + 20000);
 }
 
 /*
@@ -498,11 +504,20 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
  * after the scheduler's own ordering of the two (p->on_cpu).
  */
 
-/* The key of @task's record, or NULL: it left no record. */
+/*
+ * The key of @task's record, or NULL: it left no record. Most lookups
+ * find none (a task that took no record: unwatched, or a switch-out a
+ * budget left out): over at the count of records of its home, not after
+ * a scan past the places records left (HS_OFF_GONE). That count is raised
+ * before the switch-out that takes a record ends, so that the task's
+ * switch-in, after it, sees it.
+ */
 static __always_inline unsigned long *hs_off_find(struct hs_tables *t, unsigned long task)
 {
 	u32 i = hash_long(task, t->off_bits), n;
 
+	if (!atomic_read(&t->off_homes[i]))
+		return NULL;
 	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
 		unsigned long k = READ_ONCE(t->off_keys[i]);
 
@@ -512,6 +527,15 @@ static __always_inline unsigned long *hs_off_find(struct hs_tables *t, unsigned 
 			return NULL;
 	}
 	return NULL;
+}
+
+/* @task's record, at @key, freed: after what was read of it. */
+static __always_inline void hs_off_free(struct hs_tables *t, unsigned long *key,
+					unsigned long task)
+{
+	/* Pairs with a taker's cmpxchg. */
+	smp_store_release(key, HS_OFF_GONE);
+	atomic_dec(&t->off_homes[hash_long(task, t->off_bits)]);
 }
 
 /*
@@ -526,8 +550,7 @@ static __always_inline void hs_off_dead(struct hotstack_session *s, struct hs_ta
 
 	if (key) {
 		atomic64_inc(&s->untimed);
-		/* Freed: pairs with a taker's cmpxchg (nothing of it was read). */
-		smp_store_release(key, HS_OFF_GONE);
+		hs_off_free(t, key, task);
 	}
 }
 
@@ -559,8 +582,10 @@ static __always_inline struct hs_off_task *hs_off_take(struct hotstack_session *
 		unsigned long *key = &t->off_keys[(i + n) & t->off_mask];
 
 		k = READ_ONCE(*key);
-		if (k <= HS_OFF_GONE && try_cmpxchg(key, &k, task))
+		if (k <= HS_OFF_GONE && try_cmpxchg(key, &k, task)) {
+			atomic_inc(&t->off_homes[i]);
 			return hs_off_rec(t, (i + n) & t->off_mask);
+		}
 	}
 	return NULL;
 }
@@ -762,17 +787,25 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	struct hs_tables *t = &s->tabs;
 	struct hs_slot *slot = t->slot_of_cpu[smp_processor_id()];
 	u64 until = READ_ONCE(s->off_until), now = 0, start = 0;
-	bool watch = !is_idle_task(prev) && prev_state != TASK_DEAD &&
-		     !(s->filter && hs_filtered(s));
 	unsigned long *key;
 	struct hs_off_task *rec;
-	struct hs_table *tab;
-	struct pt_regs regs;
+	struct hs_table *tab = NULL;
+	bool watch;
 	u32 w;
 
 	/* Attached here, not yet on every CPU: a switch-in could be missed. */
 	if (unlikely(!until))
 		return;
+	if (likely(slot)) {
+		tab = &slot->tab[READ_ONCE(s->active)];
+		OPTIMIZER_HIDE_VAR(tab);
+		local64_inc(&slot->taken);
+		local64_inc((local64_t *)&tab->interrupts);
+		/* Timed from here, the lookups and filters in it, as a budget weighs it. */
+		if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
+			start = local_clock();
+	}
+	watch = !is_idle_task(prev) && prev_state != TASK_DEAD && !(s->filter && hs_filtered(s));
 	/*
 	 * The idle task waits for nothing: it has no record to look for. (A
 	 * task's process is no test: an exiting task's own can be released,
@@ -785,15 +818,12 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 		/* A CPU that came online after CONFIGURE: no table, no walk. */
 		if (key) {
 			atomic64_inc(&s->untimed);
-			/* Freed: pairs with a taker's cmpxchg (nothing of it was read). */
-			smp_store_release(key, HS_OFF_GONE);
+			hs_off_free(t, key, (unsigned long)next);
 		}
 		if (watch)
 			atomic64_inc(&s->untimed);
 		return;
 	}
-	tab = &slot->tab[READ_ONCE(s->active)];
-	OPTIMIZER_HIDE_VAR(tab);
 	/* A switch-out a budget leaves out reads no clock. */
 	w = READ_ONCE(tab->weight);
 	watch = watch && (w == 1 || !hs_off_skip(slot, w));
@@ -805,19 +835,15 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			watch = false;
 		}
 	}
-	local64_inc(&slot->taken);
-	local64_inc((local64_t *)&tab->interrupts);
-	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
-		start = local_clock();
 	if (key) {
 		rec = hs_off_rec(t, key - t->off_keys);
 		hotstack_off_count(s, slot, tab, rec, now);
 		/* Read before the record can be taken again. */
-		smp_store_release(key, HS_OFF_GONE);
+		hs_off_free(t, key, (unsigned long)next);
 	}
 	if (watch) {
-		hs_probe_regs(&regs);
-		rec = hs_off_begin(s, slot, tab, &regs, preempt, prev_state, now, w);
+		hs_probe_regs(&slot->regs);
+		rec = hs_off_begin(s, slot, tab, &slot->regs, preempt, prev_state, now, w);
 		if (s->wall && now > slot->wall_ns)
 			hs_wall_tail(s, slot, tab, rec, now - slot->wall_ns, w);
 	}

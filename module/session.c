@@ -84,6 +84,7 @@ static void hs_free_tables(struct hs_tables *t)
 		__free_page(t->pages[i]);
 	kvfree(t->pages);
 	kvfree(t->off_keys);
+	kvfree(t->off_homes);
 	kvfree(t->off_recs);
 	kvfree(t->off_procs);
 	atomic64_sub(t->size + t->off_size, &hotstack_memory);
@@ -457,7 +458,8 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
 		t->off_rec_size = ALIGN(struct_size_t(struct hs_off_task, st.frames, c->max_depth),
 					sizeof(u64));
-		t->off_size = (sizeof(*t->off_keys) + t->off_rec_size) * c->off_cpu_tasks;
+		t->off_size = (sizeof(*t->off_keys) + sizeof(*t->off_homes) + t->off_rec_size) *
+			      c->off_cpu_tasks;
 		if (c->flags & HOTSTACK_CFG_TASK)
 			t->off_size += sizeof(*t->off_procs) * c->off_cpu_tasks;
 	}
@@ -485,10 +487,12 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 		t->off_bits = ilog2(c->off_cpu_tasks);
 		t->off_keys = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_keys), GFP_KERNEL_ACCOUNT);
 		t->off_recs = kvcalloc(c->off_cpu_tasks, t->off_rec_size, GFP_KERNEL_ACCOUNT);
+		t->off_homes = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_homes),
+					GFP_KERNEL_ACCOUNT);
 		if (c->flags & HOTSTACK_CFG_TASK)
 			t->off_procs = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_procs),
 						GFP_KERNEL_ACCOUNT);
-		if (!t->off_keys || !t->off_recs ||
+		if (!t->off_keys || !t->off_recs || !t->off_homes ||
 		    (!t->off_procs && (c->flags & HOTSTACK_CFG_TASK)))
 			goto out_nomem;
 	}
@@ -949,12 +953,14 @@ static int hs_task_events_start(struct hotstack_session *s)
 
 /*
  * The cost of a sample of @s outside the handler (the interrupt's entry
- * and exit), for its budget: none for the off-CPU probe, a call; with
- * wall-clock time's clock, every run's (its switches' too: more, not less).
+ * and exit), for its budget: for the off-CPU probe, the tracepoint's call
+ * of it; with wall-clock time's clock, every run's (its switches' too:
+ * more, not less).
  */
 static u64 hs_floor_ns(const struct hotstack_session *s)
 {
-	return s->off_cpu && !s->wall ? 0 : min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
+	return s->off_cpu && !s->wall ? HS_SWITCH_FLOOR_NS :
+	       min(READ_ONCE(hotstack_sample_floor_ns), 1000000U);
 }
 
 /*
@@ -1044,11 +1050,12 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 				    budget_ns * 19 - 1, budget_ns * 19),
 		     1, hs_max_weight(&s->cfg));
 	/*
-	 * The short windows of the first second lower W one step at a time:
-	 * their few samples (some filtered out, cheap) may say too little.
+	 * The short windows of the first second lower W a step, or a
+	 * quarter of it, at a time: their few samples (some filtered out,
+	 * cheap) may say too little; a W a stall raised comes down in them.
 	 */
 	if (nw < w && s->budget_ms < 1000)
-		nw = w - 1;
+		nw = max(nw, w - max(1U, w / 4));
 	if (nw == w)
 		return spent;
 	/*

@@ -276,7 +276,7 @@ enum hotstack_state {
  * @off_cpu_tasks: with HOTSTACK_CFG_OFF_CPU, how many threads may be
  *		off the CPU and timed at once: a power of two in
  *		[HOTSTACK_MIN_OFF_CPU_TASKS, HOTSTACK_MAX_OFF_CPU_TASKS]
- *		(max_depth * 8 + 72 bytes each, counted as tables). Else 0.
+ *		(max_depth * 8 + 76 bytes each, counted as tables). Else 0.
  * @min_block_us: with HOTSTACK_CFG_OFF_CPU, waits shorter than this many
  *		microseconds are counted as HOTSTACK_DROP_SHORT_WAIT. Else 0.
  * @reserved:	must be 0
@@ -452,7 +452,8 @@ struct hotstack_cpu_stats {
  *		once (@total counts a sample W times with a budget)
  * @budget_ppm:	out: hotstack_config.budget_ppm
  * @floor_ns:	out: with a budget, the cost per sample the handler cannot
- *		time (the module's sample_floor_ns), added to its own
+ *		time (the module's sample_floor_ns; an off-CPU session's
+ *		probe, 60 ns for the tracepoint's call), added to its own
  * @rate_changes: out: with a budget, periods re-derived, all CPUs, since
  *		START (each sends HOTSTACK_EV_RATE)
  * @sample_rate: out: with a budget, samples a second, all CPUs, in the
