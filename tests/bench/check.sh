@@ -127,7 +127,7 @@ sed -n 's/^OFFCPU //p' "$out/run.log" | awk -v goal=3600 '
 	}'
 sed -n 's/^OFFBUDGET //p' "$out/run.log" | awk '
 	# OFFBUDGET noneB|budgetB ITERS MODE HZ ELAPSED 0 0 [SHARE]: 2 s of the
-	# ping-pong unprofiled, then under a budget of B% (its summary's share).
+	# ping-pong unprofiled, then under a budget of B% (the share its summary says).
 	{ t[$1] = $5; n[$1] = $2; share[$1] = $8 }
 	END {
 		for (b = 3; b >= 1; b -= 2) {
@@ -138,9 +138,9 @@ sed -n 's/^OFFBUDGET //p' "$out/run.log" | awk '
 			slow = 100 * (t["budget" b] / t["none" b] - 1)
 			if (b == 3)
 				printf "%s - overhead: record --off-cpu --budget 3%% -a from its first switch: the ping-pong %.3f%% slower (goal <= 3.3%%)\n",
-					slow <= 3.3 ? "ok" : "not ok", slow
+					(slow <= 3.3) ? "ok" : "not ok", slow
 			printf "%s - overhead: record --off-cpu --budget %d%% -a says %.3f%% of the CPU, the ping-pong %.3f%% slower (at least 90%% of it)\n",
-				share["budget" b] >= 0.9 * slow ? "ok" : "not ok", b, share["budget" b], slow
+				(share["budget" b] >= 0.9 * slow) ? "ok" : "not ok", b, share["budget" b], slow
 		}
 	}'
 sed -n 's/^COLLIDE //p' "$out/run.log" | awk '
