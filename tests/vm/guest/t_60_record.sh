@@ -150,8 +150,8 @@ EOF
 	brief() {
 		set -- "$1" $(grep -o '\[cgroup /hs-brief-[0-9]*\.scope\]' $2 | sort -u | wc -l) \
 			$(grep -c '\[cgroup [0-9]*\]' $2) $2
-		check "$1: $2 named, $3 left ids" [ $2 -ge 5 -a $3 -eq 0 ]
-		[ $2 -ge 5 -a $3 -eq 0 ] || sed 's/^/#   /' ${4%.folded}.out
+		check "$1: $2 named, $3 left ids" \
+			sh -c "[ $2 -ge 5 -a $3 -eq 0 ] || { cat ${4%.folded}.out; false; }"
 	}
 	hotstack record -F 1000 -a --keys cgroup -o /tmp/cgb.folded -- sh /tmp/brief.sh \
 		>/tmp/cgb.out 2>&1
