@@ -183,7 +183,8 @@ struct hs_unwind {
  * @b_cost:	the budget worker's handler time per sample (ns)
  * @off_gap:	off-CPU with a budget's W > 1: switch-outs until the next
  *		one timed (the probe of this CPU alone writes it)
- * @off_rnd:	the xorshift state those gaps are drawn from
+ * @rnd:	the xorshift state those gaps and the periods' jitter are
+ *		drawn from (hs_rand(): this CPU's sampler and probe)
  * @wall_ns:	wall-clock time: when the last sample or switch here was
  *		(ktime_get_mono_fast_ns()): the next sample counts from it
  * @uw:		user walks by unwind tables, by enum hs_uw_counter (this
@@ -210,7 +211,7 @@ struct hs_slot {
 	u64 timed;
 	u64 timed_ns;
 	u64 b_taken, b_timed, b_ns, b_cost;
-	u32 off_gap, off_rnd;
+	u32 off_gap, rnd;
 	u64 wall_ns;
 	u64 uw[HS_UWC_NR];
 #ifdef CONFIG_X86_64

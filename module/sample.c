@@ -14,6 +14,7 @@
 #include <linux/hardirq.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/perf_event.h>
 #include <linux/cred.h>
 #include <linux/pid_namespace.h>
@@ -300,6 +301,18 @@ static __always_inline int hs_sample_ip(const struct hotstack_session *s,
 			       w);
 }
 
+/* @slot's next pseudo-random number: xorshift32, its state never 0. */
+static __always_inline u32 hs_rand(struct hs_slot *slot)
+{
+	u32 x = slot->rnd;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	slot->rnd = x;
+	return x;
+}
+
 /* A timed handler run that began at @start (local_clock()) ends. */
 static __always_inline void hs_timed(struct hs_slot *slot, struct hotstack_cpu_stats *stats,
 				     u64 start)
@@ -423,6 +436,23 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 }
 
 /*
+ * A fixed period's next but one (the PMU's next is set before the handler
+ * runs; a clock's hrtimer reads it after), drawn from its mean +- 1/16:
+ * the samples of a periodic loop do not all land at one phase of it, with
+ * or without a budget's longer period (perf_event_period() sets the mean,
+ * attr.sample_period, and the period too). A frequency's period is perf's
+ * to adjust; a clock's frequency is a period by now (attr.freq cleared).
+ */
+static __always_inline void hs_jitter(struct perf_event *event, struct hs_slot *slot)
+{
+	u64 p = READ_ONCE(event->attr.sample_period), j = p >> 4;
+
+	if (!event->attr.freq && slot && j)
+		WRITE_ONCE(event->hw.sample_period,
+			   p - j + mul_u64_u32_shr(2 * j + 1, hs_rand(slot), 32));
+}
+
+/*
  * perf marks an event it has just throttled with this many interrupts
  * (MAX_INTERRUPTS, private to kernel/events/core.c) before it calls the
  * overflow handler one last time.
@@ -440,6 +470,7 @@ static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs
 
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
 		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
+	hs_jitter(event, s->tabs.slot_of_cpu[smp_processor_id()]);
 	hs_sample(s, regs, path, wall);
 }
 
@@ -694,17 +725,11 @@ void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
  */
 static __always_inline bool hs_off_skip(struct hs_slot *slot, u32 w)
 {
-	u32 x = slot->off_rnd;
-
 	if (slot->off_gap > 1) {
 		slot->off_gap--;
 		return true;
 	}
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	slot->off_rnd = x;
-	slot->off_gap = 1 + reciprocal_scale(x, 2 * w - 1);
+	slot->off_gap = 1 + reciprocal_scale(hs_rand(slot), 2 * w - 1);
 	return false;
 }
 

@@ -41,22 +41,27 @@ for ms in 200 2000; do
 		sed 's/^/# /' /tmp/first.err
 	done
 done
-# Through hotstack record, without and with the budget, the page-fault
-# loop (its iterations jittered, so that neither rate samples the same few
-# places of it): the functions on top of the two profiles (their share of
-# the samples as leaves, idle left out).
+# Through hotstack record, without and with the budget, about 1 s of the
+# syscall loop, exact (no jitter of its own: the sampler's periods are
+# jittered, so that neither rate samples the same few places of it): the
+# functions on top of the two profiles (their share of the samples as
+# leaves, idle left out), with the samples each took (a budget's weight
+# out of them).
+set -- $(hs_bench none 10000 100000)
+iters=$((1000000000 * 100000 / $3))
 for name in full budget; do
 	opt=
 	[ $name = budget ] && opt="--budget 1%"
-	HS_BENCH_WORK=faults hotstack record -e cpu-clock -F 10000 -a $opt -o /tmp/$name.folded -- \
-		hs_bench none 10000 8000 >/tmp/$name.out 2>&1 || sed 's/^/# /' /tmp/$name.out
+	hotstack record -e cpu-clock -F 10000 -a $opt -o /tmp/$name.folded -- \
+		hs_bench none 10000 $iters >/tmp/$name.out 2>&1 || sed 's/^/# /' /tmp/$name.out
+	w=$(sed -n 's/.*a sample counts \([0-9]*\).*/\1/p' /tmp/$name.out)
 	# Not the idle task's (pv_native_safe_halt on 6.12): how long the CPU
 	# idles around the command depends on the timers pending (icount skips
 	# idle time to the next).
-	awk -v name=$name '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";") }
+	awk -v name=$name -v w=${w:-1} '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";") }
 		f[k] ~ /^(pv_native_safe_halt|native_safe_halt|default_idle|arch_cpu_idle)$/ { next }
 		{ leaf[f[k]] += n; total += n }
-		END { for (l in leaf) printf "TOP %s %s %.2f\n", name, l, 100 * leaf[l] / total }' \
+		END { for (l in leaf) printf "TOP %s %s %.2f %d\n", name, l, 100 * leaf[l] / total, total / w }' \
 		/tmp/$name.folded | sort -k4 -n -r | head -n $([ $name = full ] && echo 5 || echo 40)
 done
 # Off-CPU time: the pipe ping-pong (two context switches a round trip on
