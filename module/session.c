@@ -590,16 +590,17 @@ static void hs_ip_keys(struct hotstack_session *s)
  * @cgroups: the cgroups to count (references), or NULL for none; once
  *	configured it holds those the session had before, for the caller to put
  *
- * Tables are made for the CPUs of @mask online now; one that comes online
- * later is reported (HOTSTACK_EV_CPU_MISSED, stats.cpus_missed), not
- * sampled: the mmap layout is fixed here. On failure the previous
+ * Tables are made for the CPUs of @mask online now (an off-CPU session's:
+ * present now); one that comes online later is reported
+ * (HOTSTACK_EV_CPU_MISSED, stats.cpus_missed), not sampled: the mmap
+ * layout is fixed here. On failure the previous
  * configuration, tables and counters are kept as they were.
  */
 int hotstack_configure(struct hotstack_session *s, const struct hotstack_config *c,
 		       const struct cpumask *mask, struct hs_cgroups *cgroups)
 {
 	struct hs_tables tabs;
-	cpumask_var_t online;
+	cpumask_var_t cpus;
 	struct pid *pid = NULL;
 	u64 seed, rate;
 	int ret;
@@ -633,29 +634,36 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 				goto out_pid;
 		}
 	}
-	if (!zalloc_cpumask_var(&online, GFP_KERNEL)) {
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto out_pid;
 	}
 	/* No lock: a CPU that changes meanwhile is the hotplug callbacks' to handle. */
-	cpumask_and(online, mask, cpu_online_mask);
-	if (cpumask_empty(online))
+	cpumask_and(cpus, mask, cpu_online_mask);
+	if (cpumask_empty(cpus))
 		ret = -ENODEV;
 	else if ((c->flags & HOTSTACK_CFG_OFF_CPU) &&
 		 !hotstack_off_cpu_supported(c->flags & HOTSTACK_CFG_TASK))
 		ret = -EOPNOTSUPP;
 	else
-		ret = c->sample ? hs_try_event(c, online) : 0;
+		ret = c->sample ? hs_try_event(c, cpus) : 0;
+	/*
+	 * The probe of off-CPU time runs on whichever CPU a task switches
+	 * on: tables for the present ones offline now too, which can come
+	 * online while it runs (wall-clock time's clock events follow them).
+	 */
+	if (c->flags & HOTSTACK_CFG_OFF_CPU)
+		cpumask_and(cpus, mask, cpu_present_mask);
 	seed = get_random_u64();
 	if (!ret)
-		ret = hs_alloc_tables(&tabs, c, online, seed, s->user);
+		ret = hs_alloc_tables(&tabs, c, cpus, seed, s->user);
 	/* Last: the one step here that cannot fail is giving it back. */
 	if (!ret) {
 		ret = hotstack_user_rate(s->user, s->user_rate, rate);
 		if (ret)
 			hs_free_tables(&tabs);
 	}
-	free_cpumask_var(online);
+	free_cpumask_var(cpus);
 	if (ret)
 		goto out_pid;
 	s->user_rate = rate;
@@ -1426,9 +1434,12 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 		st->interrupts += local64_read((local64_t *)&s->tabs.slots[i].tab[gen].interrupts);
 		st->cpus_sampled += !!READ_ONCE(s->tabs.slots[i].event);
 	}
-	/* An off-CPU session's probe runs on every CPU that has a table. */
-	if (s->off_cpu && !s->wall && s->state == HOTSTACK_STATE_RUNNING)
-		st->cpus_sampled = s->tabs.nr_slots;
+	/* An off-CPU session's probe runs on every online CPU that has a table. */
+	if (s->off_cpu && !s->wall && s->state == HOTSTACK_STATE_RUNNING) {
+		st->cpus_sampled = 0;
+		for (i = 0; i < s->tabs.nr_slots; i++)
+			st->cpus_sampled += cpu_online(s->tabs.hdr->slot_cpu[i]);
+	}
 }
 
 /**

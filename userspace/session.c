@@ -327,13 +327,31 @@ uint32_t hs_fit_table_entries(uint64_t max_memory, uint64_t used, unsigned int n
 	return entries >= HOTSTACK_MIN_ENTRIES ? entries : 0;
 }
 
-/* CPUs the session's tables will be for: those of -C (or all) online now. */
+/*
+ * CPUs the session's tables will be for: those of -C (or all) online now;
+ * off-CPU time's (never -C), every present one.
+ */
 static unsigned int hs_config_cpus(const struct hs_config *c)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN), n = 0;
+	uint64_t present[HS_MAX_CPU_WORDS];
 	unsigned int w, b;
-	char path[64];
+	char path[64], list[4096];
+	FILE *f;
 
+	if (c->off_cpu) {
+		f = fopen("/sys/devices/system/cpu/present", "r");
+		if (f && fgets(list, sizeof(list), f)) {
+			list[strcspn(list, "\n")] = 0;
+			if (!hs_parse_cpus(list, present, HS_MAX_CPU_WORDS, &w, path, sizeof(path)))
+				while (w--)
+					n += __builtin_popcountll(present[w]);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (n)
+		return n;
 	if (!c->abi.cpus_words)
 		return online > 0 ? online : 1;
 	for (w = 0; w < c->abi.cpus_words; w++)

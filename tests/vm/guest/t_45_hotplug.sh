@@ -121,4 +121,26 @@ check "record then ends cleanly on SIGINT" [ $? -eq 0 ]
 sed 's/^/#   /' /tmp/hf.out
 check "rmmod hs_inject" rmmod hs_inject
 
+# Off-CPU time's probe runs on whichever CPU a task switches: a CPU that
+# was offline when the session started has a table too, and its waits are
+# timed once it is online (hs_vmtest nap measures its own sleep: "WALL CPU").
+if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
+	rm -f /tmp/hoff.txt
+	echo 0 >/sys/devices/system/cpu/cpu$last/online
+	hotstack record --off-cpu -o /tmp/hoff.folded -- sh -c \
+		"echo 1 >/sys/devices/system/cpu/cpu$last/online &&
+		 exec taskset -c $last hs_vmtest nap 300 /tmp/hoff.txt" >/tmp/hoff.out 2>&1
+	check "record --off-cpu -- a 0.3 s sleep on CPU $last, offline when it started" [ $? -eq 0 ]
+	echo 1 >/sys/devices/system/cpu/cpu$last/online
+	check_output "record --off-cpu: no switch there untimed" ' 0 untimed' cat /tmp/hoff.out
+	check_output "record --off-cpu: the sleep timed in hrtimer_nanosleep (but its time on the CPU)" \
+		'^ok$' awk 'FILENAME == ARGV[1] { wall = $1; cpu = $2; next }
+			/hrtimer_nanosleep/ { ns += $NF }
+			END { ok = wall > 0 && ns >= wall - cpu - wall / 100 - 4000000 &&
+				   ns <= wall + wall / 100
+			      print ok ? "ok" : "bad " ns " of " wall }' \
+		/tmp/hoff.txt /tmp/hoff.folded
+	sed 's/^/#   /' /tmp/hoff.out
+fi
+
 check "rmmod hotstack" rmmod hotstack
