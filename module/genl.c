@@ -205,7 +205,8 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	    nla_put_u32(skb, HOTSTACK_A_CPUS_MISSED, st.cpus_missed) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_COST_NS, cost) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_OVERHEAD_PPM, overhead) ||
-	    nla_put_u32(skb, HOTSTACK_A_BUDGET_PPM, c->budget_ppm))
+	    nla_put_u32(skb, HOTSTACK_A_BUDGET_PPM, c->budget_ppm) ||
+	    hotstack_put_u64(skb, HOTSTACK_A_MEMORY, s->tabs.size + s->tabs.off_size))
 		return -EMSGSIZE;
 	if (c->budget_ppm &&
 	    (hotstack_put_u64(skb, HOTSTACK_A_SAMPLE_RATE, st.sample_rate) ||

@@ -29,20 +29,21 @@ static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
 	char rate[32];
 
 	if (!out->count++)
-		printf("%-4s %-7s %-8s %-16s %-13s %4s %10s %10s %8s %8s %5s %8s %9s\n", "ID",
+		printf("%-4s %-7s %-8s %-16s %-13s %4s %10s %10s %8s %8s %5s %8s %9s %8s\n", "ID",
 		       "OWNER", "STATE", "EVENT", "RATE", "CPUS", "SAMPLES", "COUNTED", "DROPS",
-		       "STACKS", "FILL", "COST", "OVERHEAD");
+		       "STACKS", "FILL", "COST", "OVERHEAD", "MEMORY");
 	printf("%-4u %-7u %-8s", st->id, st->owner, hs_state_name(st->state));
 	if (!st->configured) {
 		printf(" (not configured)\n");
 		return;
 	}
-	printf(" %-16s %-13s %4u %10llu %10llu %8llu %8llu %4u%% %6lluns %8.3f%%\n",
+	printf(" %-16s %-13s %4u %10llu %10llu %8llu %8llu %4u%% %6lluns %8.3f%% %5.1fMiB\n",
 	       hs_event_name(st->event_type, st->event_config),
 	       hs_rate_str(st->flags, st->sample, rate, sizeof(rate)), st->nr_cpus,
 	       (unsigned long long)st->samples, (unsigned long long)st->counted,
 	       (unsigned long long)hs_sum_drops(st->drops), (unsigned long long)st->entries,
-	       st->fill_pct, (unsigned long long)st->cost_ns, st->overhead_ppm / 1e4);
+	       st->fill_pct, (unsigned long long)st->cost_ns, st->overhead_ppm / 1e4,
+	       st->memory / 1048576.0);
 	if (st->budget_ppm)
 		printf("     budget %.4g%%: %llu samples/s in the last window, %.3f%% of the CPUs, "
 		       "a sample counts %u, %llu rate changes\n", st->budget_ppm / 1e4,
@@ -76,7 +77,8 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       "\"table_entries\": %u, \"arena_frames\": %llu, \"cpus_sampled\": %u, "
 		       "\"cpus_missed\": %u, \"budget_ppm\": %u, \"sample_rate\": %llu, "
 		       "\"window_ppm\": %llu, \"weight\": %u, \"rate_changes\": %llu, "
-		       "\"uw_bytes\": %llu, \"uw_walks\": %llu, \"uw_complete\": %llu, \"drops\": {",
+		       "\"uw_bytes\": %llu, \"uw_walks\": %llu, \"uw_complete\": %llu, "
+		       "\"memory\": %llu, \"drops\": {",
 		       st->event_type,
 		       (unsigned long long)st->event_config, (unsigned long long)st->sample,
 		       st->flags, st->stacks, st->max_depth, st->keys, st->nr_cpus,
@@ -90,7 +92,8 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       st->budget_ppm, (unsigned long long)st->sample_rate,
 		       (unsigned long long)st->window_ppm, st->weight,
 		       (unsigned long long)st->rate_changes, (unsigned long long)st->uw_bytes,
-		       (unsigned long long)st->uw_walks, (unsigned long long)st->uw_complete);
+		       (unsigned long long)st->uw_walks, (unsigned long long)st->uw_complete,
+		       (unsigned long long)st->memory);
 		for (i = 0; i < HOTSTACK_DROP_MAX; i++) {
 			const char *name = hs_drop_name(i);
 

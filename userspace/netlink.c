@@ -305,6 +305,7 @@ static int hs_status_cb(const struct nlmsghdr *nlh, void *data)
 		case HOTSTACK_A_UW_BYTES: st->uw_bytes = hs_u64(attr); break;
 		case HOTSTACK_A_UW_WALKS: st->uw_walks = hs_u64(attr); break;
 		case HOTSTACK_A_UW_COMPLETE: st->uw_complete = hs_u64(attr); break;
+		case HOTSTACK_A_MEMORY: st->memory = hs_u64(attr); break;
 		case HOTSTACK_A_DROPS:
 			mnl_attr_for_each_nested(drop, attr) {
 				unsigned int reason = mnl_attr_get_type(drop) - 1;

@@ -34,6 +34,7 @@ struct hs_status {
 	uint64_t sample_rate, window_ppm, rate_changes;
 	/* With unwind tables (HOTSTACK_CFG_USER_TABLES): their memory, the walks. */
 	uint64_t uw_bytes, uw_walks, uw_complete;
+	uint64_t memory;		/* bytes of its tables and records (0: not said) */
 };
 
 /* One multicast event. */

@@ -1030,6 +1030,7 @@ enum hotstack_genl_attr {
 	HOTSTACK_A_UW_BYTES,		/* u64: hotstack_stats.uw_bytes (unwind tables) */
 	HOTSTACK_A_UW_WALKS,		/* u64: hotstack_stats.uw_walks (unwind tables) */
 	HOTSTACK_A_UW_COMPLETE,		/* u64: hotstack_stats.uw_complete (unwind tables) */
+	HOTSTACK_A_MEMORY,		/* u64: bytes its tables and off-CPU records take */
 	__HOTSTACK_A_MAX,
 };
 
