@@ -441,6 +441,24 @@ int hotstack_cpuhp_init(void);
 void hotstack_test_sample(struct pt_regs *regs);
 void hotstack_cpuhp_exit(void);
 
+/* config.c */
+bool hs_freq_event(const struct hotstack_config *c);
+u64 hs_config_rate(const struct hotstack_config *c);
+u32 hs_max_weight(const struct hotstack_config *c);
+u64 hs_weighted_period(const struct hotstack_config *c, u32 w);
+int hs_check_config(const struct hotstack_config *c);
+int hs_may_watch(struct pid *pid);
+int hs_check_delegated(const struct hotstack_config *c);
+int hs_try_event(const struct hotstack_config *c, const struct cpumask *mask);
+
+/* budget.c */
+u64 hs_floor_ns(const struct hotstack_session *s);
+u32 hs_budget_start(struct hotstack_session *s, struct hs_slot *sl);
+void hs_cost_note(struct hotstack_session *s);
+void hs_budget_publish(struct hotstack_session *s);
+void hs_budget_work(struct work_struct *work);
+void hs_budget_begin(struct hotstack_session *s);
+
 /* genl.c */
 int hotstack_genl_init(unsigned int event_rate);
 void hotstack_genl_exit(void);
