@@ -27,6 +27,7 @@
 
 #include "stacktab.h"
 #include "uwtab.h"
+#include "offtab.h"
 
 /* Module parameters, fixed once the module is loaded (main.c). */
 extern unsigned int hotstack_max_sessions;
@@ -254,9 +255,6 @@ struct hs_off_task {
 	struct hs_stack st;
 };
 
-/* hs_tables.off_keys: a free record, and one freed (probes go past it). */
-#define HS_OFF_FREE	0UL
-#define HS_OFF_GONE	1UL
 /* hs_tables.off_procs: a place whose process was taken out (the same). */
 #define HS_OFF_PROC_GONE	((struct pid *)1UL)
 
@@ -281,23 +279,19 @@ struct hs_tables {
 	 * of the same index, @off_size bytes in all (held of the quotas
 	 * with @size).
 	 */
-	unsigned long *off_keys;	/* [off_mask + 1] */
-	void *off_recs;			/* [off_mask + 1] of @off_rec_size bytes */
-	/* [off_mask + 1]: the records whose key's hash (its home) is each index */
-	atomic_t *off_homes;
+	struct hs_offtab off;
+	void *off_recs;			/* [off.mask + 1] of @off_rec_size bytes */
 	/*
 	 * ... and with HOTSTACK_CFG_TASK the processes it times (the PID's
 	 * and those forked in them since START): an open-addressing set of
 	 * their struct pid, each referenced until STOP, or NULL when not.
 	 */
-	struct pid **off_procs;		/* [off_mask + 1] */
+	struct pid **off_procs;		/* [off.mask + 1] */
 	size_t off_rec_size;
 	size_t off_size;
-	u32 off_mask;
-	u32 off_bits;
 };
 
-/* The off-CPU record of index @i of @t (its key: t->off_keys[i]). */
+/* The off-CPU record of index @i of @t (its key: t->off.keys[i]). */
 static __always_inline struct hs_off_task *hs_off_rec(const struct hs_tables *t, u32 i)
 {
 	return t->off_recs + (size_t)i * t->off_rec_size;

@@ -76,7 +76,7 @@ static void hs_off_procs_put(struct hs_tables *t)
 {
 	u32 i;
 
-	for (i = 0; i <= t->off_mask; i++) {
+	for (i = 0; i <= t->off.mask; i++) {
 		if (t->off_procs[i] != HS_OFF_PROC_GONE)
 			put_pid(t->off_procs[i]);
 		t->off_procs[i] = NULL;
@@ -94,8 +94,8 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 	struct hs_tables *t = &s->tabs;
 	int ret;
 
-	memset(t->off_keys, 0, (t->off_mask + 1UL) * sizeof(*t->off_keys));
-	memset(t->off_homes, 0, (t->off_mask + 1UL) * sizeof(*t->off_homes));
+	memset(t->off.keys, 0, (t->off.mask + 1UL) * sizeof(*t->off.keys));
+	memset(t->off.homes, 0, (t->off.mask + 1UL) * sizeof(*t->off.homes));
 	atomic64_set(&s->untimed, 0);
 	atomic_set(&s->off_added, 0);
 	if (t->off_procs) {
@@ -149,13 +149,13 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	if (t->off_procs)
 		WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
 	tracepoint_synchronize_unregister();
-	for (i = 0; i <= t->off_mask; i++) {
+	for (i = 0; i <= t->off.mask; i++) {
 		struct hs_off_task *rec = hs_off_rec(t, i);
 		struct hs_slot *slot;
 
-		if (t->off_keys[i] <= HS_OFF_GONE)
+		if (t->off.keys[i] <= HS_OFF_GONE)
 			continue;
-		t->off_keys[i] = HS_OFF_FREE;
+		t->off.keys[i] = HS_OFF_FREE;
 		/* Begun after STOP's time, its probe there still: not the session's. */
 		if (rec->t0 >= now)
 			continue;
@@ -186,7 +186,7 @@ void hotstack_off_reap_work(struct work_struct *work)
 	struct hs_tables *t = &s->tabs;
 	u32 i;
 
-	for (i = 0; i <= t->off_mask; i++) {
+	for (i = 0; i <= t->off.mask; i++) {
 		struct pid *p = READ_ONCE(t->off_procs[i]);
 
 		if (p && p != HS_OFF_PROC_GONE && !pid_has_task(p, PIDTYPE_TGID) &&

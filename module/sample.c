@@ -138,9 +138,6 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
 		k->cgroup = hs_task_cgroup_id(current);
 }
 
-/* Places an off-CPU record's key, or a process, is looked for at most. */
-#define HS_OFF_PROBES	32
-
 /*
  * Whether @pid (a process's) is in @t's set of the processes an off-CPU
  * session of a process and what it starts times (hs_tables.off_procs):
@@ -148,9 +145,9 @@ static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
  */
 static __always_inline bool hs_off_proc(const struct hs_tables *t, const struct pid *pid)
 {
-	u32 i = hash_ptr(pid, t->off_bits), n;
+	u32 i = hash_ptr(pid, t->off.bits), n;
 
-	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
+	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off.mask) {
 		const struct pid *p = READ_ONCE(t->off_procs[i]);
 
 		if (p == pid)
@@ -535,38 +532,17 @@ perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session 
  * after the scheduler's own ordering of the two (p->on_cpu).
  */
 
-/*
- * The key of @task's record, or NULL: it left no record. Most lookups
- * find none (a task that took no record: unwatched, or a switch-out a
- * budget left out): over at the count of records of its home, not after
- * a scan past the places records left (HS_OFF_GONE). That count is raised
- * before the switch-out that takes a record ends, so that the task's
- * switch-in, after it, sees it.
- */
+/* The key of @task's record, or NULL: it has none (hs_offtab_find()). */
 static __always_inline unsigned long *hs_off_find(struct hs_tables *t, unsigned long task)
 {
-	u32 i = hash_long(task, t->off_bits), n;
-
-	if (!atomic_read(&t->off_homes[i]))
-		return NULL;
-	for (n = 0; n < HS_OFF_PROBES; n++, i = (i + 1) & t->off_mask) {
-		unsigned long k = READ_ONCE(t->off_keys[i]);
-
-		if (k == task)
-			return &t->off_keys[i];
-		if (k == HS_OFF_FREE)
-			return NULL;
-	}
-	return NULL;
+	return hs_offtab_find(&t->off, task);
 }
 
 /* @task's record, at @key, freed: after what was read of it. */
 static __always_inline void hs_off_free(struct hs_tables *t, unsigned long *key,
 					unsigned long task)
 {
-	/* Pairs with a taker's cmpxchg. */
-	smp_store_release(key, HS_OFF_GONE);
-	atomic_dec(&t->off_homes[hash_long(task, t->off_bits)]);
+	hs_offtab_free(&t->off, key, task);
 }
 
 /*
@@ -594,31 +570,12 @@ static __always_inline void hs_off_dead(struct hotstack_session *s, struct hs_ta
 static __always_inline struct hs_off_task *hs_off_take(struct hotstack_session *s,
 						       struct hs_tables *t, unsigned long task)
 {
-	u32 i = hash_long(task, t->off_bits), n, at = HS_OFF_PROBES;
-	unsigned long k;
+	bool replaced;
+	u32 i = hs_offtab_take(&t->off, task, &replaced);
 
-	for (n = 0; n < HS_OFF_PROBES; n++) {
-		k = READ_ONCE(t->off_keys[(i + n) & t->off_mask]);
-		if (k == task) {
-			atomic64_inc(&s->untimed);
-			return hs_off_rec(t, (i + n) & t->off_mask);
-		}
-		if (k <= HS_OFF_GONE && at == HS_OFF_PROBES)
-			at = n;
-		if (k == HS_OFF_FREE)
-			break;
-	}
-	/* Another CPU's task may take it first: then the next free one. */
-	for (n = at; n < HS_OFF_PROBES; n++) {
-		unsigned long *key = &t->off_keys[(i + n) & t->off_mask];
-
-		k = READ_ONCE(*key);
-		if (k <= HS_OFF_GONE && try_cmpxchg(key, &k, task)) {
-			atomic_inc(&t->off_homes[i]);
-			return hs_off_rec(t, (i + n) & t->off_mask);
-		}
-	}
-	return NULL;
+	if (replaced)
+		atomic64_inc(&s->untimed);
+	return i == HS_OFF_NONE ? NULL : hs_off_rec(t, i);
 }
 
 /**
@@ -633,10 +590,10 @@ static __always_inline struct hs_off_task *hs_off_take(struct hotstack_session *
  */
 bool hotstack_off_proc_add(struct hs_tables *t, struct pid *pid)
 {
-	u32 i = hash_ptr(pid, t->off_bits), n, at = HS_OFF_PROBES;
+	u32 i = hash_ptr(pid, t->off.bits), n, at = HS_OFF_PROBES;
 
 	for (n = 0; n < HS_OFF_PROBES; n++) {
-		struct pid *p = READ_ONCE(t->off_procs[(i + n) & t->off_mask]);
+		struct pid *p = READ_ONCE(t->off_procs[(i + n) & t->off.mask]);
 
 		if (p == pid)
 			return true;
@@ -646,7 +603,7 @@ bool hotstack_off_proc_add(struct hs_tables *t, struct pid *pid)
 			break;
 	}
 	for (n = at; n < HS_OFF_PROBES; n++) {
-		struct pid **slot = &t->off_procs[(i + n) & t->off_mask], *p = READ_ONCE(*slot);
+		struct pid **slot = &t->off_procs[(i + n) & t->off.mask], *p = READ_ONCE(*slot);
 
 		/* The lookups compare only: the reference can follow. */
 		if ((!p || p == HS_OFF_PROC_GONE) && try_cmpxchg(slot, &p, pid)) {
@@ -678,7 +635,7 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
 	if (!hotstack_off_proc_add(&s->tabs, pid))
 		atomic64_inc(&s->untimed);
 	/* Every eighth of the set's size of new processes, the exited ones out. */
-	if (atomic_inc_return(&s->off_added) >= (s->tabs.off_mask + 1) / 8) {
+	if (atomic_inc_return(&s->off_added) >= (s->tabs.off.mask + 1) / 8) {
 		atomic_set(&s->off_added, 0);
 		schedule_work(&s->off_reap);
 	}
@@ -861,7 +818,7 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 		}
 	}
 	if (key) {
-		rec = hs_off_rec(t, key - t->off_keys);
+		rec = hs_off_rec(t, key - t->off.keys);
 		hotstack_off_count(s, slot, tab, rec, now);
 		/* Read before the record can be taken again. */
 		hs_off_free(t, key, (unsigned long)next);

@@ -82,8 +82,8 @@ static void hs_free_tables(struct hs_tables *t)
 	for (i = 0; t->pages && i < t->size >> PAGE_SHIFT && t->pages[i]; i++)
 		__free_page(t->pages[i]);
 	kvfree(t->pages);
-	kvfree(t->off_keys);
-	kvfree(t->off_homes);
+	kvfree(t->off.keys);
+	kvfree(t->off.homes);
 	kvfree(t->off_recs);
 	kvfree(t->off_procs);
 	atomic64_sub(t->size + t->off_size, &hotstack_memory);
@@ -200,7 +200,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	if (c->flags & HOTSTACK_CFG_OFF_CPU) {
 		t->off_rec_size = ALIGN(struct_size_t(struct hs_off_task, st.frames, c->max_depth),
 					sizeof(u64));
-		t->off_size = (sizeof(*t->off_keys) + sizeof(*t->off_homes) + t->off_rec_size) *
+		t->off_size = (sizeof(*t->off.keys) + sizeof(*t->off.homes) + t->off_rec_size) *
 			      c->off_cpu_tasks;
 		if (c->flags & HOTSTACK_CFG_TASK)
 			t->off_size += sizeof(*t->off_procs) * c->off_cpu_tasks;
@@ -225,16 +225,16 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	if (!t->pages || !t->slot_of_cpu || !t->slots || !slot_cpu)
 		goto out_nomem;
 	if (t->off_size) {
-		t->off_mask = c->off_cpu_tasks - 1;
-		t->off_bits = ilog2(c->off_cpu_tasks);
-		t->off_keys = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_keys), GFP_KERNEL_ACCOUNT);
+		t->off.mask = c->off_cpu_tasks - 1;
+		t->off.bits = ilog2(c->off_cpu_tasks);
+		t->off.keys = kvcalloc(c->off_cpu_tasks, sizeof(*t->off.keys), GFP_KERNEL_ACCOUNT);
 		t->off_recs = kvcalloc(c->off_cpu_tasks, t->off_rec_size, GFP_KERNEL_ACCOUNT);
-		t->off_homes = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_homes),
+		t->off.homes = kvcalloc(c->off_cpu_tasks, sizeof(*t->off.homes),
 					GFP_KERNEL_ACCOUNT);
 		if (c->flags & HOTSTACK_CFG_TASK)
 			t->off_procs = kvcalloc(c->off_cpu_tasks, sizeof(*t->off_procs),
 						GFP_KERNEL_ACCOUNT);
-		if (!t->off_keys || !t->off_recs || !t->off_homes ||
+		if (!t->off.keys || !t->off_recs || !t->off.homes ||
 		    (!t->off_procs && (c->flags & HOTSTACK_CFG_TASK)))
 			goto out_nomem;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The few kernel definitions module/stacktab.h and module/cost.h need, for
+ * The few kernel definitions module/stacktab.h, cost.h and offtab.h need, for
  * building them into host unit tests.
  */
 #ifndef HOTSTACK_KSHIM_H
@@ -67,6 +67,34 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (unsigned __int128)a * b / c;
+}
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+static inline int atomic_read(const atomic_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_inc(atomic_t *v)
+{
+	__atomic_add_fetch(&v->counter, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void atomic_dec(atomic_t *v)
+{
+	__atomic_sub_fetch(&v->counter, 1, __ATOMIC_SEQ_CST);
+}
+
+#define try_cmpxchg(p, oldp, new) \
+	__atomic_compare_exchange_n(p, oldp, new, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+
+/* The kernel's hash_long() of a 64-bit machine (linux/hash.h). */
+static inline u32 hash_long(unsigned long val, unsigned int bits)
+{
+	return (u32)((u64)val * 0x61C8864680B583EBull >> (64 - bits));
 }
 
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
