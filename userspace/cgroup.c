@@ -50,7 +50,7 @@ static struct hs_cg_fail {
 	uint64_t id;
 	double next, gap;
 } *hs_cg_fails;
-static size_t hs_cg_nr_fails;
+static size_t hs_cg_nr_fails, hs_cg_fails_cap;
 
 static int hs_u64_cmp(const void *a, const void *b)
 {
@@ -217,10 +217,8 @@ size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int f
 			continue;
 		}
 		if (!f) {
-			f = realloc(hs_cg_fails, (hs_cg_nr_fails + 1) * sizeof(*f));
-			if (!f)
+			if (hs_grow(&hs_cg_fails, &hs_cg_fails_cap, hs_cg_nr_fails, sizeof(*f), 16))
 				continue;
-			hs_cg_fails = f;
 			f = &hs_cg_fails[hs_cg_nr_fails++];
 			*f = (struct hs_cg_fail){ .id = want[i] };
 		}

@@ -78,15 +78,8 @@ static int hs_k8s_split(const char *name, const char *tail, const char **part, s
 
 static struct hs_k8s_entry *hs_k8s_more(struct hs_k8s_set *s)
 {
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct hs_k8s_entry *e = realloc(s->e, cap * sizeof(*e));
-
-		if (!e)
-			return NULL;
-		s->e = e;
-		s->cap = cap;
-	}
+	if (hs_grow(&s->e, &s->cap, s->nr, sizeof(*s->e), 64))
+		return NULL;
 	memset(&s->e[s->nr], 0, sizeof(s->e[0]));
 	return &s->e[s->nr];
 }

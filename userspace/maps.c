@@ -43,15 +43,8 @@ long hs_maps_add(struct hs_maps **mp, const char *file, const char *build_id, ui
 	for (i = 0; i < m->nr; i++)
 		if (!strcmp(m->map[i].file, file) && hs_build_id_equal(m->map[i].build_id, build_id))
 			return i;
-	if (m->nr == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 8;
-
-		map = realloc(m->map, cap * sizeof(*map));
-		if (!map)
-			return -ENOMEM;
-		m->map = map;
-		m->cap = cap;
-	}
+	if (hs_grow(&m->map, &m->cap, m->nr, sizeof(*m->map), 8))
+		return -ENOMEM;
 	map = &m->map[m->nr];
 	memset(map, 0, sizeof(*map));
 	map->file = strdup(file);

@@ -15,6 +15,7 @@
 #include <linux/netlink.h>
 
 #include "netlink.h"
+#include "util.h"
 
 #define HS_BUF_SIZE	(64 * 1024)
 
@@ -258,15 +259,8 @@ static int hs_status_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		list->intr = 1;
-	if (list->nr == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-		struct hs_status *items = realloc(list->items, cap * sizeof(*items));
-
-		if (!items)
-			return MNL_CB_ERROR;
-		list->items = items;
-		list->cap = cap;
-	}
+	if (hs_grow(&list->items, &list->cap, list->nr, sizeof(*list->items), 16))
+		return MNL_CB_ERROR;
 	st = &list->items[list->nr++];
 	memset(st, 0, sizeof(*st));
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {

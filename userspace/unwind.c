@@ -183,24 +183,6 @@ static int hs_uw_cie_enc(const Dwarf_CIE *cie, unsigned int addr_size, int big, 
 	return HS_EH_PE_ABSPTR;
 }
 
-/* ---- growing arrays ---------------------------------------------------- */
-
-static int hs_uw_grow(void **arr, size_t *cap, size_t nr, size_t size, size_t first)
-{
-	size_t n;
-	void *p;
-
-	if (nr < *cap)
-		return 0;
-	n = *cap ? *cap * 2 : first;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 /* ---- FDEs --------------------------------------------------------------- */
 
 /* Whether @addr is in an executable PT_LOAD segment of @t. */
@@ -232,7 +214,7 @@ static int hs_uw_cie_of(struct hs_uw_builder *b, const unsigned char *ident, Elf
 		enc = -1;
 	else
 		enc = hs_uw_cie_enc(&e.cie, addr_size, big, eh);
-	if (hs_uw_grow((void **)&b->cie, &b->cie_cap, b->nr_cie, sizeof(*b->cie), 8))
+	if (hs_grow(&b->cie, &b->cie_cap, b->nr_cie, sizeof(*b->cie), 8))
 		return -1;
 	b->cie[b->nr_cie].off = off;
 	b->cie[b->nr_cie++].enc = enc;
@@ -282,7 +264,7 @@ static int hs_uw_list_fdes(struct hs_uw_builder *b, Elf *elf, Elf_Data *data, ui
 			b->t->n.fdes_skipped++;
 			continue;
 		}
-		if (hs_uw_grow((void **)&b->fde, &b->fde_cap, b->nr_fde, sizeof(*b->fde), 1024))
+		if (hs_grow(&b->fde, &b->fde_cap, b->nr_fde, sizeof(*b->fde), 1024))
 			return -ENOMEM;
 		b->fde[b->nr_fde].start = start;
 		b->fde[b->nr_fde++].end = start + range;
@@ -499,7 +481,7 @@ static long hs_uw_intern(struct hs_uw_builder *b, const struct hotstack_unwind_r
 			goto found;
 	if (t->nr_rules >= HOTSTACK_UW_MAX_RULES)
 		return -E2BIG;
-	if (hs_uw_grow((void **)&t->rules, &b->rules_cap, t->nr_rules, sizeof(*r), 64))
+	if (hs_grow(&t->rules, &b->rules_cap, t->nr_rules, sizeof(*r), 64))
 		return -ENOMEM;
 	t->rules[t->nr_rules] = *r;
 	b->slot[i] = ++t->nr_rules;
@@ -528,7 +510,7 @@ static int hs_uw_row(struct hs_uw_builder *b, uint64_t addr, uint32_t rule)
 		return 0;
 	if (t->nr_rows >= HOTSTACK_UW_MAX_ROWS)
 		return -E2BIG;
-	if (hs_uw_grow((void **)&t->rows, &b->rows_cap, t->nr_rows, sizeof(*t->rows), 4096))
+	if (hs_grow(&t->rows, &b->rows_cap, t->nr_rows, sizeof(*t->rows), 4096))
 		return -ENOMEM;
 	t->rows[t->nr_rows].pc = pc;
 	t->rows[t->nr_rows++].rule = rule;

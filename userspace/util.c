@@ -81,6 +81,22 @@ char *hs_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+int hs_grow(void *arr, size_t *cap, size_t nr, size_t size, size_t first)
+{
+	void **p = arr, *grown;
+	size_t n;
+
+	if (nr < *cap)
+		return 0;
+	n = *cap ? *cap * 2 : first;
+	grown = realloc(*p, n * size);
+	if (!grown)
+		return -ENOMEM;
+	*p = grown;
+	*cap = n;
+	return 0;
+}
+
 /* ---- the clock ------------------------------------------------------ */
 
 double hs_now(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hotstack tool: what every room needs, written once. Reading a whole
- * file; the clock; one hash of bytes and one string table on it (strings
+ * file; growing an array; the clock; one hash of bytes and one string table on it (strings
  * numbered in order of arrival, found by hashing); an arena that owns a
  * profile's text; UTF-8-safe JSON and XML escaping, and cutting a label
  * on a character boundary.
@@ -35,6 +35,15 @@ void *hs_malloc_big(size_t size);
 
 /* hs_read_fd() of the file @path; "-" is standard input. NULL, errno set. */
 char *hs_read_file(const char *path, size_t *len);
+
+/* ---- arrays --------------------------------------------------------- */
+
+/*
+ * Room in the array *@arr (of *@cap elements of @size bytes, @nr used) for
+ * one more: doubled when full, @first elements at first. 0, or -ENOMEM
+ * with the array as it was.
+ */
+int hs_grow(void *arr, size_t *cap, size_t nr, size_t size, size_t first);
 
 /* ---- the clock ------------------------------------------------------ */
 
