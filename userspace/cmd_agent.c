@@ -1256,7 +1256,9 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 		     filtered, p->nr, len, groups, status);
 	hs_agent_notify("STATUS=%" PRIu64 " intervals, %" PRIu64 " samples%s", ag->intervals,
 			ag->samples, status);
-	unnamed = hs_cgroups_unnamed(p, &unnamed_samples);
+	/* Only a profile keyed by cgroup can hold one (not looked for at each interval else). */
+	unnamed = ag->o.s.abi.keys & HOTSTACK_KEY_CGROUP ?
+		  hs_cgroups_unnamed(p, &unnamed_samples) : 0;
 	if (unnamed)
 		hs_agent_log("interval %" PRIu64 ": %zu cgroup%s left unnamed, %" PRIu64 " samples "
 			     "under [cgroup ID] (removed before a name was read)", ag->intervals,

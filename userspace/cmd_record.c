@@ -155,8 +155,8 @@ static int hs_collect(int fd, const struct hotstack_stats *st, struct hs_profile
 /* Say the cgroups left unnamed (keyed by cgroup): their samples are under "[cgroup ID]". */
 static void hs_record_unnamed(const struct hs_profile *p)
 {
-	uint64_t samples;
-	size_t n = hs_cgroups_unnamed(p, &samples);
+	uint64_t samples = 0;
+	size_t n = p->keys & HOTSTACK_KEY_CGROUP ? hs_cgroups_unnamed(p, &samples) : 0;
 
 	if (n)
 		fprintf(stderr, "[ hotstack record: %zu cgroup%s left unnamed, %" PRIu64 " samples "
