@@ -441,8 +441,8 @@ struct hotstack_cpu_stats {
  *		HOTSTACK_EV_CPU_FAILED reports)
  * @cpus_missed: out: CPUs of the configured mask that came online after
  *		CONFIGURE, so have no table and are not sampled (tables are
- *		made for the CPUs online at CONFIGURE; CONFIGURE again to
- *		include them)
+ *		made for the CPUs online at CONFIGURE, an off-CPU session's
+ *		for those present then; CONFIGURE again to include them)
  * @table_entries: out: hotstack_config.table_entries in use (per CPU)
  * @pad2:	out: 0
  * @arena_frames: out: hotstack_config.arena_frames in use (per CPU)
@@ -485,7 +485,7 @@ struct hotstack_cpu_stats {
  * @uw_misses_lost: out: ... not kept: the set was full
  * @untimed:	out: off-CPU sessions: waits of watched tasks not timed,
  *		because off_cpu_tasks threads were off the CPU already (or
- *		the task left a CPU that has no table: came online after
+ *		the task left a CPU that has no table: not present at
  *		CONFIGURE), the clock read at its end was behind the one at
  *		its start (another CPU's), or its end was not seen (the
  *		task's next wait or its exit came first); and processes
