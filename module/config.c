@@ -111,7 +111,8 @@ static int hs_check_event(const struct hotstack_config *c)
 static int hs_check_off_cpu(const struct hotstack_config *c)
 {
 	if (!(c->flags & HOTSTACK_CFG_OFF_CPU))
-		return c->off_cpu_tasks || c->min_block_us ? -EINVAL : 0;
+		return c->off_cpu_tasks || c->min_block_us || (c->flags & HOTSTACK_CFG_OFF_NEW) ?
+		       -EINVAL : 0;
 	if (c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
 		return -EINVAL;
 	if (!c->sample) {

@@ -252,8 +252,21 @@ struct hs_off_task {
 	s16 drop;		/* HS_COUNTED, or why its stack cannot count */
 	u16 cpu;		/* the CPU it left (CONFIG_NR_CPUS is 8192 at most) */
 	u32 w;			/* the budget's W then: the wait counts W times */
+	/*
+	 * A wait in progress at START (hotstack_off_cpu_start()): its
+	 * task's context switches then, plus one; it counts only while they
+	 * are as many (the task ran since: its wait ended before its record
+	 * was made). 0: a wait the probe began.
+	 */
+	u64 start_sw;
 	struct hs_stack st;
 };
+
+/* A task's context switches so far (hs_off_task.start_sw). */
+static __always_inline u64 hs_task_switches(const struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
 
 /* hs_tables.off_procs: a place whose process was taken out (the same). */
 #define HS_OFF_PROC_GONE	((struct pid *)1UL)
@@ -389,6 +402,7 @@ struct hotstack_session {
 	 */
 	u64 off_until;
 	atomic64_t untimed;		/* off-CPU waits not timed, since START */
+	atomic64_t waits_at_start;	/* ... in progress at START, timed from it */
 	/* A process set's exited processes taken out (offcpu.c); its inserts since. */
 	struct work_struct off_reap;
 	atomic_t off_added;
@@ -484,6 +498,9 @@ static __always_inline bool hs_in_tp_iter(unsigned long ip)
 void hotstack_off_reap_work(struct work_struct *work);
 bool hotstack_off_cpu_supported(bool procs);
 int hotstack_off_cpu_start(struct hotstack_session *s);
+bool hotstack_off_watched(const struct hotstack_session *s, struct task_struct *task);
+void hotstack_walk_blocked(const struct hotstack_session *s, struct task_struct *task,
+			   struct hs_stack *st);
 void hotstack_off_cpu_stop(struct hotstack_session *s);
 
 /* cgnames.c: cgroups' names (HOTSTACK_IOC_CGROUP_PATH, read()'s text) */

@@ -12,7 +12,10 @@
 
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
@@ -86,6 +89,126 @@ static void hs_off_procs_put(struct hs_tables *t)
 }
 
 /*
+ * @task's wait in progress at START, timed from @t0 (when the probe began
+ * to time switches): a record as the probe makes, on its kernel stack now
+ * (hotstack_walk_blocked()), its key stored once it is written. Its task's
+ * context switches, read while it is off the CPU before and after, say at
+ * the wait's end whether it ran meanwhile (hs_off_task.start_sw). Process
+ * context, @task held, under rcu_read_lock(): a task not exiting then
+ * keeps its stack until the read side ends (freed after a grace period).
+ */
+static void hs_off_waiting(struct hotstack_session *s, struct task_struct *task, u64 t0)
+{
+	struct hs_tables *t = &s->tabs;
+	struct hs_off_task *rec;
+	unsigned int state;
+	bool replaced;
+	int cpu;
+	u64 sw;
+	u32 i;
+
+	if (READ_ONCE(task->on_cpu))
+		return;
+	/* Its switches read after it was seen off a CPU ... */
+	smp_rmb();
+	sw = hs_task_switches(task);
+	state = READ_ONCE(task->__state);
+	/* ... and it is seen off a CPU again after: no switch-out between. */
+	smp_rmb();
+	if (READ_ONCE(task->on_cpu) || (task->flags & PF_EXITING))
+		return;
+	i = hs_offtab_take(&t->off, (unsigned long)task, HS_OFF_BUSY, &replaced);
+	if (replaced)
+		return;		/* it left a CPU since: the probe's record */
+	if (i == HS_OFF_NONE) {
+		atomic64_inc(&s->untimed);
+		return;
+	}
+	rec = hs_off_rec(t, i);
+	memset(&rec->st.key, 0, sizeof(rec->st.key));
+	if (s->cfg.keys & HOTSTACK_KEY_TGID)
+		rec->st.key.tgid = task_tgid_nr_ns(task, s->pid_ns);
+	if (s->cfg.keys & HOTSTACK_KEY_COMM)
+		memcpy(rec->st.key.comm, task->comm, sizeof(rec->st.key.comm));
+	if (s->cfg.keys & HOTSTACK_KEY_CGROUP)
+		rec->st.key.cgroup = hs_task_cgroup_id(task);
+	rec->st.key.context = hs_wait_reason(false, state, state == TASK_RUNNING);
+	hotstack_walk_blocked(s, task, &rec->st);
+	rec->hash = hs_stack_hash(&rec->st, s->seed);
+	rec->drop = rec->st.key.nr_kernel ? HS_COUNTED : HOTSTACK_DROP_NO_STACK;
+	cpu = task_cpu(task);
+	rec->cpu = t->slot_of_cpu[cpu] ? cpu : t->hdr->slot_cpu[0];
+	rec->w = 1;
+	rec->t0 = t0;
+	rec->start_sw = sw + 1;
+	/* Pairs with the finder's dependency on the key (its switch-in). */
+	smp_store_release(&t->off.keys[i], (unsigned long)task);
+	atomic64_inc(&s->waits_at_start);
+}
+
+/*
+ * The waits in progress at START (@t0): each watched thread off the CPU
+ * then, held while its record is made. As many as there are records; one
+ * past them counts as untimed.
+ */
+static void hs_off_in_progress(struct hotstack_session *s, u64 t0)
+{
+	u32 max = s->tabs.off.mask + 1, nr = 0, i;
+	struct task_struct *g, *task, **tasks;
+
+	tasks = kvmalloc_array(max, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return;
+	rcu_read_lock();
+	for_each_process_thread(g, task) {
+		if (READ_ONCE(task->on_cpu) || !hotstack_off_watched(s, task))
+			continue;
+		if (nr == max) {
+			atomic64_inc(&s->untimed);
+			continue;
+		}
+		get_task_struct(task);
+		tasks[nr++] = task;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < nr; i++) {
+		rcu_read_lock();
+		hs_off_waiting(s, tasks[i], t0);
+		rcu_read_unlock();
+		put_task_struct(tasks[i]);
+		cond_resched();
+	}
+	kvfree(tasks);
+}
+
+/*
+ * At STOP, the probe still on (it frees a dying task's record, and a task
+ * whose key is read here is not freed before the RCU read side ends): the
+ * waits in progress at START whose tasks ran since (the wait ended before
+ * the record was made) marked, start_sw U64_MAX, not to be counted.
+ */
+static void hs_off_start_check(struct hs_tables *t)
+{
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i <= t->off.mask; i++) {
+		struct hs_off_task *rec = hs_off_rec(t, i);
+		unsigned long k = READ_ONCE(t->off.keys[i]);
+		struct task_struct *task = (struct task_struct *)k;
+		u64 sw;
+
+		if (k <= HS_OFF_BUSY)
+			continue;
+		sw = READ_ONCE(rec->start_sw);
+		if (sw && sw != U64_MAX &&
+		    (READ_ONCE(task->on_cpu) || sw != hs_task_switches(task) + 1))
+			cmpxchg(&rec->start_sw, sw, U64_MAX);	/* not a record the probe remade */
+	}
+	rcu_read_unlock();
+}
+
+/*
  * No waits yet: every record free; a process and what it starts: the
  * process alone in the set, and the fork probe before the switch probe.
  */
@@ -97,6 +220,7 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 	memset(t->off.keys, 0, (t->off.mask + 1UL) * sizeof(*t->off.keys));
 	memset(t->off.homes, 0, (t->off.mask + 1UL) * sizeof(*t->off.homes));
 	atomic64_set(&s->untimed, 0);
+	atomic64_set(&s->waits_at_start, 0);
 	atomic_set(&s->off_added, 0);
 	if (t->off_procs) {
 		hotstack_off_proc_add(t, s->pid);
@@ -114,8 +238,14 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 	ret = tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
 	s->off_probe = !ret;
 	if (!ret) {
+		u64 t0;
+
 		synchronize_rcu();
+		t0 = ktime_get_mono_fast_ns();
 		WRITE_ONCE(s->off_until, U64_MAX);
+		/* Every switch-out from here is the probe's: the waits begun before. */
+		if (!(s->cfg.flags & HOTSTACK_CFG_OFF_NEW))
+			hs_off_in_progress(s, t0);
 	}
 	if (!ret || !t->off_procs)
 		return ret;
@@ -145,6 +275,7 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	s->off_probe = false;
 	now = ktime_get_mono_fast_ns();
 	WRITE_ONCE(s->off_until, now);
+	hs_off_start_check(t);
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_switch_tp, hotstack_sched_switch, s));
 	if (t->off_procs)
 		WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
@@ -157,7 +288,7 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 			continue;
 		t->off.keys[i] = HS_OFF_FREE;
 		/* Begun after STOP's time, its probe there still: not the session's. */
-		if (rec->t0 >= now)
+		if (rec->t0 >= now || rec->start_sw == U64_MAX)
 			continue;
 		slot = t->slot_of_cpu[rec->cpu];
 		/* hs_drop() and hs_fill() name the CPU they run on. */

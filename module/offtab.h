@@ -17,9 +17,13 @@
 #include "kshim.h"
 #endif
 
-/* hs_offtab.keys: a free place, and one freed (probes go past it). */
+/*
+ * hs_offtab.keys: a free place, one freed (probes go past it), and one
+ * taken whose record is being written (hs_offtab_take()'s @as).
+ */
 #define HS_OFF_FREE	0UL
 #define HS_OFF_GONE	1UL
+#define HS_OFF_BUSY	2UL
 
 /* Places a record's key (or a process: hs_tables.off_procs) is looked for at most. */
 #define HS_OFF_PROBES	32
@@ -86,10 +90,12 @@ static __always_inline void hs_offtab_free(struct hs_offtab *o, unsigned long *k
  * A place for @task's record (@task leaving its CPU), or HS_OFF_NONE: none
  * free within HS_OFF_PROBES. Its own if it has one still (its switch-in was
  * not seen: *@replaced), so that a task has one record at most; else the
- * first free or freed place from its home.
+ * first free or freed place from its home, keyed @as: @task, or
+ * HS_OFF_BUSY for a task that is not current, whose switch-in may come
+ * first: its key stored (smp_store_release()) once its record is written.
  */
 static __always_inline u32 hs_offtab_take(struct hs_offtab *o, unsigned long task,
-					  bool *replaced)
+					  unsigned long as, bool *replaced)
 {
 	u32 i = hash_long(task, o->bits), n, at = HS_OFF_PROBES;
 	bool own = atomic_read(&o->homes[i]);
@@ -117,7 +123,7 @@ static __always_inline u32 hs_offtab_take(struct hs_offtab *o, unsigned long tas
 
 		k = READ_ONCE(*key);
 		HS_OFFTAB_READ();
-		if (k <= HS_OFF_GONE && try_cmpxchg(key, &k, task)) {
+		if (k <= HS_OFF_GONE && try_cmpxchg(key, &k, as)) {
 			atomic_inc(&o->homes[i]);
 			return (i + n) & o->mask;
 		}

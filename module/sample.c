@@ -159,30 +159,42 @@ static __always_inline bool hs_off_proc(const struct hs_tables *t, const struct 
 }
 
 /*
- * Whether the task interrupted is one @s leaves out (s->filter): not of its
- * process (per-task events sample only their tasks and their children:
- * no filter; an off-CPU session of them, its set), the idle task, or in
- * none of its cgroups nor below them.
+ * Whether @task (the one interrupted, or switching) is one @s leaves out
+ * (s->filter): not of its process (per-task events sample only their
+ * tasks and their children: no filter; an off-CPU session of them, its
+ * set), the idle task, or in none of its cgroups nor below them.
  * The task's css_set is RCU's: read under rcu_read_lock() (hs_task_cgroup_id()).
  */
-static __always_inline bool hs_filtered(const struct hotstack_session *s)
+static __always_inline bool hs_task_filtered(const struct hotstack_session *s,
+					     struct task_struct *task)
 {
 	unsigned int i;
 
-	if ((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode && task_tgid(current) != s->pid)
+	if ((s->cfg.flags & HOTSTACK_CFG_PID) && !s->task_mode && task_tgid(task) != s->pid)
 		return true;
-	if (s->tabs.off_procs && !hs_off_proc(&s->tabs, task_tgid(current)))
+	if (s->tabs.off_procs && !hs_off_proc(&s->tabs, task_tgid(task)))
 		return true;
-	if ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(current))
+	if ((s->cfg.flags & HOTSTACK_CFG_EXCLUDE_IDLE) && is_idle_task(task))
 		return true;
 	if (!s->cgroups.nr)
 		return false;
 	rcu_read_lock();
 	for (i = 0; i < s->cgroups.nr; i++)
-		if (task_under_cgroup_hierarchy(current, s->cgroups.cg[i]))
+		if (task_under_cgroup_hierarchy(task, s->cgroups.cg[i]))
 			break;
 	rcu_read_unlock();
 	return i == s->cgroups.nr;
+}
+
+static __always_inline bool hs_filtered(const struct hotstack_session *s)
+{
+	return hs_task_filtered(s, current);
+}
+
+/* Whether off-CPU session @s times @task's waits (START: hotstack_off_cpu_start()). */
+bool hotstack_off_watched(const struct hotstack_session *s, struct task_struct *task)
+{
+	return !is_idle_task(task) && !(s->filter && hs_task_filtered(s, task));
 }
 
 /*
@@ -277,6 +289,31 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 	    !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))
 		return HOTSTACK_DROP_NO_STACK;
 	return HS_COUNTED;
+}
+
+/**
+ * hotstack_walk_blocked - the kernel stack of a task off the CPU
+ * @s: its off-CPU session
+ * @task: the task, not exiting, under rcu_read_lock()
+ * @st: where its frames go (max_depth of them) and their count and flags
+ *
+ * For a wait in progress at START (offcpu.c): frame 0 is a return address
+ * (into __schedule() on x86_64), as the probe's; process context.
+ */
+void hotstack_walk_blocked(const struct hotstack_session *s, struct task_struct *task,
+			   struct hs_stack *st)
+{
+	struct hs_walk w = {
+		.frames = st->frames,
+		.next = st->frames,
+		.end = st->frames + s->cfg.max_depth,
+	};
+
+	if (s->cfg.stacks & HOTSTACK_STACK_KERNEL)
+		hs_walk_blocked(&w, task);
+	st->key.nr_kernel = w.next - st->frames;
+	st->key.nr_user = 0;
+	st->key.flags = HOTSTACK_ENTRY_CALLER | (w.truncated ? HOTSTACK_ENTRY_TRUNCATED : 0);
 }
 
 /*
@@ -571,7 +608,7 @@ static __always_inline struct hs_off_task *hs_off_take(struct hotstack_session *
 						       struct hs_tables *t, unsigned long task)
 {
 	bool replaced;
-	u32 i = hs_offtab_take(&t->off, task, &replaced);
+	u32 i = hs_offtab_take(&t->off, task, task, &replaced);
 
 	if (replaced)
 		atomic64_inc(&s->untimed);
@@ -722,6 +759,7 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 	rec->drop = drop;
 	rec->cpu = smp_processor_id();
 	rec->w = w;
+	rec->start_sw = 0;
 	rec->st.key = st->key;
 	memcpy(rec->st.frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
 	return rec;
@@ -819,7 +857,9 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	}
 	if (key) {
 		rec = hs_off_rec(t, key - t->off.keys);
-		hotstack_off_count(s, slot, tab, rec, now);
+		/* Not a wait in progress at START whose task has run since. */
+		if (likely(!rec->start_sw) || rec->start_sw == hs_task_switches(next) + 1)
+			hotstack_off_count(s, slot, tab, rec, now);
 		/* Read before the record can be taken again. */
 		hs_off_free(t, key, (unsigned long)next);
 	}

@@ -959,6 +959,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->max_weight = 0;
 	st->pad3 = 0;
 	st->untimed = 0;
+	st->waits_at_start = 0;
 	hotstack_unwind_stats(s, st);
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
@@ -975,6 +976,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->cpus_missed = atomic_read(&s->cpus_missed);
 	st->lost = atomic64_read(&s->lost);
 	st->untimed = s->off_cpu ? atomic64_read(&s->untimed) : 0;
+	st->waits_at_start = s->off_cpu ? atomic64_read(&s->waits_at_start) : 0;
 	st->table_entries = s->cfg.table_entries;
 	st->arena_frames = s->cfg.arena_frames;
 	st->elapsed_ns = s->elapsed_ns[gen];

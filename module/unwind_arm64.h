@@ -165,6 +165,33 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 }
 
 /*
+ * The kernel stack of @task, off the CPU (cpu_switch_to() saved its fp and
+ * pc), into @w: its frame records, each above the last on its stack, up to
+ * the final one. Process context, under rcu_read_lock() (the stack of a
+ * task that exits meanwhile is freed after a grace period); the records
+ * read without faulting, as they may change under the walk.
+ */
+static inline void hs_walk_blocked(struct hs_walk *w, struct task_struct *task)
+{
+	unsigned long low = (unsigned long)task_stack_page(task);
+	struct hs_stack_range st = { low, low + THREAD_SIZE };
+	unsigned long final = (unsigned long)&task_pt_regs(task)->stackframe;
+	unsigned long fp = thread_saved_fp(task), prev = 0;
+	struct hs_frame_record rec;
+
+	if (!hs_walk_push(w, hs_strip_pac(thread_saved_pc(task), false), false))
+		return;
+	for (; fp != final; fp = rec.fp) {
+		if (!fp || (fp & (sizeof(long) - 1)) || !hs_on_stack(&st, fp) || fp <= prev)
+			break;
+		if (!hs_walk_record(w, copy_from_kernel_nofault(&rec, (void *)fp, sizeof(rec)),
+				    &rec, false, false))
+			break;
+		prev = fp;
+	}
+}
+
+/*
  * A GICv3 pseudo-NMI that interrupted code with IRQs masked enters through
  * arm64_enter_nmi() alone: one level. With IRQs unmasked (user code, most
  * kernel code) the exception is taken as an IRQ, irq_enter_rcu(), and the

@@ -151,6 +151,26 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	}
 }
 
+/*
+ * The kernel stack of @task, off the CPU (its switch to another saved its
+ * frame), into @w: the kernel's unwinder from that frame, which stops at
+ * once for a task running on another CPU and keeps to @task's stack when
+ * it changes under it. Process context, under rcu_read_lock() (the stack
+ * of a task that exits meanwhile is freed after a grace period).
+ */
+static inline void hs_walk_blocked(struct hs_walk *w, struct task_struct *task)
+{
+	struct unwind_state state;
+	unsigned long addr;
+
+	for (unwind_start(&state, task, NULL, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr || !hs_walk_push(w, addr, false))
+			return;
+	}
+}
+
 /* A frame record of code built with frame pointers. */
 struct hs_user_frame {
 	unsigned long next_fp;

@@ -237,9 +237,14 @@ int cmd_record(int argc, char **argv)
 			perror("hotstack record: fork");
 			goto out_close;
 		}
-		/* A command without -a is profiled alone. */
+		/*
+		 * A command without -a is profiled alone: nothing of it is in
+		 * progress at START but its wait for it, which is the tool's.
+		 */
 		if (!o.s.all_cpus)
 			o.s.abi.pid = child;
+		if (!o.s.all_cpus && o.s.off_cpu)
+			o.s.abi.flags |= HOTSTACK_CFG_OFF_NEW;
 	}
 	if (hs_session_configure(fd, &o.s, "record"))
 		goto out_child;

@@ -525,7 +525,7 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 		 */
 		cfg.flags = HOTSTACK_CFG_OFF_CPU |
 			    (cfg.flags & (HOTSTACK_CFG_COLLAPSE | HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK |
-					  HOTSTACK_CFG_USER_TABLES |
+					  HOTSTACK_CFG_USER_TABLES | HOTSTACK_CFG_OFF_NEW |
 					  (c->wall ? HOTSTACK_CFG_FREQ : 0)));
 		if (!c->wall) {
 			cfg.event_type = 0;
@@ -647,11 +647,16 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, int wall,
 		     char *buf, size_t size)
 {
+	char start[80] = "";
+
+	if (st->waits_at_start)
+		snprintf(start, sizeof(start), ", %llu waits in progress at the start timed from it",
+			 (unsigned long long)st->waits_at_start);
 	snprintf(buf, size, "%.6f s %s timed in %llu switches%s, %.6f s dropped, %llu "
-		 "untimed%s, %.0f ns/switch%s%s", st->total.samples / 1e9,
+		 "untimed%s%s, %.0f ns/switch%s%s", st->total.samples / 1e9,
 		 wall ? "of wall-clock time" : "off the CPU", (unsigned long long)st->interrupts,
 		 wall ? " and samples" : "", l->dropped / 1e9,
-		 (unsigned long long)st->untimed, st->untimed ? " (--off-cpu-tasks)" : "",
+		 (unsigned long long)st->untimed, st->untimed ? " (--off-cpu-tasks)" : "", start,
 		 l->cost_ns, l->budget[0] ? "; " : "", l->budget);
 }
 

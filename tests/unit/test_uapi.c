@@ -45,7 +45,8 @@ static void stats_layout(void **state)
 	size_t total = offsetof(struct hotstack_stats, total);
 
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER3);
+	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER4);
+	assert_int_equal(offsetof(struct hotstack_stats, waits_at_start), HOTSTACK_STATS_SIZE_VER3);
 	assert_int_equal(offsetof(struct hotstack_stats, uw_walks), HOTSTACK_STATS_SIZE_VER2);
 	assert_int_equal(offsetof(struct hotstack_stats, uw_stops), HOTSTACK_STATS_SIZE_VER2 + 40);
 	assert_int_equal(offsetof(struct hotstack_stats, uw_tables),
@@ -66,7 +67,7 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, window_ppm), 440);
 	assert_int_equal(offsetof(struct hotstack_stats, max_weight), 448);
 	assert_int_equal(FIELD_END(struct hotstack_stats, untimed), HOTSTACK_STATS_SIZE_VER2);
-	assert_int_equal(FIELD_END(struct hotstack_stats, uw_misses_lost),
+	assert_int_equal(FIELD_END(struct hotstack_stats, waits_at_start),
 			 sizeof(struct hotstack_stats));
 	assert_int_equal(offsetof(struct hotstack_config, budget_ppm), 72);
 	assert_int_equal(offsetof(struct hotstack_config, nr_cgroups), 76);

@@ -971,7 +971,7 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 			return true;
 		goto common;
 	}
-	if (c->off_cpu_tasks || c->min_block_us)
+	if (c->off_cpu_tasks || c->min_block_us || (c->flags & HOTSTACK_CFG_OFF_NEW))
 		return true;
 	/* A budget: a share of each CPU, not for per-task events. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))

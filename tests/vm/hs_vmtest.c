@@ -3057,6 +3057,110 @@ static void test_offcpu_stop(int fd)
 	check_invariant(fd, "off-cpu STOP in a wait");
 }
 
+/* A thread asleep from before START: for @ns, or on off_hold_word (0). */
+struct off_early {
+	const char *comm;
+	__u64 ns;
+	pid_t tid;	/* its thread id, once its name is set */
+	__u64 end;	/* when its wait ended (CLOCK_MONOTONIC) */
+	pthread_t th;
+};
+
+static int off_hold_word;
+
+static void *off_early_fn(void *arg)
+{
+	struct off_early *e = arg;
+	struct timespec ts = { e->ns / 1000000000, e->ns % 1000000000 };
+
+	prctl(PR_SET_NAME, e->comm);
+	__atomic_store_n(&e->tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (e->ns)
+		nanosleep(&ts, NULL);
+	while (!e->ns && !__atomic_load_n(&off_hold_word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &off_hold_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	e->end = mono_ns(CLOCK_MONOTONIC);
+	return NULL;
+}
+
+/*
+ * Waits in progress at START count from START: a thread asleep for 1 s
+ * from before it, from START to its end (less its time back on the CPU,
+ * or waiting for it, before it read the clock: a tick), and one asleep
+ * from before it to after STOP, from START to STOP; each on its sleep's
+ * stack.
+ */
+static void test_offcpu_in_progress(int fd)
+{
+	struct off_early e[] = {
+		{ .comm = "hs_off_early", .ns = 1000000000 },
+		{ .comm = "hs_off_hold" },
+	};
+	static const char *const frame[] = { "hrtimer_nanosleep", "futex_wait" };
+	struct timespec ms10 = { 0, 10000000L };
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	__u64 a, b, s0, s1, by[2][8];
+	unsigned int i, k, asleep = 0;
+	char *text, want[64];
+	struct map m;
+
+	off_hold_word = 0;
+	off_config(&c);
+	if (xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c)) {
+		tap(false, "off-cpu waits in progress at START: CONFIGURE");
+		return;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_create(&e[i].th, NULL, off_early_fn, &e[i]);
+	/* Both named and asleep (at most 10 s). */
+	for (k = 0; k < 1000 && asleep < 2; k++) {
+		nanosleep(&ms10, NULL);
+		for (i = asleep = 0; i < 2; i++)
+			asleep += __atomic_load_n(&e[i].tid, __ATOMIC_ACQUIRE) &&
+				  thread_sleeps(e[i].tid);
+	}
+	a = mono_ns(CLOCK_MONOTONIC);
+	xioctl(fd, HOTSTACK_IOC_START, NULL);
+	b = mono_ns(CLOCK_MONOTONIC);
+	pthread_join(e[0].th, NULL);
+	nanosleep(&ms10, NULL);
+	s0 = mono_ns(CLOCK_MONOTONIC);
+	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	s1 = mono_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&off_hold_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &off_hold_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(e[1].th, NULL);
+	if (get_stats(fd, &st, 0) || map_session(fd, &m)) {
+		tap(false, "off-cpu waits in progress at START: GET_STATS and mmap");
+		return;
+	}
+	for (i = 0; i < 2; i++)
+		off_sums(&m, e[i].comm, by[i]);
+	munmap(m.base, m.size);
+	tap(asleep == 2 && st.waits_at_start >= 2 && by[0][HOTSTACK_CTX_SLEEP] <= e[0].end - a &&
+	    by[0][HOTSTACK_CTX_SLEEP] + by[0][HOTSTACK_CTX_RUNQUEUE] + OFF_TICK_NS >= e[0].end - b,
+	    "off-cpu: a sleep begun before START counted from it: %.3f ms, from START to its "
+	    "end %.3f to %.3f ms (%llu waits in progress at START)",
+	    by[0][HOTSTACK_CTX_SLEEP] / 1e6, (e[0].end - b) / 1e6, (e[0].end - a) / 1e6,
+	    (unsigned long long)st.waits_at_start);
+	tap(by[1][HOTSTACK_CTX_SLEEP] >= s0 - b && by[1][HOTSTACK_CTX_SLEEP] <= s1 - a,
+	    "off-cpu: a wait from before START to after STOP counted from START to STOP: %.3f "
+	    "ms, %.3f to %.3f", by[1][HOTSTACK_CTX_SLEEP] / 1e6, (s0 - b) / 1e6, (s1 - a) / 1e6);
+	text = read_all(fd);
+	for (i = 0, k = 0; i < 2; i++) {
+		const char *l;
+
+		snprintf(want, sizeof(want), "%s;[sleep];", e[i].comm);
+		l = text ? strstr(text, want) : NULL;
+		k += l && strstr(l, frame[i]) && strstr(l, frame[i]) < strchrnul(l, '\n');
+	}
+	tap(k == 2, "off-cpu: the waits in progress at START on their stacks (%s, %s)", frame[0],
+	    frame[1]);
+	free(text);
+	check_invariant(fd, "off-cpu waits in progress at START");
+}
+
 static void test_offcpu(void)
 {
 	static const char *const reasons[8] = {
@@ -3247,6 +3351,7 @@ static void test_offcpu(void)
 		check_invariant(fd, "off-cpu untimed");
 	}
 	test_offcpu_stop(fd);
+	test_offcpu_in_progress(fd);
 	test_offcpu_procs(fd);
 	test_offcpu_budget(fd);
 	test_wall(fd);

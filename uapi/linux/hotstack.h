@@ -176,7 +176,8 @@ enum hotstack_state {
 #define HOTSTACK_CFG_TASK		_BITUL(4) /* events on @pid's tasks, inherited */
 #define HOTSTACK_CFG_OFF_CPU		_BITUL(5) /* time off the CPU, not samples */
 #define HOTSTACK_CFG_USER_TABLES	_BITUL(6) /* user stacks by unwind tables */
-#define HOTSTACK_CFG_ALL		0x7fU
+#define HOTSTACK_CFG_OFF_NEW		_BITUL(7) /* off-CPU: no waits in progress at START */
+#define HOTSTACK_CFG_ALL		0xffU
 
 /* hotstack_config.stacks */
 #define HOTSTACK_STACK_KERNEL		_BITUL(0)
@@ -276,7 +277,7 @@ enum hotstack_state {
  * @off_cpu_tasks: with HOTSTACK_CFG_OFF_CPU, how many threads may be
  *		off the CPU and timed at once: a power of two in
  *		[HOTSTACK_MIN_OFF_CPU_TASKS, HOTSTACK_MAX_OFF_CPU_TASKS]
- *		(max_depth * 8 + 76 bytes each, counted as tables). Else 0.
+ *		(max_depth * 8 + 84 bytes each, counted as tables). Else 0.
  * @min_block_us: with HOTSTACK_CFG_OFF_CPU, waits shorter than this many
  *		microseconds are counted as HOTSTACK_DROP_SHORT_WAIT. Else 0.
  * @reserved:	must be 0
@@ -303,7 +304,10 @@ enum hotstack_state {
  * in one of them since START (a probe on sched_process_fork adds each
  * before it first runs; off_cpu_tasks processes at most, a process past
  * them counts once in untimed), or of the cgroups; waits that began
- * after START (with a budget, one in W of them: @budget_ppm). Filtered
+ * after START (with a budget, one in W of them: @budget_ppm), and those in
+ * progress at START, from START (hotstack_stats.waits_at_start; not with
+ * HOTSTACK_CFG_OFF_NEW: a command started for the session, whose wait
+ * for its start is the tool's). Filtered
  * tasks cost the probe a check and are not timed at all
  * (HOTSTACK_DROP_FILTERED stays 0). @cpus_ptr must be 0 (every CPU:
  * waits move between CPUs). With @sample 0, no event: @event_type,
@@ -491,6 +495,10 @@ struct hotstack_cpu_stats {
  *		task's next wait or its exit came first); and processes
  *		forked in a HOTSTACK_CFG_TASK session's that its full set
  *		could not take; since START
+ * @waits_at_start: out: off-CPU sessions: waits in progress at START
+ *		(watched threads off the CPU then), timed from START on
+ *		the thread's kernel stack then (no user stack), and counted
+ *		as they end (each is in the other counters too)
  *
  * On input only @size and @flags are read; the out fields are ignored (a
  * struct can be passed again as it came back). The struct grows at its
@@ -534,6 +542,7 @@ struct hotstack_stats {
 	__u64 uw_bytes;
 	__u64 uw_misses;
 	__u64 uw_misses_lost;
+	__u64 waits_at_start;
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
@@ -541,6 +550,7 @@ struct hotstack_stats {
 #define HOTSTACK_STATS_SIZE_VER1	456
 #define HOTSTACK_STATS_SIZE_VER2	464	/* + untimed */
 #define HOTSTACK_STATS_SIZE_VER3	608	/* + unwind tables' counters */
+#define HOTSTACK_STATS_SIZE_VER4	616	/* + waits_at_start */
 
 /* hotstack_entry.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
