@@ -210,6 +210,13 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	check_output "record --off-cpu prints the time it timed, none dropped or untimed" \
 		'^\[ hotstack record: .* s off the CPU timed in [0-9]+ switches, 0\.000000 s dropped, 0 untimed' \
 		cat /tmp/off.out
+	# A command is timed from its start: its wait for the session is the tool's.
+	check "record --off-cpu -- COMMAND: no wait in progress at the start" \
+		sh -c '! grep -q "in progress at the start" /tmp/off.out'
+	# The whole system: its threads asleep at the start timed from it.
+	check_output "record --off-cpu -a: the threads asleep at the start timed from it" \
+		', [1-9][0-9]* waits in progress at the start timed from it' \
+		hotstack record --off-cpu -a -d 0.3 -o /tmp/offa.folded
 	# slept NAP FOLDED [task]: the sleep NAP measured ("WALL CPU", ns) is
 	# off the CPU in hrtimer_nanosleep for its length but its time on the
 	# CPU (within 1% of the length, and a tick: the CPU time is the
