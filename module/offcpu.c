@@ -125,15 +125,8 @@ static void hs_off_waiting(struct hotstack_session *s, struct task_struct *task,
 		return;
 	}
 	rec = hs_off_rec(t, i);
-	memset(&rec->st.key, 0, sizeof(rec->st.key));
-	if (s->cfg.keys & HOTSTACK_KEY_TGID)
-		rec->st.key.tgid = task_tgid_nr_ns(task, s->pid_ns);
-	if (s->cfg.keys & HOTSTACK_KEY_COMM)
-		memcpy(rec->st.key.comm, task->comm, sizeof(rec->st.key.comm));
-	if (s->cfg.keys & HOTSTACK_KEY_CGROUP)
-		rec->st.key.cgroup = hs_task_cgroup_id(task);
-	rec->st.key.context = hs_wait_reason(false, state, state == TASK_RUNNING);
 	hotstack_walk_blocked(s, task, &rec->st);
+	rec->st.key.context = hs_wait_reason(false, state, state == TASK_RUNNING);
 	rec->hash = hs_stack_hash(&rec->st, s->seed);
 	rec->drop = rec->st.key.nr_kernel ? HS_COUNTED : HOTSTACK_DROP_NO_STACK;
 	cpu = task_cpu(task);

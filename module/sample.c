@@ -122,20 +122,27 @@ static u8 hs_context(const struct hotstack_session *s, struct pt_regs *regs)
 	return HOTSTACK_CTX_TASK;
 }
 
-static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
-			struct hs_key *k)
+/* @task's keys but the context: the sample's, or a wait's in progress at START. */
+static __always_inline void hs_fill_task_key(const struct hotstack_session *s,
+					     struct task_struct *task, struct hs_key *k)
 {
 	u32 keys = s->cfg.keys;
 
 	/* As the opener's pid namespace numbers it (0: not in it). */
 	if (keys & HOTSTACK_KEY_TGID)
-		k->tgid = task_tgid_nr_ns(current, s->pid_ns);
+		k->tgid = task_tgid_nr_ns(task, s->pid_ns);
 	if (keys & HOTSTACK_KEY_COMM)
-		memcpy(k->comm, current->comm, sizeof(k->comm));
-	if (keys & HOTSTACK_KEY_CONTEXT)
-		k->context = hs_context(s, regs);
+		memcpy(k->comm, task->comm, sizeof(k->comm));
 	if (keys & HOTSTACK_KEY_CGROUP)
-		k->cgroup = hs_task_cgroup_id(current);
+		k->cgroup = hs_task_cgroup_id(task);
+}
+
+static void hs_fill_key(const struct hotstack_session *s, struct pt_regs *regs,
+			struct hs_key *k)
+{
+	hs_fill_task_key(s, current, k);
+	if (s->cfg.keys & HOTSTACK_KEY_CONTEXT)
+		k->context = hs_context(s, regs);
 }
 
 /*
@@ -292,10 +299,11 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 }
 
 /**
- * hotstack_walk_blocked - the kernel stack of a task off the CPU
+ * hotstack_walk_blocked - the keys and kernel stack of a task off the CPU
  * @s: its off-CPU session
  * @task: the task, not exiting, under rcu_read_lock()
- * @st: where its frames go (max_depth of them) and their count and flags
+ * @st: its key (all but the context, cleared first), and its frames
+ *	(max_depth of them) with their count and flags
  *
  * For a wait in progress at START (offcpu.c): frame 0 is a return address
  * (into __schedule() on x86_64), as the probe's; process context.
@@ -309,6 +317,8 @@ void hotstack_walk_blocked(const struct hotstack_session *s, struct task_struct 
 		.end = st->frames + s->cfg.max_depth,
 	};
 
+	memset(&st->key, 0, sizeof(st->key));
+	hs_fill_task_key(s, task, &st->key);
 	if (s->cfg.stacks & HOTSTACK_STACK_KERNEL)
 		hs_walk_blocked(&w, task);
 	st->key.nr_kernel = w.next - st->frames;
