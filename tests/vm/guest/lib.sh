@@ -95,15 +95,18 @@ tap() {
 wait_until() {
 	wait_for 20 "$@"
 }
-# wait_for SECONDS CMD...: wait_until for SECONDS.
+# wait_for SECONDS CMD...: wait_until for SECONDS, by the clock: a loaded
+# host slows each try of CMD, not the deadline.
 wait_for() {
-	_wf_n=$(($1 * 10))
+	read -r _wf_t _ </proc/uptime
+	_wf_end=$((${_wf_t%.*} + $1))
 	shift
-	for i in $(seq $_wf_n); do
+	while :; do
 		"$@" && return 0
+		read -r _wf_t _ </proc/uptime
+		[ ${_wf_t%.*} -lt $_wf_end ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # Wait (at most 20 s) until a hotstack session is running: a signal sent
