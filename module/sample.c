@@ -379,13 +379,13 @@ static __always_inline void hs_timed(struct hs_slot *slot, struct hotstack_cpu_s
 
 /*
  * One sample, by @path: a constant in each caller, so that each path is a
- * function of its own (enum hs_path). @wall: wall-clock time's weight, the
- * ns since the last sample or switch on this CPU; 0: the table's.
+ * function of its own (enum hs_path). @slot: this CPU's (NULL: none).
+ * @wall: wall-clock time's weight, the ns since the last sample or switch
+ * on this CPU; 0: the table's.
  */
-static __always_inline void hs_sample(struct hotstack_session *s, struct pt_regs *regs,
-				      const enum hs_path path, u64 wall)
+static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot *slot,
+				      struct pt_regs *regs, const enum hs_path path, u64 wall)
 {
-	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
 	struct hotstack_cpu_stats *stats;
 	struct hs_table *tab;
 	struct hs_stack *st;
@@ -467,15 +467,17 @@ out_count_w:
  */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 {
+	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
+
 	switch (s->path) {
 	case HS_PATH_IP:
-		hs_sample(s, regs, HS_PATH_IP, 0);
+		hs_sample(s, slot, regs, HS_PATH_IP, 0);
 		break;
 	case HS_PATH_KERNEL:
-		hs_sample(s, regs, HS_PATH_KERNEL, 0);
+		hs_sample(s, slot, regs, HS_PATH_KERNEL, 0);
 		break;
 	default:
-		hs_sample(s, regs, HS_PATH_ANY, 0);
+		hs_sample(s, slot, regs, HS_PATH_ANY, 0);
 	}
 }
 
@@ -511,11 +513,12 @@ static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs
 					const enum hs_path path, u64 wall)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
+	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
 
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
 		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
-	hs_jitter(event, s->tabs.slot_of_cpu[smp_processor_id()]);
-	hs_sample(s, regs, path, wall);
+	hs_jitter(event, slot);
+	hs_sample(s, slot, regs, path, wall);
 }
 
 static void hs_overflow_ip(struct perf_event *event, struct perf_sample_data *data,

@@ -336,14 +336,14 @@ static unsigned int hs_config_cpus(const struct hs_config *c)
 	long online = sysconf(_SC_NPROCESSORS_ONLN), n = 0;
 	uint64_t present[HS_MAX_CPU_WORDS];
 	unsigned int w, b;
-	char path[64], list[4096];
+	char path[64], list[4096], err[128];
 	FILE *f;
 
 	if (c->off_cpu) {
 		f = fopen("/sys/devices/system/cpu/present", "r");
 		if (f && fgets(list, sizeof(list), f)) {
 			list[strcspn(list, "\n")] = 0;
-			if (!hs_parse_cpus(list, present, HS_MAX_CPU_WORDS, &w, path, sizeof(path)))
+			if (!hs_parse_cpus(list, present, HS_MAX_CPU_WORDS, &w, err, sizeof(err)))
 				while (w--)
 					n += __builtin_popcountll(present[w]);
 		}
