@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* hotstack tool: hotstack agent's options (parsed apart, for unit tests). */
+/* hotstack tool: hotstack agent's options and --group-by (apart, for unit tests). */
 #ifndef HOTSTACK_AGENT_H
 #define HOTSTACK_AGENT_H
 
 #include <stddef.h>
 
+#include "profile.h"
 #include "session.h"
 
 /* --label options at most. */
@@ -47,5 +48,31 @@ struct hs_agent_opts {
  */
 int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o);
 void hs_agent_opts_free(struct hs_agent_opts *o);
+
+/* A --group-by group's labels at most: 2 its own, 4 its workload's names. */
+#define HS_GROUP_LABELS	6
+
+/*
+ * A --group-by group: its labels, "KEY=VALUE" each, named as the
+ * samples' labels are ("container.id=ID" and "k8s.pod.uid=UID" of a
+ * container, the second alone of a pod's own cgroup; "cgroup=PATH";
+ * "systemd.unit=NAME" and the container's id when in one), then its
+ * workload's names (service_name, and Kubernetes' k8s.namespace.name,
+ * k8s.pod.name, k8s.container.name where the node says them); none for
+ * the samples of no group. Its file name's part, its interval's profile.
+ */
+struct hs_agent_group {
+	char label[HS_GROUP_LABELS][320];
+	char file[112];
+	struct hs_profile p;
+};
+
+/* @p's lines by group, the first those of no group (agent_group.c). */
+int hs_agent_split(int group_by, const struct hs_profile *p, struct hs_agent_group **out,
+		   size_t *nr);
+/* @g's labels joined by ',' in @buf ("" for none). */
+void hs_agent_group_key(const struct hs_agent_group *g, char *buf, size_t size);
+/* @s with the characters a label value may not have made '_'. */
+void hs_agent_sanitize(char *s);
 
 #endif

@@ -8,7 +8,8 @@
  * into one pprof profile with its start time, duration and labels,
  * symbolized as record does. Each profile goes to a Pyroscope ingest API
  * (push.c: a sender thread, a bounded queue, retries with backoff) and/or
- * to a directory that keeps the newest N.
+ * to a directory that keeps the newest N. Its options are agent_opts.c's,
+ * its --group-by split agent_group.c's.
  *
  * Intervals are contiguous: they end on whole multiples of the interval
  * in UNIX time, one interval's "until" is the next one's "from", and as
@@ -18,7 +19,6 @@
  * leave its push --drain seconds, and exit 0.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,309 +55,6 @@
 #include "usyms.h"
 #include "uwload.h"
 #include "util.h"
-
-enum {
-	O_INTERVAL = 'i', O_PERSISTENT = HS_SESSION_OPT_NEXT, O_PUSH, O_NAME, O_LABEL,
-	O_OUTPUT_DIR, O_KEEP, O_QUEUE, O_QUEUE_MB, O_TIMEOUT, O_DRAIN, O_TENANT, O_LOG, O_CONFIG,
-	O_GROUP_BY,
-};
-
-static const struct hs_option hs_agent_options[] = {
-	{ O_PERSISTENT, "persistent", NULL, "profile the module's persistent session "
-	  "(autostart=1) instead of one of its own; no session options then" },
-	{ O_INTERVAL, "interval", "SECONDS", "one profile every SECONDS, 1-3600, ending on "
-	  "multiples of it in UNIX time (default 10)" },
-	{ O_PUSH, "push", "URL", "push each profile to this Pyroscope server (or Grafana Alloy's "
-	  "pyroscope.receive_http): POST URL/ingest; otlp+http://HOST:4318: as OTLP to an "
-	  "OpenTelemetry Collector (POST /v1development/profiles)" },
-	{ O_NAME, "name", "APP", "the application's name in Pyroscope (default hotstack)" },
-	{ O_LABEL, "label", "KEY=VALUE", "a label of every profile, besides hostname, "
-	  "kernel_release and event (repeat it; the same key replaces one of those)" },
-	{ O_GROUP_BY, "group-by", "KIND", "one profile an interval per container (labels "
-	  "container.id and k8s.pod.uid; service_name its workload), cgroup (label cgroup) or "
-	  "unit (label systemd.unit), and one for the samples of none; keys the session by "
-	  "cgroup" },
-	{ O_OUTPUT_DIR, "output-dir", "DIR", "write each profile as DIR/hotstack-START.pb.gz "
-	  "(START: YYYYmmddTHHMMSSZ, UTC; with --group-by, a group's as "
-	  "hotstack-START-GROUP.pb.gz)" },
-	{ O_KEEP, "keep", "N", "with --output-dir: keep the newest N intervals' files (default 360)" },
-	{ O_QUEUE, "queue", "N", "intervals waiting to be pushed at most; past it the oldest is "
-	  "dropped (default 60)" },
-	{ O_QUEUE_MB, "queue-mb", "MIB", "their size at most, in MiB (default 64)" },
-	{ O_TIMEOUT, "timeout", "SECONDS", "how long one push may take, 1-600 (default 15)" },
-	{ O_DRAIN, "drain", "SECONDS", "on SIGTERM, how long the last pushes may take, 0-600 "
-	  "(default 10)" },
-	{ O_TENANT, "tenant", "ID", "send the header X-Scope-OrgID: ID (multi-tenant Pyroscope)" },
-	{ O_LOG, "log", "FILE", "log there, not on standard error (SIGHUP opens it again)" },
-	{ O_CONFIG, "config", "FILE", "options from FILE first: one a line, NAME VALUE as on the "
-	  "command line without the dashes; # comments" },
-	HS_OPTION_END,
-};
-
-/* ---- options ------------------------------------------------------------ */
-
-/* --config FILE (or --config=FILE) on @argv, or NULL. */
-static const char *hs_agent_config_path(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "--config") && i + 1 < argc)
-			return argv[i + 1];
-		if (!strncmp(argv[i], "--config=", 9))
-			return argv[i] + 9;
-	}
-	return NULL;
-}
-
-/*
- * The command line with @path's options before the command line's own:
- * o->argv, o->config_text, o->config_names. 0, or HS_EXIT_USAGE after
- * saying why.
- */
-static int hs_agent_expand(int argc, char **argv, const char *path, struct hs_agent_opts *o,
-			   int *out_argc)
-{
-	size_t cap = argc + 2, n = 0, lineno = 0, text_len, used = 0;
-	char *line, *next, *name, *value, *end;
-
-	o->config_text = hs_read_file(path, &text_len);
-	if (!o->config_text) {
-		fprintf(stderr, "hotstack agent: cannot read the config file %s: %s\n", path,
-			strerror(errno));
-		return HS_EXIT_USAGE;
-	}
-	for (line = o->config_text; *line; line++)
-		cap += *line == '\n' ? 2 : 0;
-	cap += 2;
-	o->argv = calloc(cap, sizeof(*o->argv));
-	/* Each name with "--" before it and a NUL after: three bytes more than the text's. */
-	o->config_names = malloc(text_len * 2 + 4);
-	if (!o->argv || !o->config_names) {
-		fprintf(stderr, "hotstack agent: %s\n", strerror(ENOMEM));
-		return HS_EXIT_USAGE;
-	}
-	o->argv[n++] = argv[0];
-	for (line = o->config_text; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		line[strcspn(line, "\r")] = '\0';
-		name = line + strspn(line, " \t");
-		if (!*name || *name == '#')
-			continue;
-		value = name + strcspn(name, " \t=");
-		if (*value) {
-			*value++ = '\0';
-			value += strspn(value, " \t=");
-		}
-		for (end = value + strlen(value); end > value && (end[-1] == ' ' ||
-							    end[-1] == '\t'); end--)
-			;
-		*end = '\0';
-		if (!strcmp(name, "config")) {
-			fprintf(stderr, "hotstack agent: %s:%zu: a config file cannot name another\n",
-				path, lineno);
-			return HS_EXIT_USAGE;
-		}
-		o->argv[n++] = o->config_names + used;
-		used += sprintf(o->config_names + used, "--%s", name) + 1;
-		if (*value)
-			o->argv[n++] = value;
-	}
-	memcpy(o->argv + n, argv + 1, (argc - 1) * sizeof(*argv));
-	n += argc - 1;
-	o->argv[n] = NULL;
-	*out_argc = n;
-	return 0;
-}
-
-void hs_agent_opts_free(struct hs_agent_opts *o)
-{
-	free(o->config_text);
-	free(o->config_names);
-	free(o->argv);
-	o->config_text = o->config_names = NULL;
-	o->argv = NULL;
-}
-
-/* "KEY=VALUE" with a key and a value Pyroscope takes. */
-static int hs_agent_label_ok(const char *s)
-{
-	const char *eq = strchr(s, '=');
-
-	return eq && hs_label_key_ok(s, eq - s) && hs_label_value_ok(eq + 1, strlen(eq + 1));
-}
-
-int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
-{
-	static const struct hs_option *const tables[] = {
-		hs_session_options, hs_off_cpu_options, hs_agent_options, NULL,
-	};
-	unsigned long long v;
-	const char *config;
-	struct hs_args a;
-	char *value;
-	int id, ret;
-
-	memset(o, 0, sizeof(*o));
-	hs_config_defaults(&o->s);
-	/* Always on: a small rate and small tables (they never fill at 99 Hz in 10 s). */
-	o->s.event = "cpu-clock";
-	hs_parse_event(o->s.event, &o->s.ev, NULL, 0);
-	o->s.abi.sample = 99;
-	o->s.abi.table_entries = 2048;
-	o->s.abi.arena_frames = 65536;
-	o->interval = 10;
-	o->name = "hotstack";
-	o->keep = 360;
-	o->queue = 60;
-	o->queue_mb = 64;
-	o->timeout = 15;
-	o->drain = 10;
-	config = hs_agent_config_path(argc, argv);
-	if (config) {
-		ret = hs_agent_expand(argc, argv, config, o, &argc);
-		if (ret)
-			return ret;
-		argv = o->argv;
-	}
-	if (hs_args_init(&a, "agent", "[OPTIONS]",
-			 "Continuous profiling: a profile every interval, pushed to Pyroscope "
-			 "and/or written to a directory, until SIGTERM. The session options are "
-			 "record's, with the agent's defaults: -e cpu-clock -F 99 --table-entries "
-			 "2048 --arena-frames 65536.", tables, 0, argc, argv))
-		return 1;
-	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END) {
-		if (id == HS_ARGS_EXIT) {
-			ret = a.status ? a.status : -1;
-			goto out;
-		}
-		ret = hs_config_option(&a, &o->s, id, value);
-		if (ret == 0) {
-			o->session_opts = 1;
-			continue;
-		}
-		if (ret != 1)
-			goto out;
-		ret = 0;
-		switch (id) {
-		case O_PERSISTENT:
-			o->persistent = 1;
-			break;
-		case O_INTERVAL:
-			if (hs_parse_u64(value, 1, 3600, &v))
-				ret = hs_args_error(&a, "--interval wants whole seconds from 1 to "
-						    "3600, not '%s'", value);
-			o->interval = v;
-			break;
-		case O_PUSH:
-			o->otlp = !strncmp(value, "otlp+", 5);
-			o->push = value + (o->otlp ? 5 : 0);
-			if (strncmp(o->push, "http://", 7) && strncmp(o->push, "https://", 8))
-				ret = hs_args_error(&a, "--push wants an http:// or https:// URL "
-						    "(Pyroscope), or otlp+http:// or otlp+https:// "
-						    "(OTLP), not '%s'", value);
-			else if (o->otlp && !hs_otlp_built())
-				ret = hs_args_error(&a, "this hotstack was built without OTLP: build "
-						    "it where opentelemetry-proto 1.11 or newer is "
-						    "installed (Debian's opentelemetry-proto package)");
-			break;
-		case O_NAME:
-			if (!hs_app_name_ok(value))
-				ret = hs_args_error(&a, "--name wants 1-128 letters, digits and "
-						    "'_.-/', not '%s'", value);
-			o->name = value;
-			break;
-		case O_LABEL:
-			if (!hs_agent_label_ok(value))
-				ret = hs_args_error(&a, "--label wants KEY=VALUE, KEY of letters, "
-						    "digits and '_' (not starting with a digit or "
-						    "__), VALUE of 1-256 printable characters without "
-						    "space , { } = \" \\, not '%s'", value);
-			else if (o->nr_labels == HS_AGENT_MAX_LABELS)
-				ret = hs_args_error(&a, "at most %d --label", HS_AGENT_MAX_LABELS);
-			else
-				o->labels[o->nr_labels++] = value;
-			break;
-		case O_OUTPUT_DIR:
-			o->output_dir = value;
-			break;
-		case O_KEEP:
-			if (hs_parse_u64(value, 1, 1000000, &v))
-				ret = hs_args_error(&a, "--keep wants 1 to 1000000 intervals, not '%s'",
-						    value);
-			o->keep = v;
-			break;
-		case O_QUEUE:
-			if (hs_parse_u64(value, 2, 100000, &v))
-				ret = hs_args_error(&a, "--queue wants 2 to 100000 intervals, not '%s'",
-						    value);
-			o->queue = v;
-			break;
-		case O_QUEUE_MB:
-			if (hs_parse_u64(value, 1, 4096, &v))
-				ret = hs_args_error(&a, "--queue-mb wants 1 to 4096 MiB, not '%s'",
-						    value);
-			o->queue_mb = v;
-			break;
-		case O_TIMEOUT:
-			if (hs_parse_seconds(value, 1, 600, &o->timeout))
-				ret = hs_args_error(&a, "--timeout wants 1 to 600 seconds, not '%s'",
-						    value);
-			break;
-		case O_DRAIN:
-			if (hs_parse_seconds(value, 0, 600, &o->drain))
-				ret = hs_args_error(&a, "--drain wants 0 to 600 seconds, not '%s'",
-						    value);
-			break;
-		case O_TENANT:
-			if (!hs_label_value_ok(value, strlen(value)))
-				ret = hs_args_error(&a, "--tenant wants 1-256 printable characters, "
-						    "not '%s'", value);
-			o->tenant = value;
-			break;
-		case O_LOG:
-			o->log = value;
-			break;
-		case O_CONFIG:
-			break;	/* read before the options */
-		case O_GROUP_BY:
-			o->group_by = !strcmp(value, "container") ? HS_GROUP_CONTAINER :
-				      !strcmp(value, "cgroup") ? HS_GROUP_CGROUP :
-				      !strcmp(value, "unit") ? HS_GROUP_UNIT : HS_GROUP_NONE;
-			if (!o->group_by)
-				ret = hs_args_error(&a, "--group-by wants container, cgroup or unit, "
-						    "not '%s'", value);
-			break;
-		}
-		if (ret)
-			goto out;
-	}
-	ret = hs_config_check(&a, &o->s);
-	if (ret || (ret = hs_args_no_operands(&a)))
-		goto out;
-	if (!o->push && !o->output_dir)
-		ret = hs_args_error(&a, "nowhere to send the profiles: --push URL and/or "
-				    "--output-dir DIR");
-	else if (o->persistent && o->session_opts)
-		ret = hs_args_error(&a, "--persistent samples as the module's autostart_event and "
-				    "autostart_freq say: no session options with it");
-	else if (o->persistent && o->s.abi.pid)
-		ret = hs_args_error(&a, "--persistent and -p do not go together");
-	else if (o->persistent && o->group_by)
-		ret = hs_args_error(&a, "--group-by needs the cgroup key, which the persistent "
-				    "session has not: drop --persistent");
-	/* The groups are read from the cgroup key. */
-	if (o->group_by)
-		o->s.abi.keys |= HOTSTACK_KEY_CGROUP;
-out:
-	hs_args_free(&a);
-	return ret;
-}
 
 /* ---- the log ------------------------------------------------------------ */
 
@@ -470,23 +167,6 @@ static void hs_agent_signal(int sig)
 /* Labels: hostname, kernel_release, event, --label's and a group's, in Pyroscope's name. */
 #define HS_AGENT_NOTES	(HS_AGENT_MAX_LABELS + 10)
 
-/* A --group-by group's labels at most: 2 its own, 4 its workload's names. */
-#define HS_GROUP_LABELS	6
-
-/*
- * A --group-by group: its labels, "KEY=VALUE" each, named as the
- * samples' labels are ("container.id=ID" and "k8s.pod.uid=UID" of a
- * container, the second alone of a pod's own cgroup; "cgroup=PATH";
- * "systemd.unit=NAME" and the container's id when in one), then its
- * workload's names (service_name, and Kubernetes' k8s.namespace.name,
- * k8s.pod.name, k8s.container.name where the node says them); none for
- * the samples of no group. Its file name's part, its interval's profile.
- */
-struct hs_agent_group {
-	char label[HS_GROUP_LABELS][320];
-	char file[112];
-	struct hs_profile p;
-};
 
 struct hs_agent {
 	struct hs_agent_opts o;
@@ -530,13 +210,6 @@ static double hs_wall(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* @s with the characters a label value may not have made '_'. */
-static void hs_agent_sanitize(char *s)
-{
-	for (; *s; s++)
-		if (!hs_label_value_ok(s, 1))
-			*s = '_';
-}
 
 /*
  * The OTLP resource of labels @keys (@klen bytes each) = @vals: the
@@ -1000,143 +673,6 @@ static int hs_agent_send(struct hs_agent *ag, struct hs_profile *p, const struct
 	return 0;
 }
 
-/* @g's next label @key=@v[0..len) (its value made a label value), and its index. */
-static size_t hs_agent_group_label(struct hs_agent_group *g, size_t i, const char *key,
-				   const char *v, size_t len)
-{
-	snprintf(g->label[i], sizeof(g->label[i]), "%s=%.*s", key, (int)len, v);
-	hs_agent_sanitize(g->label[i] + strlen(key) + 1);
-	return i + 1;
-}
-
-/* @g's labels joined by ',' in @buf ("" for none). */
-static void hs_agent_group_key(const struct hs_agent_group *g, char *buf, size_t size)
-{
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < HS_GROUP_LABELS && g->label[i][0] && len < size; i++)
-		len += snprintf(buf + len, size - len, "%s%s", i ? "," : "", g->label[i]);
-}
-
-/*
- * Line @l's group by --group-by into @g (labels, file name part), all
- * empty when it has none: no cgroup key, or a cgroup of no container
- * or pod (no unit). The file's part: the container's id (else the
- * pod's uid), the cgroup's path, the unit's name and its container's id.
- */
-static void hs_agent_group_of(const struct hs_agent *ag, const struct hs_profile *p,
-			      const struct hs_stack_line *l, struct hs_agent_group *g)
-{
-	struct hs_cgroup_info info;
-	struct hs_k8s_names kn;
-	struct hs_line_keys k;
-	size_t n = 0, i, own = 1, len;
-	char file[700];
-
-	memset(g->label, 0, sizeof(g->label));
-	g->file[0] = '\0';
-	hs_line_keys(p, l, &k);
-	if (!k.cgroup)
-		return;
-	hs_cgroup_parse(k.cgroup, k.cgroup_len, &info);
-	if (ag->o.group_by == HS_GROUP_CONTAINER) {
-		if (!info.container_id[0] && !info.pod_uid[0])
-			return;
-		if (info.container_id[0])
-			n = hs_agent_group_label(g, n, "container.id", info.container_id,
-						 strlen(info.container_id));
-		if (info.pod_uid[0])
-			n = hs_agent_group_label(g, n, "k8s.pod.uid", info.pod_uid,
-						 strlen(info.pod_uid));
-	} else if (ag->o.group_by == HS_GROUP_CGROUP) {
-		/* A value is 256 bytes at most: a longer path keeps its innermost part. */
-		i = hs_cgroup_tail(k.cgroup, k.cgroup_len, 256);
-		n = hs_agent_group_label(g, n, "cgroup", k.cgroup + i, k.cgroup_len - i);
-	} else if (ag->o.group_by == HS_GROUP_UNIT && info.unit[0]) {
-		/* A container's nginx.service is not the host's. */
-		n = hs_agent_group_label(g, n, "systemd.unit", info.unit, strlen(info.unit));
-		if (info.container_id[0])
-			n = hs_agent_group_label(g, n, "container.id", info.container_id,
-						 strlen(info.container_id));
-	} else {
-		return;
-	}
-	if (ag->o.group_by == HS_GROUP_UNIT)
-		own = n;
-	/* The workload: Kubernetes' namespace/container (or pod), else the unit. */
-	if (hs_k8s_names(info.container_id, info.pod_uid, &kn)) {
-		snprintf(file, sizeof(file), "%s/%s", kn.ns, kn.container[0] ? kn.container : kn.pod);
-		n = hs_agent_group_label(g, n, "service_name", file, strlen(file));
-		n = hs_agent_group_label(g, n, "k8s.namespace.name", kn.ns, strlen(kn.ns));
-		n = hs_agent_group_label(g, n, "k8s.pod.name", kn.pod, strlen(kn.pod));
-		if (kn.container[0])
-			hs_agent_group_label(g, n, "k8s.container.name", kn.container,
-					     strlen(kn.container));
-	} else if (info.unit[0]) {
-		hs_agent_group_label(g, n, "service_name", info.unit, strlen(info.unit));
-	}
-	/* The file's part: the values in [A-Za-z0-9._-]; past 100 bytes their end and a hash. */
-	for (i = 0, len = 0; i < own; i++)
-		len += snprintf(file + len, sizeof(file) - len, "%s%s", i ? "-" : "",
-				strchr(g->label[i], '=') + 1);
-	if (len <= 100) {
-		snprintf(g->file, sizeof(g->file), "%s", file);
-	} else {
-		snprintf(g->file, sizeof(g->file), "%s-%08x", file + len - 91,
-			 (unsigned int)hs_hash(file, len));
-	}
-	for (i = 0; g->file[i]; i++)
-		if (!isalnum((unsigned char)g->file[i]) && !strchr("._-", g->file[i]))
-			g->file[i] = '_';
-}
-
-/*
- * @p's lines by group (--group-by): *@out, *@nr of them, the first
- * those of no group (drops included). 0 or -ENOMEM; free each profile
- * and *@out.
- */
-static int hs_agent_split(const struct hs_agent *ag, const struct hs_profile *p,
-			  struct hs_agent_group **out, size_t *nr)
-{
-	struct hs_agent_group *g = calloc(1, sizeof(*g)), one, *more;
-	struct hs_strtab names;
-	char key[sizeof(one.label)];
-	size_t i, cap = 1;
-	long id;
-	int ret = g ? 0 : -ENOMEM;
-
-	*nr = g ? 1 : 0;
-	hs_strtab_init(&names, 1);
-	if (!ret && hs_strtab_add(&names, "", 0) < 0)
-		ret = -ENOMEM;
-	for (i = 0; i < p->nr && !ret; i++) {
-		hs_agent_group_of(ag, p, &p->lines[i], &one);
-		hs_agent_group_key(&one, key, sizeof(key));
-		id = hs_strtab_add(&names, key, strlen(key));
-		if (id >= 0 && (size_t)id == *nr) {
-			/* Twice the room when full: 500 groups are not 500 copies of the array. */
-			if (*nr == cap) {
-				more = realloc(g, 2 * cap * sizeof(*g));
-				if (!more) {
-					ret = -ENOMEM;
-					break;
-				}
-				g = more;
-				cap *= 2;
-			}
-			g[*nr] = one;
-			memset(&g[*nr].p, 0, sizeof(g[*nr].p));
-			++*nr;
-		}
-		ret = id < 0 ? -ENOMEM : hs_profile_add(&g[id].p, p->lines[i].stack,
-							p->lines[i].len, p->lines[i].count);
-	}
-	hs_strtab_free(&names);
-	*out = g;
-	return ret;
-}
-
 /*
  * --group-by: one profile for each group of @p's lines (and one for the
  * lines of none, when there are some or nothing else), each with the
@@ -1154,7 +690,7 @@ static int hs_agent_send_groups(struct hs_agent *ag, struct hs_profile *p, char 
 
 	/* The node's Kubernetes names, as they are now. */
 	hs_k8s_scan(NULL);
-	ret = hs_agent_split(ag, p, &g, &n);
+	ret = hs_agent_split(ag->o.group_by, p, &g, &n);
 	/* OTLP: one request of every group's profile, each with its resource. */
 	if (!ret && ag->push && ag->o.otlp) {
 		b->prof = calloc(n, sizeof(*b->prof));
