@@ -1013,11 +1013,9 @@ static void hs_agent_interval(struct hs_agent *ag, int64_t until, double until_r
 		ag->lost++;
 	ag->from = until;
 	ag->from_real = until_real;
-	/* User symbols: the next interval's processes. */
-	if (ag->u) {
-		hs_usyms_free(ag->u);
-		ag->u = hs_usyms_new();
-	}
+	/* User symbols: the next interval's processes (their binaries' read once). */
+	if (ag->u)
+		hs_usyms_forget(ag->u);
 }
 
 /* Sleep until @when (wall clock) or a signal, in short steps. */

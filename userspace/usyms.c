@@ -2,17 +2,23 @@
 /*
  * hotstack tool: user-space symbols with elfutils' libdwfl.
  *
- * Each process gets one Dwfl session built from its /proc/PID/maps text
- * (dwfl_linux_proc_maps_report) at capture time; every module's ELF is
- * opened then (dwfl_module_getelf), so the symbols stay after the process
- * has exited, and a binary replaced on disk meanwhile is not read by
- * mistake. Lookups are cached per (pid, address). Each name found keeps
+ * Each binary (by the device and inode a maps text gives it) is opened
+ * once, while a process that maps it is there, into a Dwfl of its own at
+ * its own addresses: its symbols are read once for every process that
+ * maps it, and stay after they have exited; a binary replaced on disk
+ * meanwhile is not read by mistake (it is opened through the process's
+ * mapping). A process keeps its executable mappings from its
+ * /proc/PID/maps text at capture time, each with its binary: an address
+ * is looked up as the binary's own (file offset, then its segment's
+ * address). Lookups are cached per (pid, address). Each name found keeps
  * the binary it came from (path, build ID, where it was mapped), for the
  * pprof writer's mappings.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +27,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <libiberty/demangle.h>
 
 #include "maps.h"
 #include "usyms.h"
 #include "util.h"
 
+/* PT_LOAD segments of a binary kept to turn a file offset into its address. */
+#define HS_UBIN_LOADS	8
+
+/*
+ * A binary some captured process maps (or the vDSO's image), its symbols
+ * read once for all of them: one module at its own addresses (the
+ * module's address of ELF address A: A + @bias).
+ */
+struct hs_ubin {
+	unsigned long long dev, ino;	/* as maps texts say them; the vDSO: 0 and 0 */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	GElf_Phdr load[HS_UBIN_LOADS];
+	unsigned int nr_load;
+	unsigned int refs;		/* processes that map it */
+};
+
+/* An executable mapping of a process, and its binary. */
+struct hs_umapping {
+	uint64_t start, end, pgoff;
+	struct hs_ubin *bin;
+};
+
 struct hs_uproc {
 	uint32_t pid;
 	unsigned int captures;
-	unsigned int builds;	/* of @dwfl: the executable mappings changed */
-	char *maps;		/* the /proc/PID/maps text this Dwfl was built from */
-	Dwfl *dwfl;
+	unsigned int builds;	/* of @map: the executable mappings changed */
+	bool seen;		/* captured since the last hs_usyms_forget() */
+	char *maps;		/* the /proc/PID/maps text @map was made from */
+	struct hs_umapping *map;	/* by start */
+	size_t nr_map;
 	struct hs_jit_sym *jit;	/* its /tmp/perf-PID.map, by start */
 	size_t nr_jit;
 	off_t jit_size;		/* that file's size when read */
@@ -44,16 +77,25 @@ struct hs_jit_sym {
 	char *name;
 };
 
+/*
+ * A name looked up: of a process's address (@owner its pid), or of a
+ * binary's own address (@owner HS_BIN_OWNER(the binary)): every process
+ * that maps a binary reads its symbols for an address once.
+ */
 struct hs_ucache {
 	uint64_t addr;
-	uint32_t pid;		/* 0: empty slot */
+	uint64_t owner;		/* 0: empty slot */
 	uint32_t len;
 	char *name;		/* NULL: unknown */
 };
 
+#define HS_BIN_OWNER(b)	((uint64_t)(uintptr_t)(b) | 1ULL << 63)
+
 struct hs_usyms {
 	struct hs_uproc *procs;
 	size_t nr, cap;
+	struct hs_ubin **bins;
+	size_t nr_bins, cap_bins;
 	struct hs_ucache *cache;
 	size_t cache_nr, cache_mask;
 	struct hs_uproc *last;	/* the last one looked up: stacks come by process */
@@ -97,7 +139,7 @@ static void hs_cache_clear(struct hs_usyms *u, uint32_t pid)
 
 	/* Rare (a process's mappings changed): rebuild without its entries. */
 	for (i = 0; i <= u->cache_mask; i++)
-		if (u->cache[i].pid == pid) {
+		if (u->cache[i].owner == pid) {
 			free(u->cache[i].name);
 			u->cache[i].name = NULL;
 			u->cache[i].len = 0;
@@ -114,24 +156,97 @@ static void hs_jit_free(struct hs_uproc *p)
 	p->jit = NULL;
 }
 
+static void hs_ubin_put(struct hs_ubin *b)
+{
+	if (b)
+		b->refs--;
+}
+
+/* @p's mappings, their binaries let go. */
+static void hs_uproc_unmap(struct hs_uproc *p)
+{
+	while (p->nr_map)
+		hs_ubin_put(p->map[--p->nr_map].bin);
+	free(p->map);
+	p->map = NULL;
+}
+
+static void hs_uproc_free(struct hs_uproc *p)
+{
+	hs_uproc_unmap(p);
+	free(p->maps);
+	hs_jit_free(p);
+}
+
+/* Forget the binaries no process maps (@all: every one). */
+static void hs_ubins_drop(struct hs_usyms *u, bool all)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < u->nr_bins; i++) {
+		struct hs_ubin *b = u->bins[i];
+
+		if (all || !b->refs) {
+			if (b->dwfl)
+				dwfl_end(b->dwfl);
+			free(b);
+		} else {
+			u->bins[n++] = b;
+		}
+	}
+	u->nr_bins = n;
+}
+
+/* Every name looked up (and the binaries they came from). */
+static void hs_cache_drop(struct hs_usyms *u)
+{
+	size_t i;
+
+	for (i = 0; i <= u->cache_mask; i++)
+		free(u->cache[i].name);
+	memset(u->cache, 0, (u->cache_mask + 1) * sizeof(*u->cache));
+	u->cache_nr = 0;
+	hs_maps_free(u->maps);
+	u->maps = NULL;
+}
+
 void hs_usyms_free(struct hs_usyms *u)
 {
 	size_t i;
 
 	if (!u)
 		return;
-	for (i = 0; i < u->nr; i++) {
-		free(u->procs[i].maps);
-		if (u->procs[i].dwfl)
-			dwfl_end(u->procs[i].dwfl);
-		hs_jit_free(&u->procs[i]);
-	}
-	for (i = 0; i <= u->cache_mask; i++)
-		free(u->cache[i].name);
+	for (i = 0; i < u->nr; i++)
+		hs_uproc_free(&u->procs[i]);
+	hs_ubins_drop(u, true);
+	hs_cache_drop(u);
+	free(u->bins);
 	free(u->cache);
 	free(u->procs);
-	hs_maps_free(u->maps);
 	free(u);
+}
+
+void hs_usyms_forget(struct hs_usyms *u)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < u->nr; i++) {
+		if (!u->procs[i].seen) {
+			hs_uproc_free(&u->procs[i]);
+			continue;
+		}
+		u->procs[i].seen = false;
+		u->procs[n++] = u->procs[i];
+	}
+	u->nr = n;
+	u->last = NULL;
+	hs_ubins_drop(u, false);
+	hs_cache_drop(u);
+}
+
+size_t hs_usyms_binaries(const struct hs_usyms *u)
+{
+	return u->nr_bins;
 }
 
 static int hs_jit_cmp(const void *a, const void *b)
@@ -254,20 +369,6 @@ static char *hs_read_maps(uint32_t pid)
 	return buf;
 }
 
-/* Open every module's ELF now, while the process (and its vDSO) is there. */
-static int hs_open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
-			  void *arg)
-{
-	GElf_Addr bias;
-
-	(void)userdata;
-	(void)name;
-	(void)start;
-	(void)arg;
-	dwfl_module_getelf(mod, &bias);
-	return DWARF_CB_OK;
-}
-
 /*
  * A descriptor of a file holding this process's vDSO image, made once:
  * libdwfl reads a process's vDSO from its memory, which a maps text does
@@ -292,58 +393,6 @@ static int hs_vdso_fd(void)
 	}
 	free(img);
 	return fd;
-}
-
-/* Report the vDSO of a maps text's "[vdso]" line to @dwfl, its first PT_LOAD at 0. */
-static void hs_report_vdso(Dwfl *dwfl, const char *maps)
-{
-	const char *line = strstr(maps, " [vdso]\n");
-	unsigned long long start;
-	int fd = hs_vdso_fd();
-
-	if (!line || fd < 0)
-		return;
-	while (line > maps && line[-1] != '\n')
-		line--;
-	if (sscanf(line, "%llx-", &start) != 1)
-		return;
-	fd = dup(fd);
-	if (fd >= 0 && !dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, start, false))
-		close(fd);
-}
-
-static Dwfl *hs_dwfl_build(const char *maps, uint32_t pid)
-{
-	Dwfl *dwfl = dwfl_begin(&hs_dwfl_callbacks);
-	FILE *f;
-	int ret;
-
-	if (!dwfl)
-		return NULL;
-	f = fmemopen((void *)maps, strlen(maps), "r");
-	if (!f) {
-		dwfl_end(dwfl);
-		return NULL;
-	}
-	dwfl_report_begin(dwfl);
-	ret = dwfl_linux_proc_maps_report(dwfl, f);
-	fclose(f);
-	if (!ret)
-		hs_report_vdso(dwfl, maps);
-	if (ret || dwfl_report_end(dwfl, NULL, NULL)) {
-		dwfl_end(dwfl);
-		return NULL;
-	}
-	(void)pid;
-	dwfl_getmodules(dwfl, hs_open_module, NULL, 0);
-	return dwfl;
-}
-
-int hs_usyms_capture(struct hs_usyms *u, uint32_t pid)
-{
-	char *maps = hs_read_maps(pid);
-
-	return maps ? hs_usyms_capture_text(u, pid, maps) : -errno;
 }
 
 /*
@@ -385,21 +434,226 @@ static bool hs_same_exec_maps(const char *a, const char *b)
 	}
 }
 
+/*
+ * @path's ELF (mapped at @start..@end of process @pid, inode @ino),
+ * opened through the mapping (root), else through the process's root or
+ * the path, if the file there is the one mapped. -1: none.
+ */
+static int hs_ubin_fd(uint32_t pid, uint64_t start, uint64_t end, const char *path,
+		      unsigned long long ino)
+{
+	char file[PATH_MAX + 64];
+	struct stat st;
+	int fd;
+
+	snprintf(file, sizeof(file), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(file, sizeof(file), "/proc/%u/root%s", pid, path);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The binary of device @dev and inode @ino (0 and 0: the vDSO's image), or NULL. */
+static struct hs_ubin *hs_ubin_find(const struct hs_usyms *u, unsigned long long dev,
+				    unsigned long long ino)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr_bins; i++)
+		if (u->bins[i]->dev == dev && u->bins[i]->ino == ino)
+			return u->bins[i];
+	return NULL;
+}
+
+/*
+ * The binary of device @dev and inode @ino, @path opened as @fd (taken),
+ * its symbols to be read once for every process that maps it. NULL: it
+ * cannot be read (an ELF libdwfl does not take: kept, without a module,
+ * so as not to be tried again for every process that maps it).
+ */
+static struct hs_ubin *hs_ubin_open(struct hs_usyms *u, unsigned long long dev,
+				    unsigned long long ino, const char *path, int fd)
+{
+	struct hs_ubin *b, **grown;
+	GElf_Phdr ph;
+	size_t i, nr;
+	Elf *elf;
+
+	if (u->nr_bins == u->cap_bins) {
+		size_t cap = u->cap_bins ? 2 * u->cap_bins : 16;
+
+		grown = realloc(u->bins, cap * sizeof(*grown));
+		if (!grown) {
+			close(fd);
+			return NULL;
+		}
+		u->bins = grown;
+		u->cap_bins = cap;
+	}
+	b = calloc(1, sizeof(*b));
+	if (b)
+		b->dwfl = dwfl_begin(&hs_dwfl_callbacks);
+	if (!b || !b->dwfl) {
+		free(b);
+		close(fd);
+		return NULL;
+	}
+	dwfl_report_begin(b->dwfl);
+	b->mod = dwfl_report_elf(b->dwfl, path, path, fd, 0, false);
+	if (!b->mod)
+		close(fd);
+	elf = b->mod && !dwfl_report_end(b->dwfl, NULL, NULL) ?
+	      dwfl_module_getelf(b->mod, &b->bias) : NULL;
+	if (!elf || elf_getphdrnum(elf, &nr)) {
+		dwfl_end(b->dwfl);
+		b->dwfl = NULL;
+		b->mod = NULL;
+	}
+	for (i = 0; b->mod && i < nr && b->nr_load < HS_UBIN_LOADS; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			b->load[b->nr_load++] = ph;
+	b->dev = dev;
+	b->ino = ino;
+	u->bins[u->nr_bins++] = b;
+	return b->mod ? b : NULL;
+}
+
+/* A line of a maps text. */
+struct hs_mline {
+	unsigned long long start, end, pgoff, dev, ino;
+	bool exec;
+	char path[PATH_MAX];
+};
+
+/*
+ * The line of maps text @s at *@at into @ml, *@at moved past it; false at
+ * the end. @ml->path: "" for an anonymous mapping, without " (deleted)".
+ */
+static bool hs_mline_next(const char *s, size_t *at, struct hs_mline *ml)
+{
+	unsigned int major, minor;
+	char perms[8];
+	int n;
+
+	while (s[*at]) {
+		const char *l = s + *at, *e = strchrnul(l, '\n');
+
+		*at = e - s + (*e == '\n');
+		if (sscanf(l, "%llx-%llx %7s %llx %x:%x %llu %n", &ml->start, &ml->end, perms,
+			   &ml->pgoff, &major, &minor, &ml->ino, &n) != 7 || l + n > e)
+			continue;
+		ml->exec = perms[2] == 'x';
+		ml->dev = (unsigned long long)major << 32 | minor;
+		snprintf(ml->path, sizeof(ml->path), "%.*s", (int)(e - l - n), l + n);
+		n = strlen(ml->path);
+		if (n > 10 && !strcmp(ml->path + n - 10, " (deleted)"))
+			ml->path[n - 10] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/* @p's mapping @ml of binary @bin (a reference taken). 0 or -ENOMEM. */
+static int hs_uproc_add(struct hs_uproc *p, size_t *cap, const struct hs_mline *ml,
+			struct hs_ubin *bin)
+{
+	struct hs_umapping *m;
+
+	if (p->nr_map == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		m = realloc(p->map, *cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		p->map = m;
+	}
+	bin->refs++;
+	p->map[p->nr_map++] = (struct hs_umapping){ ml->start, ml->end, ml->pgoff, bin };
+	return 0;
+}
+
+static int hs_umapping_cmp(const void *a, const void *b)
+{
+	const struct hs_umapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * @p's mappings of binaries from @maps, each with its binary: its
+ * executable ones (the vDSO's: this tool's own image, which every 64-bit
+ * process maps), then the other segments of those binaries (an address
+ * there, from a walk gone astray, is named as the binary's). Mappings of
+ * nothing readable (anonymous JIT code, [vsyscall]) are left out. 0 or
+ * -ENOMEM.
+ */
+static int hs_uproc_map(struct hs_usyms *u, struct hs_uproc *p, const char *maps)
+{
+	struct hs_mline *ml = malloc(sizeof(*ml));
+	size_t at = 0, cap = 0, nr_exec, i;
+	struct hs_ubin *bin;
+	int fd, ret = ml ? 0 : -ENOMEM;
+
+	while (!ret && hs_mline_next(maps, &at, ml)) {
+		if (!ml->exec)
+			continue;
+		if (!strcmp(ml->path, "[vdso]"))
+			ml->dev = ml->ino = 0;
+		else if (ml->path[0] != '/')
+			continue;
+		bin = hs_ubin_find(u, ml->dev, ml->ino);
+		if (bin && !bin->mod)
+			continue;
+		if (!bin) {
+			fd = ml->dev || ml->ino ?
+			     hs_ubin_fd(p->pid, ml->start, ml->end, ml->path, ml->ino) :
+			     hs_vdso_fd() >= 0 ? dup(hs_vdso_fd()) : -1;
+			bin = fd >= 0 ? hs_ubin_open(u, ml->dev, ml->ino, ml->path, fd) : NULL;
+			if (!bin)
+				continue;
+		}
+		ret = hs_uproc_add(p, &cap, ml, bin);
+	}
+	nr_exec = p->nr_map;
+	for (at = 0; !ret && nr_exec && hs_mline_next(maps, &at, ml); ) {
+		if (ml->exec || ml->path[0] != '/')
+			continue;
+		for (i = 0; i < nr_exec; i++)
+			if (p->map[i].bin->dev == ml->dev && p->map[i].bin->ino == ml->ino)
+				break;
+		if (i < nr_exec)
+			ret = hs_uproc_add(p, &cap, ml, p->map[i].bin);
+	}
+	free(ml);
+	qsort(p->map, p->nr_map, sizeof(*p->map), hs_umapping_cmp);
+	return ret;
+}
+
+int hs_usyms_capture(struct hs_usyms *u, uint32_t pid)
+{
+	char *maps = hs_read_maps(pid);
+
+	return maps ? hs_usyms_capture_text(u, pid, maps) : -errno;
+}
+
 int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
 {
 	struct hs_uproc *p = hs_uproc_find(u, pid);
-	Dwfl *dwfl;
+	int ret;
 
 	if (p && p->maps && hs_same_exec_maps(p->maps, maps)) {
 		free(maps);
 		p->captures++;
+		p->seen = true;
 		hs_read_perf_map(p);
 		return 0;
-	}
-	dwfl = hs_dwfl_build(maps, pid);
-	if (!dwfl) {
-		free(maps);
-		return -EINVAL;
 	}
 	if (!p) {
 		if (u->nr == u->cap) {
@@ -407,7 +661,6 @@ int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
 			struct hs_uproc *grown = realloc(u->procs, cap * sizeof(*grown));
 
 			if (!grown) {
-				dwfl_end(dwfl);
 				free(maps);
 				return -ENOMEM;
 			}
@@ -418,15 +671,22 @@ int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
 	} else {
-		dwfl_end(p->dwfl);
+		hs_uproc_unmap(p);
 		free(p->maps);
+		p->maps = NULL;
 		hs_cache_clear(u, pid);
 	}
 	u->last = NULL;
+	ret = hs_uproc_map(u, p, maps);
+	if (ret) {
+		hs_uproc_unmap(p);
+		free(maps);
+		return ret;
+	}
 	p->maps = maps;
-	p->dwfl = dwfl;
 	p->captures++;
 	p->builds++;
+	p->seen = true;
 	hs_read_perf_map(p);
 	return 0;
 }
@@ -441,9 +701,10 @@ static void hs_cache_grow(struct hs_usyms *u)
 	for (i = 0; i <= u->cache_mask; i++) {
 		struct hs_ucache *e = &u->cache[i];
 
-		if (!e->pid)
+		if (!e->owner)
 			continue;
-		for (j = (e->addr * 0x9e3779b97f4a7c15ULL ^ e->pid) & mask; c[j].pid; j = (j + 1) & mask)
+		for (j = (e->addr * 0x9e3779b97f4a7c15ULL ^ e->owner) & mask; c[j].owner;
+		     j = (j + 1) & mask)
 			;
 		c[j] = *e;
 	}
@@ -452,8 +713,41 @@ static void hs_cache_grow(struct hs_usyms *u)
 	u->cache_mask = mask;
 }
 
-/* Keep the binary @name came from (the first one, for a name several have). */
-static void hs_usyms_note(struct hs_usyms *u, Dwfl_Module *mod, const char *name)
+/* The entry of (@owner, @addr), or the empty slot where it would go. */
+static struct hs_ucache *hs_cache_at(struct hs_usyms *u, uint64_t owner, uint64_t addr)
+{
+	size_t i;
+
+	for (i = (addr * 0x9e3779b97f4a7c15ULL ^ owner) & u->cache_mask; u->cache[i].owner;
+	     i = (i + 1) & u->cache_mask)
+		if (u->cache[i].owner == owner && u->cache[i].addr == addr)
+			break;
+	return &u->cache[i];
+}
+
+/* The new entry of (@owner, @addr), @name taken (it moves the others). */
+static struct hs_ucache *hs_cache_put(struct hs_usyms *u, uint64_t owner, uint64_t addr,
+				      char *name)
+{
+	struct hs_ucache *e;
+
+	if ((u->cache_nr + 1) * 2 > u->cache_mask)
+		hs_cache_grow(u);
+	e = hs_cache_at(u, owner, addr);
+	e->owner = owner;
+	e->addr = addr;
+	e->name = name;
+	e->len = name ? strlen(name) : 0;
+	u->cache_nr++;
+	return e;
+}
+
+/*
+ * Keep the binary @name came from (the first one, for a name several
+ * have): @b, mapped at its ELF addresses + @bias in the process.
+ */
+static void hs_usyms_note(struct hs_usyms *u, const struct hs_ubin *b, uint64_t bias,
+			  const char *name)
 {
 	char hex[2 * HS_BUILD_ID_MAX + 1] = "";
 	const unsigned char *bits;
@@ -465,11 +759,12 @@ static void hs_usyms_note(struct hs_usyms *u, Dwfl_Module *mod, const char *name
 
 	if (hs_maps_find_frame(u->maps, name, strlen(name)) >= 0)
 		return;
-	file = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
-	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	file = dwfl_module_info(b->mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	n = dwfl_module_build_id(b->mod, &bits, &vaddr);
 	for (i = 0; i < n && i < HS_BUILD_ID_MAX; i++)
 		sprintf(hex + 2 * i, "%02x", bits[i]);
-	idx = file ? hs_maps_add(&u->maps, file, hex, start, end, 0) : -1;
+	idx = file ? hs_maps_add(&u->maps, file, hex, start - b->bias + bias,
+				 end - b->bias + bias, 0) : -1;
 	if (idx >= 0)
 		hs_maps_frame(u->maps, name, strlen(name), idx);
 }
@@ -488,19 +783,16 @@ char *hs_demangle(const char *name)
 
 /*
  * Code no symbol covers, as perf names its binary: "liblzma.so.5+0xa96d",
- * the offset an address of the binary's own (what addr2line and objdump
+ * @vaddr an address of the binary's own (what addr2line and objdump
  * take), malloc'd.
  */
-static char *hs_module_offset(Dwfl_Module *mod, uint64_t addr)
+static char *hs_module_offset(Dwfl_Module *mod, uint64_t vaddr)
 {
 	const char *file = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	const char *base = file ? strrchr(file, '/') : NULL;
-	Dwarf_Addr bias = 0;
 	char *name;
 
-	dwfl_module_getelf(mod, &bias);
-	if (asprintf(&name, "%s+0x%" PRIx64, base ? base + 1 : file ?: "[unknown]",
-		     (uint64_t)(addr - bias)) < 0)
+	if (asprintf(&name, "%s+0x%" PRIx64, base ? base + 1 : file ?: "[unknown]", vaddr) < 0)
 		return NULL;
 	/* A frame holds no ';' (the folded separator) nor a line end. */
 	for (char *c = name; *c; c++)
@@ -509,49 +801,81 @@ static char *hs_module_offset(Dwfl_Module *mod, uint64_t addr)
 	return name;
 }
 
+/* The mapping of @p that holds @addr, or NULL. */
+static const struct hs_umapping *hs_umapping_find(const struct hs_uproc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr_map, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->map[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < p->map[lo - 1].end ? &p->map[lo - 1] : NULL;
+}
+
+/*
+ * @addr of mapping @m as its binary's own address: its file offset, in
+ * the segment that loads it (the last one that starts at or before it).
+ */
+static uint64_t hs_ubin_addr(const struct hs_umapping *m, uint64_t addr)
+{
+	uint64_t off = addr - m->start + m->pgoff;
+	const GElf_Phdr *seg = NULL;
+	unsigned int i;
+
+	for (i = 0; i < m->bin->nr_load; i++)
+		if (m->bin->load[i].p_offset <= off)
+			seg = &m->bin->load[i];
+	return seg ? off - seg->p_offset + seg->p_vaddr : off;
+}
+
 const struct hs_maps *hs_usyms_maps(const struct hs_usyms *u)
 {
 	return u ? u->maps : NULL;
 }
 
+/* The name of @b's own address @vaddr (or "binary+0xOFFSET"), malloc'd. */
+static char *hs_ubin_name(const struct hs_ubin *b, uint64_t vaddr)
+{
+	const char *name = dwfl_module_addrname(b->mod, vaddr + b->bias);
+
+	return name ? hs_demangle(name) ?: strdup(name) : hs_module_offset(b->mod, vaddr);
+}
+
 const char *hs_usyms_lookup(struct hs_usyms *u, uint32_t pid, uint64_t addr, size_t *len)
 {
+	const struct hs_umapping *m = NULL;
+	struct hs_ucache *e, *b = NULL;
 	struct hs_uproc *p;
-	struct hs_ucache *e;
-	Dwfl_Module *mod;
-	const char *name = NULL;
-	size_t i;
+	const char *jit;
+	uint64_t vaddr = 0;
+	char *name;
 
 	if (!pid)
 		return NULL;
-	for (i = (addr * 0x9e3779b97f4a7c15ULL ^ pid) & u->cache_mask; u->cache[i].pid;
-	     i = (i + 1) & u->cache_mask)
-		if (u->cache[i].pid == pid && u->cache[i].addr == addr)
-			goto out;
+	e = hs_cache_at(u, pid, addr);
+	if (e->owner)
+		goto out;
 	p = hs_uproc_find(u, pid);
 	if (!p)
 		return NULL;
-	/*
-	 * JIT code first: its anonymous mapping may lie where libdwfl
-	 * stretches a binary's module (up to its next segment's address).
-	 */
-	name = hs_jit_lookup(p, addr);
-	mod = name ? NULL : dwfl_addrmodule(p->dwfl, addr);
-	if (mod)
-		name = dwfl_module_addrname(mod, addr);
-	e = &u->cache[i];
-	e->pid = pid;
-	e->addr = addr;
-	e->name = name ? hs_demangle(name) ?: strdup(name) : mod ? hs_module_offset(mod, addr) : NULL;
-	e->len = e->name ? strlen(e->name) : 0;
-	if (e->name && mod)
-		hs_usyms_note(u, mod, e->name);
-	if (++u->cache_nr * 2 > u->cache_mask) {
-		hs_cache_grow(u);
-		return hs_usyms_lookup(u, pid, addr, len);
+	jit = hs_jit_lookup(p, addr);
+	m = jit ? NULL : hs_umapping_find(p, addr);
+	if (m) {
+		vaddr = hs_ubin_addr(m, addr);
+		b = hs_cache_at(u, HS_BIN_OWNER(m->bin), vaddr);
+		if (!b->owner)
+			b = hs_cache_put(u, HS_BIN_OWNER(m->bin), vaddr,
+					 hs_ubin_name(m->bin, vaddr));
 	}
+	name = jit ? hs_demangle(jit) ?: strdup(jit) : b && b->name ? strdup(b->name) : NULL;
+	if (name && m)
+		hs_usyms_note(u, m->bin, addr - vaddr, name);
+	e = hs_cache_put(u, pid, addr, name);
 out:
-	e = &u->cache[i];
 	*len = e->len;
 	return e->name;
 }

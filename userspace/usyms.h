@@ -2,7 +2,8 @@
 /*
  * hotstack tool: user-space symbols (elfutils' libdwfl) of the processes
  * seen while recording, from their /proc/PID/maps captured while they
- * ran, so that a process that exits before the end keeps its symbols.
+ * ran, so that a process that exits before the end keeps its symbols;
+ * each binary's read once, for every process that maps it.
  */
 #ifndef HOTSTACK_USYMS_H
 #define HOTSTACK_USYMS_H
@@ -14,6 +15,17 @@ struct hs_usyms;
 
 struct hs_usyms *hs_usyms_new(void);
 void hs_usyms_free(struct hs_usyms *u);
+
+/*
+ * A new interval (the agent's): forget the processes not captured since
+ * the last call, the binaries no other maps, and every name looked up
+ * (the next profile's binaries are its own). What stays: the others'
+ * mappings, and the symbols of their binaries, read once.
+ */
+void hs_usyms_forget(struct hs_usyms *u);
+
+/* Binaries whose symbols are held: each once, however many processes map it. */
+size_t hs_usyms_binaries(const struct hs_usyms *u);
 
 /*
  * Capture process @pid's mappings now (again: only when they changed),

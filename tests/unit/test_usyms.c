@@ -15,9 +15,11 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <cmocka.h>
 #include <elf.h>
 
@@ -304,6 +306,73 @@ static void exited_process(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Processes of the same binaries share them: each binary's symbols are
+ * read once, whatever the number of processes (a node's containers run
+ * the same images); a new interval (hs_usyms_forget()) keeps the
+ * processes captured since the last one, and those binaries.
+ */
+static void shared_binaries(void **state)
+{
+	uintptr_t a = (uintptr_t)usyms_probe_fn;
+	struct hs_usyms *u = hs_usyms_new();
+	const struct hs_maps *m;
+	pid_t kid[2];
+	size_t n, len;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		kid[i] = fork();
+		assert_true(kid[i] >= 0);
+		if (!kid[i]) {
+			/* Gone with the test, whatever its end; not holding its output. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			alarm(60);
+			dup2(open("/dev/null", O_WRONLY), 1);
+			dup2(1, 2);
+			pause();
+			_exit(0);
+		}
+	}
+	assert_int_equal(hs_usyms_capture(u, getpid()), 0);
+	n = hs_usyms_binaries(u);
+	/* This program, libc, the dynamic loader, the vDSO. */
+	assert_true(n >= 3);
+	assert_string_equal(hs_usyms_lookup(u, getpid(), a + 1, &len), "usyms_probe_fn");
+	assert_int_equal(hs_usyms_capture(u, kid[0]), 0);
+	assert_int_equal(hs_usyms_capture(u, kid[1]), 0);
+	assert_int_equal(hs_usyms_binaries(u), n);
+	assert_string_equal(hs_usyms_lookup(u, kid[1], a + 1, &len), "usyms_probe_fn");
+	assert_int_equal(len, strlen("usyms_probe_fn"));
+	/* Every one captured in the interval: all kept. */
+	hs_usyms_forget(u);
+	assert_int_equal(hs_usyms_captured(u, kid[1], NULL), 1);
+	assert_null(hs_usyms_maps(u));
+	/* Only kid[0] captured in the next one: the others forgotten. */
+	assert_int_equal(hs_usyms_capture(u, kid[0]), 0);
+	hs_usyms_forget(u);
+	assert_int_equal(hs_usyms_captured(u, kid[0], NULL), 2);
+	assert_int_equal(hs_usyms_captured(u, kid[1], NULL), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 0);
+	assert_null(hs_usyms_lookup(u, kid[1], a + 1, &len));
+	assert_string_equal(hs_usyms_lookup(u, kid[0], a + 1, &len), "usyms_probe_fn");
+	assert_int_equal(hs_usyms_binaries(u), n);
+	/* The names of this interval, with their binary. */
+	m = hs_usyms_maps(u);
+	assert_non_null(m);
+	assert_true(hs_maps_find_frame(m, "usyms_probe_fn", 14) >= 0);
+	for (i = 0; i < 2; i++) {
+		kill(kid[i], SIGKILL);
+		waitpid(kid[i], NULL, 0);
+	}
+	/* Nothing captured in the last one: nothing kept. */
+	hs_usyms_forget(u);
+	hs_usyms_forget(u);
+	assert_int_equal(hs_usyms_binaries(u), 0);
+	hs_usyms_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +381,7 @@ int main(void)
 		cmocka_unit_test(perf_map),
 		cmocka_unit_test(demangled),
 		cmocka_unit_test(exited_process),
+		cmocka_unit_test(shared_binaries),
 	};
 
 	return cmocka_run_group_tests_name("usyms", tests, NULL, NULL);
