@@ -141,3 +141,58 @@ done
 for mode in spin-collide collide; do
 	echo "RUN worst $(hs_bench $mode 1000 $((200000 * scale)))"
 done
+
+# The agent's own cost with a node's worth of containers: 500 containers'
+# processes (hs_vmtest cgnaps: each in its docker-ID.scope, napping 1 s at
+# a time) and a busy dd, the agent as a node runs it (intervals of 10 s,
+# one profile per container, written to a directory): its CPU time
+# (every thread's schedstat) over intervals 2 to 6 against the guest's
+# time, and its peak memory (VmHWM). Once sampling the CPU (-F 99, kernel
+# and user stacks: few groups have samples), once timing off-CPU waits
+# (every group has its naps' stacks each interval).
+#   AGENT NAME CPU_NS ELAPSED_NS VMHWM_KB GROUPS
+cg=/sys/fs/cgroup
+grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
+mkdir -p $cg/system.slice
+# until_log FILE ERE: wait (at most 600 s of guest time) for a line.
+until_log() {
+	i=0
+	until grep -q -E "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le 6000 ] || return 1
+		sleep 0.1
+	done
+}
+cpu_ns() {
+	cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+}
+uptime_ns() {
+	awk '{ printf "%d", $1 * 1e9 }' /proc/uptime
+}
+agent_cost() {
+	name=$1
+	shift
+	rm -rf /tmp/ag /tmp/ag.log
+	hotstack agent "$@" --group-by container --output-dir /tmp/ag --keep 3 --log /tmp/ag.log &
+	a=$!
+	if until_log /tmp/ag.log 'interval 1 \[' && c1=$(cpu_ns $a) && t1=$(uptime_ns) &&
+		until_log /tmp/ag.log 'interval 6 \['; then
+		c2=$(cpu_ns $a) t2=$(uptime_ns)
+		hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/$a/status)
+		groups=$(sed -n 's/.*interval 6 \[.* in \([0-9]*\) profiles.*/\1/p' /tmp/ag.log)
+		echo "AGENT $name $((c2 - c1)) $((t2 - t1)) $hwm ${groups:-0}"
+	else
+		echo "# agent $name: no sixth interval" && tail -n 5 /tmp/ag.log | sed 's/^/#   /'
+	fi
+	kill -TERM $a
+	wait $a
+}
+hs_vmtest cgnaps 1000 $cg/system.slice 1 500 >/tmp/cgnaps.out &
+naps=$!
+until_log /tmp/cgnaps.out ready
+dd if=/dev/zero of=/dev/null bs=4k 2>/dev/null &
+busy=$!
+agent_cost cpu -F 99 --stacks both
+agent_cost off-cpu --off-cpu
+kill $busy $naps
+wait $busy $naps

@@ -243,6 +243,16 @@ sed -n 's/^USER //p' "$log" | awk "$verdict"'
 sed -n 's/^UWALL //p' "$log" | awk 'NF == 3 {
 	printf "\nthe whole system (record -a while a dozen binaries run): %d tables, %.1f MiB, of %d processes%s\n",
 		$1, $2, $3, $2 < 16 ? "  (goal < 16 MiB)" : "  MISSED: goal < 16 MiB" }'
+# The agent's own cost, 500 containers (goals: 1% of a CPU, 50 MB).
+sed -n 's/^AGENT //p' "$log" | awk '
+	NF == 5 && $3 > 0 {
+		if (!n++)
+			printf "\nthe agent, 500 containers, --group-by container, intervals of 10 s:\n" \
+				"  %-10s %12s %10s %8s\n", "sampling", "CPU", "VmHWM", "profiles"
+		cpu = 100 * $2 / $3
+		printf "  %-10s %11.2f%% %7.1f MB %8d%s\n", $1, cpu, $4 / 1024, $5,
+			cpu <= 1 && $4 <= 51200 ? "  (goals: 1% and 50 MB)" : "  MISSED: goals 1% and 50 MB"
+	}'
 # The tables of a few of Debian's binaries, as the tool builds them here.
 make -s -C "$repo/tests/bench" uw_tables >/dev/null &&
 	printf '\nunwind tables of Debian binaries (goal: at most 8 bytes a row):\n' &&
