@@ -458,8 +458,12 @@ elapsed=$(($(date +%s) - start))
 		echo "$boot_note"
 		tail -n 5 "$out/console-hung.log" | sed 's/^/#   /'
 	fi
-	# The guest's own TAP lines, tagged with the kernel.
-	sed -n -e 's/\r$//' -e "s/^\(not ok\|ok\) - /\1 - $tag /p" "$out/guest.log"
+	# The guest's own TAP lines, tagged with the kernel; a failure's first
+	# lines of diagnostics with it (make check's summary, all a CI log may
+	# keep, shows them).
+	awk -v tag="$tag" '{ sub(/\r$/, "") }
+		/^(ok|not ok) - / { d = /^not/; n = 0; sub(/ - /, " - " tag " "); print; next }
+		d && /^#/ && n++ < 8' "$out/guest.log"
 	# Anything the guest printed that is not a TAP line is context for a reader.
 	if [ -n "$script" ]; then
 		sed -e 's/\r$//' "$out/guest.log" | grep -v -e '^ok - ' -e '^not ok - ' || true
