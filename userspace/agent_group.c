@@ -51,21 +51,19 @@ void hs_agent_group_key(const struct hs_agent_group *g, char *buf, size_t size)
  * or pod (no unit). The file's part: the container's id (else the
  * pod's uid), the cgroup's path, the unit's name and its container's id.
  */
-static void hs_agent_group_of(int group_by, const struct hs_profile *p,
-			      const struct hs_stack_line *l, struct hs_agent_group *g)
+static void hs_agent_group_of(int group_by, const struct hs_line_keys *k,
+			      struct hs_agent_group *g)
 {
 	struct hs_cgroup_info info;
 	struct hs_k8s_names kn;
-	struct hs_line_keys k;
 	size_t n = 0, i, own = 1, len;
 	char file[700];
 
 	memset(g->label, 0, sizeof(g->label));
 	g->file[0] = '\0';
-	hs_line_keys(p, l, &k);
-	if (!k.cgroup)
+	if (!k->cgroup)
 		return;
-	hs_cgroup_parse(k.cgroup, k.cgroup_len, &info);
+	hs_cgroup_parse(k->cgroup, k->cgroup_len, &info);
 	if (group_by == HS_GROUP_CONTAINER) {
 		if (!info.container_id[0] && !info.pod_uid[0])
 			return;
@@ -77,8 +75,8 @@ static void hs_agent_group_of(int group_by, const struct hs_profile *p,
 						 strlen(info.pod_uid));
 	} else if (group_by == HS_GROUP_CGROUP) {
 		/* A value is 256 bytes at most: a longer path keeps its innermost part. */
-		i = hs_cgroup_tail(k.cgroup, k.cgroup_len, 256);
-		n = hs_agent_group_label(g, n, "cgroup", k.cgroup + i, k.cgroup_len - i);
+		i = hs_cgroup_tail(k->cgroup, k->cgroup_len, 256);
+		n = hs_agent_group_label(g, n, "cgroup", k->cgroup + i, k->cgroup_len - i);
 	} else if (group_by == HS_GROUP_UNIT && info.unit[0]) {
 		/* A container's nginx.service is not the host's. */
 		n = hs_agent_group_label(g, n, "systemd.unit", info.unit, strlen(info.unit));
@@ -120,45 +118,57 @@ static void hs_agent_group_of(int group_by, const struct hs_profile *p,
 /*
  * @p's lines by group (@group_by: HS_GROUP_*): *@out, *@nr of them, the first
  * those of no group (drops included). 0 or -ENOMEM; free each profile
- * and *@out.
+ * and *@out. A cgroup's group is made once, for all its lines.
  */
 int hs_agent_split(int group_by, const struct hs_profile *p, struct hs_agent_group **out,
 		   size_t *nr)
 {
-	struct hs_agent_group *g = calloc(1, sizeof(*g)), one, *more;
-	struct hs_strtab names;
+	struct hs_agent_group *g = calloc(1, sizeof(*g)), one;
+	struct hs_strtab names, cgroups;
 	char key[sizeof(one.label)];
-	size_t i, cap = 1;
-	long id;
+	size_t i, cap = 1, *group = NULL, nr_cg = 0, cap_cg = 0;
+	struct hs_line_keys k;
+	long id, cg;
 	int ret = g ? 0 : -ENOMEM;
 
 	*nr = g ? 1 : 0;
 	hs_strtab_init(&names, 1);
+	hs_strtab_init(&cgroups, 0);
 	if (!ret && hs_strtab_add(&names, "", 0) < 0)
 		ret = -ENOMEM;
 	for (i = 0; i < p->nr && !ret; i++) {
-		hs_agent_group_of(group_by, p, &p->lines[i], &one);
-		hs_agent_group_key(&one, key, sizeof(key));
-		id = hs_strtab_add(&names, key, strlen(key));
-		if (id >= 0 && (size_t)id == *nr) {
-			/* Twice the room when full: 500 groups are not 500 copies of the array. */
-			if (*nr == cap) {
-				more = realloc(g, 2 * cap * sizeof(*g));
-				if (!more) {
+		hs_line_keys(p, &p->lines[i], &k);
+		id = 0;
+		cg = k.cgroup ? hs_strtab_add(&cgroups, k.cgroup, k.cgroup_len) : -1;
+		if (cg >= 0 && (size_t)cg < nr_cg) {
+			id = group[cg];
+		} else if (cg >= 0) {
+			hs_agent_group_of(group_by, &k, &one);
+			hs_agent_group_key(&one, key, sizeof(key));
+			id = hs_strtab_add(&names, key, strlen(key));
+			if (id >= 0 && (size_t)id == *nr) {
+				/* Twice the room when full: 500 groups are not 500 copies of the array. */
+				if (hs_grow(&g, &cap, *nr, sizeof(*g), 1)) {
 					ret = -ENOMEM;
 					break;
 				}
-				g = more;
-				cap *= 2;
+				g[*nr] = one;
+				memset(&g[*nr].p, 0, sizeof(g[*nr].p));
+				++*nr;
 			}
-			g[*nr] = one;
-			memset(&g[*nr].p, 0, sizeof(g[*nr].p));
-			++*nr;
+			if (id >= 0 && hs_grow(&group, &cap_cg, nr_cg, sizeof(*group), 64))
+				id = -ENOMEM;
+			if (id >= 0)
+				group[nr_cg++] = id;
+		} else if (k.cgroup) {
+			id = -ENOMEM;
 		}
 		ret = id < 0 ? -ENOMEM : hs_profile_add(&g[id].p, p->lines[i].stack,
 							p->lines[i].len, p->lines[i].count);
 	}
+	hs_strtab_free(&cgroups);
 	hs_strtab_free(&names);
+	free(group);
 	*out = g;
 	return ret;
 }

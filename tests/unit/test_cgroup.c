@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "agent.h"
 #include "cgroup.h"
 #include "k8s.h"
 #include "profile.h"
@@ -317,6 +318,56 @@ static void line_keys(void **state)
 	hs_profile_free(&p);
 }
 
+/*
+ * The agent's --group-by split: each line in its container's group (a
+ * cgroup's group made once, whatever its lines), the lines of no
+ * container in the first; by cgroup, a group each path.
+ */
+static const char grouped[] =
+	"[cgroup /system.slice/docker-" ID1 ".scope];main;f 3\n"
+	"[cgroup /kubepods/besteffort/pod" UID "/" ID2 "];main;g 2\n"
+	"[cgroup /system.slice/docker-" ID1 ".scope];main;h 4\n"
+	"[cgroup /user.slice];x 1\n"
+	"[cgroup /kubepods/besteffort/pod" UID "/" ID2 "];main;i 5\n"
+	"[dropped];[table full] 7\n";
+
+static void agent_split(void **state)
+{
+	struct hs_agent_group *g;
+	struct hs_profile p = { 0 };
+	char key[sizeof(g->label)];
+	size_t bad, n, i;
+
+	(void)state;
+	assert_int_equal(hs_profile_parse(&p, grouped, &bad), 0);
+	p.keys = HOTSTACK_KEY_CGROUP;
+	assert_int_equal(hs_agent_split(HS_GROUP_CONTAINER, &p, &g, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(g[0].p.nr, 2);
+	assert_int_equal(g[0].p.total, 8);
+	hs_agent_group_key(&g[1], key, sizeof(key));
+	assert_string_equal(key, "container.id=" ID1 ",service_name=docker-" ID1 ".scope");
+	assert_int_equal(g[1].p.nr, 2);
+	assert_int_equal(g[1].p.total, 7);
+	assert_string_equal(g[1].file, ID1);
+	hs_agent_group_key(&g[2], key, sizeof(key));
+	assert_string_equal(key, "container.id=" ID2 ",k8s.pod.uid=" UID);
+	assert_int_equal(g[2].p.total, 7);
+	for (i = 0; i < n; i++)
+		hs_profile_free(&g[i].p);
+	free(g);
+	assert_int_equal(hs_agent_split(HS_GROUP_CGROUP, &p, &g, &n), 0);
+	assert_int_equal(n, 4);
+	hs_agent_group_key(&g[3], key, sizeof(key));
+	assert_string_equal(key, "cgroup=/user.slice");
+	assert_int_equal(g[3].p.total, 1);
+	assert_int_equal(g[0].p.total, 7);
+	for (i = 0; i < n; i++)
+		hs_profile_free(&g[i].p);
+	free(g);
+	hs_profile_free(&p);
+}
+
 /* The label of @key of sample @s, "" when it has none. */
 static const char *label(const Perftools__Profiles__Profile *prof,
 			 const Perftools__Profiles__Sample *s, const char *key)
@@ -499,6 +550,7 @@ int main(void)
 		cmocka_unit_test(names_bounded),
 		cmocka_unit_test(names),
 		cmocka_unit_test(line_keys),
+		cmocka_unit_test(agent_split),
 		cmocka_unit_test(pprof_labels),
 		cmocka_unit_test(filters_and_sorts),
 	};
