@@ -825,7 +825,7 @@ static int hs_agent_own_interval(struct hs_agent *ag, int64_t until, double unti
 		total = st.total;
 		generation = st.generation + 1;
 	} else {
-		hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0, ag->uw);
+		hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0, ag->uw, 1);
 		if (ioctl(ag->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			return -errno;
 		ret = hs_session_stats(ag->fd, HOTSTACK_STATS_READABLE, &st);
@@ -1113,7 +1113,7 @@ static int hs_agent_run(struct hs_agent *ag)
 			continue;
 		now = hs_wall();
 		if (now < next) {
-			hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0, ag->uw);
+			hs_capture_maps(ag->u, &ag->m, ag->o.s.abi.pid, 0, ag->uw, 0);
 			continue;
 		}
 		/* Boundaries passed meanwhile (a suspended machine): this interval spans them. */

@@ -292,7 +292,7 @@ int cmd_record(int argc, char **argv)
 		if (re.tty)
 			hs_live_status_line(fd, now - start, o.s.abi.table_entries, o.s.off_cpu,
 					    o.s.wall);
-		hs_capture_maps(u, &m, o.s.abi.pid, child, uw);
+		hs_capture_maps(u, &m, o.s.abi.pid, child, uw, 0);
 		if (poll(&pfd, 1, 250) > 0 && have_genl)
 			hs_genl_read_events(&g, hs_record_event, &re);
 	}
@@ -300,7 +300,7 @@ int cmd_record(int argc, char **argv)
 	hs_session_stop(fd);
 	if (uw)
 		hs_uw_stop(uw);
-	hs_capture_maps(u, &m, o.s.abi.pid, child, uw);
+	hs_capture_maps(u, &m, o.s.abi.pid, child, uw, 1);
 	if (re.tty)
 		fprintf(stderr, "\r\033[K");
 	if (have_genl)

@@ -324,7 +324,7 @@ static int hs_top_refresh(struct hs_top *t)
 	hs_profile_free(&t->p);
 	fr->p = NULL;
 	if (t->m.base) {
-		hs_capture_maps(t->u, &t->m, t->o.s.abi.pid, 0, t->uw);
+		hs_capture_maps(t->u, &t->m, t->o.s.abi.pid, 0, t->uw, 0);
 		if (ioctl(t->fd, HOTSTACK_IOC_SNAPSHOT, 0))
 			return -errno;
 		ret = hs_session_stats(t->fd, HOTSTACK_STATS_READABLE, &fr->st);

@@ -767,11 +767,11 @@ void hs_unwind_summary(const struct hotstack_stats *st, struct hs_uwload *uw, ch
 }
 
 /* Capture @pid's maps for its symbols; once it has gone, those @uw loaded it from. */
-static void hs_capture_pid(struct hs_usyms *u, uint32_t pid, struct hs_uwload *uw)
+static void hs_capture_pid(struct hs_usyms *u, uint32_t pid, struct hs_uwload *uw, int all)
 {
 	char *maps;
 
-	if (hs_usyms_capture(u, pid) != -ENOENT)
+	if ((all ? hs_usyms_capture(u, pid) : hs_usyms_refresh(u, pid)) != -ENOENT)
 		return;
 	maps = hs_uw_maps_text(uw, pid);
 	if (maps)
@@ -779,7 +779,7 @@ static void hs_capture_pid(struct hs_usyms *u, uint32_t pid, struct hs_uwload *u
 }
 
 void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid, int child,
-		     struct hs_uwload *uw)
+		     struct hs_uwload *uw, int all)
 {
 	static uint32_t pids[4096];
 	static uint64_t ids[4096];
@@ -792,9 +792,9 @@ void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t 
 	if (!u)
 		return;
 	if (pid && !(child && hs_not_execd(child)))
-		hs_capture_pid(u, pid, uw);
+		hs_capture_pid(u, pid, uw, all);
 	n = m->base ? hs_table_pids(m, pids, sizeof(pids) / sizeof(pids[0])) : 0;
 	for (i = 0; i < n; i++)
 		if (pids[i] != pid)
-			hs_capture_pid(u, pids[i], uw);
+			hs_capture_pid(u, pids[i], uw, all);
 }

@@ -173,8 +173,10 @@ struct hs_table_map;
  * and once at the end, so that those that exit keep the last capture (or
  * the maps @uw last loaded them from, which its samples were walked by).
  * @child: record's command (0: none), whose maps are not its own before exec.
+ * @all: every one read again (at the end); else only those not read for
+ * a while (hs_usyms_refresh()).
  */
 void hs_capture_maps(struct hs_usyms *u, const struct hs_table_map *m, uint32_t pid,
-		     int child, struct hs_uwload *uw);
+		     int child, struct hs_uwload *uw, int all);
 
 #endif

@@ -63,6 +63,7 @@ struct hs_uproc {
 	unsigned int captures;
 	unsigned int builds;	/* of @map: the executable mappings changed */
 	bool seen;		/* captured since the last hs_usyms_forget() */
+	double next, gap;	/* hs_usyms_refresh(): not before @next, the gap before it */
 	char *maps;		/* the /proc/PID/maps text @map was made from */
 	struct hs_umapping *map;	/* by start */
 	size_t nr_map;
@@ -641,6 +642,30 @@ int hs_usyms_capture(struct hs_usyms *u, uint32_t pid)
 	char *maps = hs_read_maps(pid);
 
 	return maps ? hs_usyms_capture_text(u, pid, maps) : -errno;
+}
+
+int hs_usyms_refresh(struct hs_usyms *u, uint32_t pid)
+{
+	return hs_usyms_refresh_at(u, pid, hs_now());
+}
+
+int hs_usyms_refresh_at(struct hs_usyms *u, uint32_t pid, double now)
+{
+	struct hs_uproc *p = hs_uproc_find(u, pid);
+	unsigned int builds = p ? p->builds : 0;
+	int ret;
+
+	if (p && p->maps && now < p->next) {
+		p->seen = true;
+		return 0;
+	}
+	ret = hs_usyms_capture(u, pid);
+	p = hs_uproc_find(u, pid);
+	if (p) {
+		p->gap = p->builds != builds || !p->gap ? 0.25 : p->gap < 4 ? 2 * p->gap : 8;
+		p->next = now + p->gap;
+	}
+	return ret;
 }
 
 int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps)

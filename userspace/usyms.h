@@ -34,6 +34,17 @@ size_t hs_usyms_binaries(const struct hs_usyms *u);
  */
 int hs_usyms_capture(struct hs_usyms *u, uint32_t pid);
 
+/*
+ * hs_usyms_capture() again, or not yet: a process whose executable
+ * mappings were the same at its last captures is read again after a gap
+ * that doubles each time (a quarter second to 8 s: 500 processes cost a
+ * few ms a second, not 30), a new or changed one at each call. Returns
+ * the same, 0 when it skipped it.
+ */
+int hs_usyms_refresh(struct hs_usyms *u, uint32_t pid);
+/* The same at @now (hs_now()'s seconds), for the tests. */
+int hs_usyms_refresh_at(struct hs_usyms *u, uint32_t pid, double now);
+
 /* The same from @maps (taken, freed), its /proc/PID/maps text read before. */
 int hs_usyms_capture_text(struct hs_usyms *u, uint32_t pid, char *maps);
 

@@ -373,6 +373,56 @@ static void shared_binaries(void **state)
 	hs_usyms_free(u);
 }
 
+/*
+ * Refreshing captures: a new process at once, one unchanged since after
+ * a gap that doubles (0.25 s to 8 s), one whose executable mappings
+ * changed at once again.
+ */
+static void refresh(void **state)
+{
+	struct hs_usyms *u = hs_usyms_new();
+	unsigned int builds;
+	void *x;
+	int fd;
+
+	(void)state;
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 100), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 1);
+	/* Not again within 0.25 s, then after 0.25 s, 0.5 s, 1 s... */
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 100.2), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 1);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 100.3), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 2);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 100.7), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 2);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 100.9), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), &builds), 3);
+	assert_int_equal(builds, 1);
+	/* At most 8 s apart. */
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 200), 0);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 300), 0);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 400), 0);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 500), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 7);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 507.9), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 7);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 508.1), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 8);
+	/* Changed (an executable mapping more): read again after 0.25 s. */
+	fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	x = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(x != MAP_FAILED);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 520), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), &builds), 9);
+	assert_int_equal(builds, 2);
+	assert_int_equal(hs_usyms_refresh_at(u, getpid(), 520.3), 0);
+	assert_int_equal(hs_usyms_captured(u, getpid(), NULL), 10);
+	munmap(x, 4096);
+	close(fd);
+	hs_usyms_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +432,7 @@ int main(void)
 		cmocka_unit_test(demangled),
 		cmocka_unit_test(exited_process),
 		cmocka_unit_test(shared_binaries),
+		cmocka_unit_test(refresh),
 	};
 
 	return cmocka_run_group_tests_name("usyms", tests, NULL, NULL);
