@@ -10,7 +10,8 @@
  * mapping). A process keeps its executable mappings from its
  * /proc/PID/maps text at capture time, each with its binary: an address
  * is looked up as the binary's own (file offset, then its segment's
- * address). Lookups are cached per (pid, address). Each name found keeps
+ * address). Lookups are cached per (pid, address), and per binary and
+ * address: a name is read once for every process. Each name found keeps
  * the binary it came from (path, build ID, where it was mapped), for the
  * pprof writer's mappings.
  */
@@ -49,7 +50,7 @@ struct hs_ubin {
 	Dwarf_Addr bias;
 	GElf_Phdr load[HS_UBIN_LOADS];
 	unsigned int nr_load;
-	unsigned int refs;		/* processes that map it */
+	unsigned int refs;		/* captured processes' mappings of it */
 };
 
 /* An executable mapping of a process, and its binary. */
