@@ -53,7 +53,7 @@ struct hs_ubin {
 	unsigned int refs;		/* captured processes' mappings of it */
 };
 
-/* An executable mapping of a process, and its binary. */
+/* A mapping of a binary (a segment of it) by a process. */
 struct hs_umapping {
 	uint64_t start, end, pgoff;
 	struct hs_ubin *bin;
