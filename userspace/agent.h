@@ -3,10 +3,12 @@
 #ifndef HOTSTACK_AGENT_H
 #define HOTSTACK_AGENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "profile.h"
 #include "session.h"
+#include "util.h"
 
 /* --label options at most. */
 #define HS_AGENT_MAX_LABELS	32
@@ -74,5 +76,36 @@ int hs_agent_split(int group_by, const struct hs_profile *p, struct hs_agent_gro
 void hs_agent_group_key(const struct hs_agent_group *g, char *buf, size_t size);
 /* @s with the characters a label value may not have made '_'. */
 void hs_agent_sanitize(char *s);
+
+/* ---- --output-dir (agent_files.c) --------------------------------------- */
+
+/* A file's "hotstack-YYYYmmddTHHMMSSZ": its interval's START. */
+#define HS_AFILE_START_LEN	(sizeof("hotstack-YYYYmmddTHHMMSSZ") - 1)
+
+/* An interval's files: their names past its START (numbers of hs_afiles.names). */
+struct hs_afile_interval {
+	char start[HS_AFILE_START_LEN];
+	uint32_t *ids;
+	size_t nr, cap;
+	bool scan;		/* its files unknown (an earlier run's): found by a scan */
+};
+
+/* The intervals whose files are in the directory, the oldest first. */
+struct hs_afiles {
+	const char *dir;
+	unsigned long keep;	/* --keep */
+	struct hs_afile_interval *iv;
+	size_t nr, cap;
+	struct hs_strtab names;
+};
+
+void hs_afiles_init(struct hs_afiles *f, const char *dir, unsigned long keep);
+void hs_afiles_free(struct hs_afiles *f);
+/* The intervals of the files an earlier run left in the directory. 0 or -errno. */
+int hs_afiles_scan(struct hs_afiles *f);
+/* File @name ("hotstack-START[-GROUP].pb.gz") was written: its interval's. */
+void hs_afiles_add(struct hs_afiles *f, const char *name);
+/* The intervals past the newest --keep removed, each file's failure said by @log. */
+void hs_afiles_prune(struct hs_afiles *f, void (*log)(const char *fmt, ...));
 
 #endif

@@ -170,6 +170,7 @@ static void hs_agent_signal(int sig)
 
 struct hs_agent {
 	struct hs_agent_opts o;
+	struct hs_afiles out;		/* --output-dir's files */
 	int fd;				/* own session: /dev/hotstack; -1: none now */
 	uint32_t session_id;
 	struct hs_table_map m;
@@ -448,17 +449,9 @@ static int hs_agent_persistent_status(struct hs_status *st)
 
 /*
  * DIR/hotstack-START.pb.gz (or -START-GROUP.pb.gz), written whole then
- * renamed; hs_agent_prune() removes the oldest intervals' beyond --keep.
+ * renamed, and remembered: the intervals past --keep are removed by name
+ * (agent_files.c).
  */
-#define HS_AGENT_START_LEN	(sizeof("hotstack-YYYYmmddTHHMMSSZ") - 1)
-static int hs_agent_file_filter(const struct dirent *d)
-{
-	size_t n = strlen(d->d_name);
-
-	return !strncmp(d->d_name, "hotstack-", 9) && n > 15 &&
-	       !strcmp(d->d_name + n - 6, ".pb.gz");
-}
-
 static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t len, int64_t from,
 				const char *group)
 {
@@ -496,35 +489,7 @@ static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t le
 		return;
 	}
 	ag->files++;
-}
-
-/* The files of the intervals older than the newest --keep, removed (once an interval). */
-static void hs_agent_prune(struct hs_agent *ag)
-{
-	char path[4096];
-	struct dirent **list;
-	unsigned long starts;
-	int n, i;
-
-	n = scandir(ag->o.output_dir, &list, hs_agent_file_filter, alphasort);
-	if (n < 0)
-		return;
-	/*
-	 * The names sort as their times, the newest last: an interval's files
-	 * (one a group) share "hotstack-START"; the newest --keep STARTs stay.
-	 */
-	for (i = n - 1, starts = 0; i >= 0; i--) {
-		if (i == n - 1 || strncmp(list[i]->d_name, list[i + 1]->d_name, HS_AGENT_START_LEN))
-			starts++;
-		if (starts > ag->o.keep) {
-			snprintf(path, sizeof(path), "%s/%s", ag->o.output_dir, list[i]->d_name);
-			if (unlink(path) && errno != ENOENT)
-				hs_agent_log("cannot remove %s: %s", path, strerror(errno));
-		}
-	}
-	for (i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
+	hs_afiles_add(&ag->out, name);
 }
 
 /* The push's status, for the interval's line. */
@@ -771,7 +736,7 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 	}
 	hs_agent_batch_free(&b);
 	if (ag->o.output_dir)
-		hs_agent_prune(ag);
+		hs_afiles_prune(&ag->out, hs_agent_log);
 	if (ret) {
 		hs_agent_log("interval %" PRIu64 ": cannot make its profile%s: %s; none pushed",
 			     ag->intervals, ag->o.group_by ? "s" : "", strerror(-ret));
@@ -1150,6 +1115,13 @@ int cmd_agent(int argc, char **argv)
 		hs_agent_log("cannot make the directory %s: %s", ag.o.output_dir, strerror(errno));
 		goto out;
 	}
+	hs_afiles_init(&ag.out, ag.o.output_dir, ag.o.keep);
+	if (ag.o.output_dir && (ret = hs_afiles_scan(&ag.out))) {
+		hs_agent_log("cannot read the directory %s: %s", ag.o.output_dir, strerror(-ret));
+		ret = 1;
+		goto out;
+	}
+	ret = 1;
 	hs_agent_hostname(&ag);
 	ag.event = hs_config_event(&ag.o.s);
 	hs_config_rate(&ag.o.s, ag.rate, sizeof(ag.rate));
@@ -1209,6 +1181,7 @@ out_curl:
 out:
 	hs_agent_close(&ag);
 	hs_usyms_free(ag.u);
+	hs_afiles_free(&ag.out);
 	hs_profile_free(&ag.prev);
 	hs_k8s_free();
 	hs_agent_opts_free(&ag.o);

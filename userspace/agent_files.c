@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotstack agent's --output-dir: the files each interval wrote, and the
+ * newest --keep intervals' kept. The files are remembered as they are
+ * written (each name once, a number an interval's file), so that an
+ * interval past --keep is removed by its names: a scan of the directory
+ * (180,500 files for 500 containers and the default --keep: 0.1 s on the
+ * host each interval) only for what an earlier run left there, or when
+ * memory ran out.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+/* A file of the agent's: "hotstack-" and at least a START, ".pb.gz" last. */
+static bool hs_afile_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(name, "hotstack-", 9) && n >= HS_AFILE_START_LEN + 6 &&
+	       !strcmp(name + n - 6, ".pb.gz");
+}
+
+void hs_afiles_init(struct hs_afiles *f, const char *dir, unsigned long keep)
+{
+	memset(f, 0, sizeof(*f));
+	f->dir = dir;
+	f->keep = keep;
+	hs_strtab_init(&f->names, 1);
+}
+
+static void hs_afile_interval_free(struct hs_afile_interval *iv)
+{
+	free(iv->ids);
+	iv->ids = NULL;
+	iv->nr = iv->cap = 0;
+}
+
+void hs_afiles_free(struct hs_afiles *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr; i++)
+		hs_afile_interval_free(&f->iv[i]);
+	free(f->iv);
+	hs_strtab_free(&f->names);
+	memset(f, 0, sizeof(*f));
+}
+
+/* A new interval of START @start (HS_AFILE_START_LEN bytes), the newest. 0 or -ENOMEM. */
+static int hs_afiles_push(struct hs_afiles *f, const char *start, bool scan)
+{
+	struct hs_afile_interval *iv;
+
+	if (hs_grow(&f->iv, &f->cap, f->nr, sizeof(*f->iv), 16))
+		return -ENOMEM;
+	iv = &f->iv[f->nr++];
+	memset(iv, 0, sizeof(*iv));
+	memcpy(iv->start, start, HS_AFILE_START_LEN);
+	iv->scan = scan;
+	return 0;
+}
+
+static int hs_start_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct hs_afile_interval *)a)->start,
+		      ((const struct hs_afile_interval *)b)->start, HS_AFILE_START_LEN);
+}
+
+int hs_afiles_scan(struct hs_afiles *f)
+{
+	struct dirent *d;
+	size_t i;
+	DIR *dir = opendir(f->dir);
+	int ret = 0;
+
+	if (!dir)
+		return -errno;
+	while (!ret && (d = readdir(dir))) {
+		if (!hs_afile_name(d->d_name))
+			continue;
+		for (i = 0; i < f->nr; i++)
+			if (!memcmp(f->iv[i].start, d->d_name, HS_AFILE_START_LEN))
+				break;
+		if (i == f->nr)
+			ret = hs_afiles_push(f, d->d_name, true);
+	}
+	closedir(dir);
+	qsort(f->iv, f->nr, sizeof(*f->iv), hs_start_cmp);
+	return ret;
+}
+
+/* The names again, only those of the intervals kept, when most are not. */
+static void hs_afiles_compact(struct hs_afiles *f)
+{
+	struct hs_strtab names;
+	size_t i, j, live = 0;
+	long id;
+
+	for (i = 0; i < f->nr; i++)
+		live += f->iv[i].nr;
+	if (f->names.nr <= 2 * live + 4096)
+		return;
+	hs_strtab_init(&names, 1);
+	for (i = 0; i < f->nr; i++)
+		for (j = 0; j < f->iv[i].nr; j++) {
+			id = hs_strtab_add(&names, f->names.str[f->iv[i].ids[j]].s,
+					   f->names.str[f->iv[i].ids[j]].len);
+			if (id < 0) {
+				hs_strtab_free(&names);
+				return;
+			}
+			f->iv[i].ids[j] = id;
+		}
+	hs_strtab_free(&f->names);
+	f->names = names;
+}
+
+void hs_afiles_add(struct hs_afiles *f, const char *name)
+{
+	struct hs_afile_interval *iv = f->nr ? &f->iv[f->nr - 1] : NULL;
+	long id;
+
+	if (!hs_afile_name(name))
+		return;
+	if (!iv || memcmp(iv->start, name, HS_AFILE_START_LEN)) {
+		if (hs_afiles_push(f, name, false))
+			return;		/* the next scan finds it */
+		iv = &f->iv[f->nr - 1];
+	}
+	if (iv->scan)
+		return;
+	id = hs_strtab_add(&f->names, name + HS_AFILE_START_LEN,
+			   strlen(name + HS_AFILE_START_LEN));
+	if (id < 0 || hs_grow(&iv->ids, &iv->cap, iv->nr, sizeof(*iv->ids), 64)) {
+		/* Out of memory: its files by a scan of the directory. */
+		hs_afile_interval_free(iv);
+		iv->scan = true;
+		return;
+	}
+	iv->ids[iv->nr++] = id;
+}
+
+/* Remove @path, said through @log unless it is gone already. */
+static void hs_afiles_unlink(const char *path, void (*log)(const char *fmt, ...))
+{
+	if (unlink(path) && errno != ENOENT)
+		log("cannot remove %s: %s", path, strerror(errno));
+}
+
+/* The files of interval @iv removed: by their names, else by a scan. */
+static void hs_afiles_remove(struct hs_afiles *f, struct hs_afile_interval *iv,
+			     void (*log)(const char *fmt, ...))
+{
+	char path[4096];
+	struct dirent *d;
+	size_t i;
+	DIR *dir;
+
+	for (i = 0; i < iv->nr; i++) {
+		snprintf(path, sizeof(path), "%s/%.*s%s", f->dir, (int)HS_AFILE_START_LEN,
+			 iv->start, f->names.str[iv->ids[i]].s);
+		hs_afiles_unlink(path, log);
+	}
+	if (!iv->scan)
+		return;
+	dir = opendir(f->dir);
+	while (dir && (d = readdir(dir))) {
+		if (!hs_afile_name(d->d_name) || memcmp(d->d_name, iv->start, HS_AFILE_START_LEN))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", f->dir, d->d_name);
+		hs_afiles_unlink(path, log);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+void hs_afiles_prune(struct hs_afiles *f, void (*log)(const char *fmt, ...))
+{
+	size_t i, n;
+
+	if (f->nr <= f->keep)
+		return;
+	n = f->nr - f->keep;
+	for (i = 0; i < n; i++) {
+		hs_afiles_remove(f, &f->iv[i], log);
+		hs_afile_interval_free(&f->iv[i]);
+	}
+	memmove(f->iv, f->iv + n, f->keep * sizeof(*f->iv));
+	f->nr = f->keep;
+	hs_afiles_compact(f);
+}
