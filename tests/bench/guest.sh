@@ -163,11 +163,12 @@ until_log() {
 		sleep 0.1
 	done
 }
+# (%.0f: busybox awk's %d stops at 2^31.)
 cpu_ns() {
-	cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+	cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 uptime_ns() {
-	awk '{ printf "%d", $1 * 1e9 }' /proc/uptime
+	awk '{ printf "%.0f", $1 * 1e9 }' /proc/uptime
 }
 agent_cost() {
 	name=$1
