@@ -690,9 +690,12 @@ check_output "what the queue dropped, it dropped whole intervals (all their requ
 # One-second intervals while containers come and go (a new one every
 # quarter of a second or so, each living 200 ms: hundreds over the
 # soak): what the agent keeps (the cgroups' names, the groups, the
-# directory's files) holds what is there now, not what ever was; its
-# memory after 60 intervals no more than 2 MB above its memory after 20
-# (the first ones' heap grows as glibc settles: 3.4 to 5.5 MB once).
+# directory's files) holds what is there now, not what ever was: of its
+# memory's growth from interval 20 to 40 and from 40 to 60, one at least
+# no more than 1 MB. A leak of 50 kB an interval grows both; the heap's
+# settling (3.4 to 5.5 MB once) or one interval's larger peak (the host
+# loaded: 4.0 to 6.3 MB from 20 to 60 once, flat over 100 intervals
+# alone) grows one.
 rm -f /tmp/soak.stop
 (
 	i=0
@@ -712,21 +715,24 @@ agent=$!
 wait_for 120 has_interval /tmp/asoak.log 20
 anon20=$(awk '/^RssAnon:/ { print $2 }' /proc/$agent/status)
 cpu20=$(awk '{ print $14 + $15 }' /proc/$agent/stat)
-wait_for 240 has_interval /tmp/asoak.log 60
+wait_for 120 has_interval /tmp/asoak.log 40
+anon40=$(awk '/^RssAnon:/ { print $2 }' /proc/$agent/status)
+wait_for 120 has_interval /tmp/asoak.log 60
 anon60=$(awk '/^RssAnon:/ { print $2 }' /proc/$agent/status)
 cpu60=$(awk '{ print $14 + $15 }' /proc/$agent/stat)
 agent_stop
 : >/tmp/soak.stop
 wait $churn
 sed 's/^/# /' /tmp/asoak.log | grep -v 'interval [0-9]* \['
-echo "# containers made and removed: $(cat /tmp/soak.stop); RssAnon after 20 intervals $anon20 kB, after 60 $anon60 kB"
+echo "# containers made and removed: $(cat /tmp/soak.stop); RssAnon after 20 intervals $anon20 kB, after 40 $anon40 kB, after 60 $anon60 kB"
 # Its CPU, for the record: under QEMU's TCG (no KVM here) a guest's
 # instructions cost tens of times a machine's, so no bound is checked.
 echo "# the agent's CPU over intervals 20-60: $(( (cpu60 - cpu20) / 40 ))% of a CPU (TCG; ticks of 1/100 s over 40 s)"
 soak_flat() {
-	[ -n "$anon20" ] && [ -n "$anon60" ] && [ "$anon60" -le $((anon20 + 2048)) ]
+	[ -n "$anon20" ] && [ -n "$anon40" ] && [ -n "$anon60" ] &&
+		{ [ "$anon40" -le $((anon20 + 1024)) ] || [ "$anon60" -le $((anon40 + 1024)) ]; }
 }
-check "60 one-second intervals, $(cat /tmp/soak.stop) containers come and gone: the agent's memory flat (RssAnon $anon20 kB after 20, $anon60 kB after 60)" \
+check "60 one-second intervals, $(cat /tmp/soak.stop) containers come and gone: the agent's memory flat (RssAnon $anon20 kB after 20, $anon40 kB after 40, $anon60 kB after 60)" \
 	soak_flat
 check_output "--keep 3: the newest 3 intervals' files" '^3$' \
 	sh -c "ls /tmp/osoak | cut -c1-25 | sort -u | wc -l"
