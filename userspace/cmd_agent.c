@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -707,6 +708,7 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 	uint64_t drops = hs_sum_drops(total->drops);
 	uint64_t filtered = total->drops[HOTSTACK_DROP_FILTERED];
 	struct hs_agent_batch b = { 0 };
+	struct mallinfo2 mi;
 	size_t len = 0, sent = 0, i, unnamed;
 	uint64_t unnamed_samples;
 	int ret;
@@ -750,11 +752,14 @@ static void hs_agent_emit(struct hs_agent *ag, struct hs_profile *p,
 	if (ag->o.group_by)
 		snprintf(groups, sizeof(groups), " in %zu profiles", sent);
 	hs_agent_push_status(ag, status, sizeof(status));
+	/* Its own memory in use (glibc's count: what it holds, not what the heap kept). */
+	mi = mallinfo2();
 	hs_agent_log("interval %" PRIu64 " [%" PRId64 ", %" PRId64 ") %.1f s: %" PRIu64
 		     " samples, %" PRIu64 " counted, %" PRIu64 " dropped, %" PRIu64 " filtered, "
-		     "%zu stacks, %zu bytes%s%s", ag->intervals, ag->from, until, p->seconds,
-		     (uint64_t)total->samples, (uint64_t)total->counted, drops - filtered,
-		     filtered, p->nr, len, groups, status);
+		     "%zu stacks, %zu bytes%s, %zu kB in use%s", ag->intervals, ag->from, until,
+		     p->seconds, (uint64_t)total->samples, (uint64_t)total->counted,
+		     drops - filtered, filtered, p->nr, len, groups,
+		     (mi.uordblks + mi.hblkhd) >> 10, status);
 	hs_agent_notify("STATUS=%" PRIu64 " intervals, %" PRIu64 " samples%s", ag->intervals,
 			ag->samples, status);
 	/* Only a profile keyed by cgroup can hold one (not looked for at each interval else). */
