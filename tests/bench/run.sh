@@ -247,11 +247,13 @@ sed -n 's/^UWALL //p' "$log" | awk 'NF == 3 {
 sed -n 's/^AGENT //p' "$log" | awk '
 	NF == 5 && $3 > 0 {
 		if (!n++)
-			printf "\nthe agent, 500 containers, --group-by container, intervals of 10 s:\n" \
+			printf "\nthe agent, 500 containers, --group-by container, intervals of 10 s " \
+				"(icount: a CPU of 10^9 instructions a second):\n" \
 				"  %-10s %12s %10s %8s\n", "sampling", "CPU", "VmHWM", "profiles"
 		cpu = 100 * $2 / $3
-		printf "  %-10s %11.2f%% %7.1f MB %8d%s\n", $1, cpu, $4 / 1024, $5,
-			cpu <= 1 && $4 <= 51200 ? "  (goals: 1% and 50 MB)" : "  MISSED: goals 1% and 50 MB"
+		printf "  %-10s %11.2f%% %7.1f MB %8d  %s, %s\n", $1, cpu, $4 / 1024, $5,
+			cpu <= 1 ? "(goal <= 1%)" : "MISSED: goal <= 1%",
+			$4 <= 51200 ? "(goal <= 50 MB)" : "MISSED: goal <= 50 MB"
 	}'
 # The tables of a few of Debian's binaries, as the tool builds them here.
 make -s -C "$repo/tests/bench" uw_tables >/dev/null &&
