@@ -353,15 +353,34 @@ const char *hs_ksyms_lookup(const struct hs_ksyms *k, uint64_t addr, size_t *len
 	return k->names + k->sym[i].name;
 }
 
+/*
+ * Each line's name, size, state and address ("NAME SIZE REFS DEPS STATE
+ * ADDR"), not its use counts, which change whenever a process opens a
+ * module's device (this tool's /dev/hotstack: every hotstack status made
+ * the agent load the kernel's symbols again at its next interval).
+ */
+uint64_t hs_modules_sig(const char *path)
+{
+	char *text = hs_read_file(path, NULL), *line, *save = NULL;
+	char name[64], state[16], addr[24];
+	unsigned long size;
+	uint64_t sig = 0;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%63s %lu %*s %*s %15s %23s", name, &size, state, addr) == 4)
+			sig = sig * 0x100000001b3ULL ^ hs_hash(name, strlen(name)) ^ size ^
+			      hs_hash(state, strlen(state)) ^ hs_hash(addr, strlen(addr)) << 1;
+	free(text);
+	return sig;
+}
+
 int hs_ksyms_refresh(struct hs_ksyms_live *l, int force, char *err, size_t errlen)
 {
-	size_t len;
-	char *text = hs_read_file("/proc/modules", &len);
-	uint64_t sig = text ? hs_hash(text, len) : 0;
+	uint64_t sig = hs_modules_sig("/proc/modules");
 	struct hs_ksyms k;
 	int ret;
 
-	free(text);
 	if (l->loaded && sig == l->modules_sig && !force)
 		return 0;
 	ret = hs_ksyms_load(&k, NULL, "/proc/modules", err, errlen);

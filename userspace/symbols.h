@@ -74,6 +74,8 @@ struct hs_ksyms_live {
  */
 int hs_ksyms_refresh(struct hs_ksyms_live *l, int force, char *err, size_t errlen);
 void hs_ksyms_live_free(struct hs_ksyms_live *l);
+/* The modules of @path (/proc/modules) as a number, their use counts left out. */
+uint64_t hs_modules_sig(const char *path);
 
 /*
  * The text of @addr: "func", "func [module]" or "[unknown]"; its length in

@@ -166,9 +166,47 @@ static void real_kallsyms(void **state)
 	hs_ksyms_free(&k);
 }
 
+/*
+ * A module loaded, gone or going changes the modules' number; a use count
+ * (a process opened /dev/hotstack) does not.
+ */
+static void modules_sig(void **state)
+{
+	static const char *const texts[] = {
+		"hotstack 135168 0 - Live 0xffffffffc0a3c000 (OE)\next4 1036288 1 - Live 0xffffffffc0800000\n",
+		"hotstack 135168 2 - Live 0xffffffffc0a3c000 (OE)\next4 1036288 1 - Live 0xffffffffc0800000\n",
+		"hotstack 135168 0 - Unloading 0xffffffffc0a3c000 (OE)\next4 1036288 1 - Live 0xffffffffc0800000\n",
+		"ext4 1036288 1 - Live 0xffffffffc0800000\n",
+		"hotstack 135168 0 - Live 0xffffffffc0a4c000 (OE)\next4 1036288 1 - Live 0xffffffffc0800000\n",
+	};
+	char path[] = "/tmp/hs-modules-XXXXXX";
+	uint64_t sig[5];
+	int fd, i;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	for (i = 0; i < 5; i++) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		sig[i] = hs_modules_sig(path);
+	}
+	unlink(path);
+	assert_true(sig[0] == sig[1]);
+	assert_true(sig[0] != sig[2]);
+	assert_true(sig[0] != sig[3]);
+	assert_true(sig[0] != sig[4]);
+	assert_true(sig[2] != sig[3]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(modules_sig),
 		cmocka_unit_test(lookup_like_the_kernel),
 		cmocka_unit_test(kptr_restrict_is_explained),
 		cmocka_unit_test(missing_file),
