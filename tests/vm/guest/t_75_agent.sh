@@ -615,7 +615,7 @@ arrived() {
 		/interval [0-9]+ \[[0-9]+, [0-9]+\) .* in [0-9]+ profiles/ {
 			n = $0; sub(/.*interval /, "", n); sub(/ .*/, "", n)
 			f = $0; sub(/.*interval [0-9]+ \[/, "", f); sub(/,.*/, "", f)
-			k = $0; sub(/.* in /, "", k); sub(/ profiles.*/, "", k)
+			k = match($0, / in [0-9]+ profiles/) ? substr($0, RSTART + 4, RLENGTH - 13) : 0
 			if (n + 0 < 2) next
 			if (first == "") first = k " " (got[f] + 0)
 			if (k + 0 > 0 && got[f] >= k + 0) { print k, got[f]; done = 1; exit }
