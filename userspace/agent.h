@@ -101,7 +101,7 @@ struct hs_afiles {
 
 void hs_afiles_init(struct hs_afiles *f, const char *dir, unsigned long keep);
 void hs_afiles_free(struct hs_afiles *f);
-/* The intervals of the files an earlier run left in the directory. 0 or -errno. */
+/* The intervals of the files an earlier run left in the directory (@f new). 0 or -errno. */
 int hs_afiles_scan(struct hs_afiles *f);
 /* File @name ("hotstack-START[-GROUP].pb.gz") was written: its interval's. */
 void hs_afiles_add(struct hs_afiles *f, const char *name);

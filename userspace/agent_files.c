@@ -75,22 +75,26 @@ static int hs_start_cmp(const void *a, const void *b)
 
 int hs_afiles_scan(struct hs_afiles *f)
 {
+	struct hs_strtab starts;
 	struct dirent *d;
-	size_t i;
 	DIR *dir = opendir(f->dir);
 	int ret = 0;
+	long id;
 
 	if (!dir)
 		return -errno;
+	hs_strtab_init(&starts, 1);
 	while (!ret && (d = readdir(dir))) {
 		if (!hs_afile_name(d->d_name))
 			continue;
-		for (i = 0; i < f->nr; i++)
-			if (!memcmp(f->iv[i].start, d->d_name, HS_AFILE_START_LEN))
-				break;
-		if (i == f->nr)
+		/* Each START once (a directory of 500 groups' files has 500 a START). */
+		id = hs_strtab_add(&starts, d->d_name, HS_AFILE_START_LEN);
+		if (id < 0)
+			ret = -ENOMEM;
+		else if ((size_t)id == f->nr)	/* new: each one is pushed */
 			ret = hs_afiles_push(f, d->d_name, true);
 	}
+	hs_strtab_free(&starts);
 	closedir(dir);
 	qsort(f->iv, f->nr, sizeof(*f->iv), hs_start_cmp);
 	return ret;

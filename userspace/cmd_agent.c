@@ -19,7 +19,6 @@
  * leave its push --drain seconds, and exit 0.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

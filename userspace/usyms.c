@@ -158,17 +158,11 @@ static void hs_jit_free(struct hs_uproc *p)
 	p->jit = NULL;
 }
 
-static void hs_ubin_put(struct hs_ubin *b)
-{
-	if (b)
-		b->refs--;
-}
-
 /* @p's mappings, their binaries let go. */
 static void hs_uproc_unmap(struct hs_uproc *p)
 {
 	while (p->nr_map)
-		hs_ubin_put(p->map[--p->nr_map].bin);
+		p->map[--p->nr_map].bin->refs--;
 	free(p->map);
 	p->map = NULL;
 }
