@@ -151,17 +151,13 @@ done
 # and user stacks: few groups have samples), once timing off-CPU waits
 # (every group has its naps' stacks each interval).
 #   AGENT NAME CPU_NS ELAPSED_NS VMHWM_KB GROUPS
+. /tests/lib.sh
 cg=/sys/fs/cgroup
 grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
 mkdir -p $cg/system.slice
 # until_log FILE ERE: wait (at most 600 s of guest time) for a line.
 until_log() {
-	i=0
-	until grep -q -E "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -le 6000 ] || return 1
-		sleep 0.1
-	done
+	wait_for 600 grep -s -q -E "$2" "$1"
 }
 # (%.0f: busybox awk's %d stops at 2^31.)
 cpu_ns() {
