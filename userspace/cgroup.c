@@ -27,17 +27,18 @@
 
 /*
  * The names known: an open-addressing table on the id (0: free). Each
- * was asked for; @walk: the last walk that saw its directory.
+ * was asked for; @round: the last capture that named it or whose walk
+ * saw its directory.
  */
 static struct hs_cg_name {
 	uint64_t id;
 	char *path;
-	unsigned int walk;
+	unsigned int round;
 } *hs_cg;
 static size_t hs_cg_mask, hs_cg_nr;
 static const char *hs_cg_root;
 static size_t hs_cg_root_len;
-static unsigned int hs_cg_walks;
+static unsigned int hs_cg_walks, hs_cg_round;
 /* The walk's: the ids it looks for, sorted. */
 static const uint64_t *hs_cg_want;
 static size_t hs_cg_nr_want;
@@ -87,8 +88,8 @@ static int hs_cg_rehash(size_t size, const uint64_t *keep, size_t nr_keep)
 	for (i = 0; i < old_size; i++) {
 		if (!old[i].id)
 			continue;
-		/* @keep: what the last walk did not see is kept only if asked for. */
-		if (keep && old[i].walk != hs_cg_walks &&
+		/* @keep: what the last capture did not see is kept only if asked for. */
+		if (keep && old[i].round != hs_cg_round &&
 		    !bsearch(&old[i].id, keep, nr_keep, sizeof(*keep), hs_u64_cmp)) {
 			free(old[i].path);
 			continue;
@@ -109,7 +110,7 @@ static int hs_cg_add(uint64_t id, const char *path)
 	    hs_cg_rehash(hs_cg ? 2 * (hs_cg_mask + 1) : 256, NULL, 0))
 		return -ENOMEM;
 	n = hs_cg_slot(id);
-	n->walk = hs_cg_walks;
+	n->round = hs_cg_round;
 	if (n->id)
 		return 0;	/* named already: an id is never another cgroup's */
 	n->path = strdup(path[0] ? path : "/");
@@ -146,7 +147,7 @@ static int hs_cg_visit(const char *path, const struct stat *sb, int type, struct
 	/* A name known: seen. One asked for: named. Any other: not kept. */
 	n = hs_cg ? hs_cg_slot(id) : NULL;
 	if (n && n->id) {
-		n->walk = hs_cg_walks;
+		n->round = hs_cg_round;
 		return FTW_CONTINUE;
 	}
 	if (!bsearch(&id, hs_cg_want, hs_cg_nr_want, sizeof(id), hs_u64_cmp))
@@ -176,11 +177,49 @@ int hs_cgroup_path_from(int fd, uint64_t id, char *buf)
 	return 0;
 }
 
-size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int fd)
+/* @proc/@who/ns/cgroup's link ("cgroup:[N]") in @buf, "" when it cannot be read. */
+static void hs_cg_ns(const char *proc, const char *who, char *buf, size_t len)
+{
+	char path[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s/ns/cgroup", proc, who);
+	n = readlink(path, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* The module's name of @id added (@fd: /dev/hotstack, -1: none): 0 when it has one. */
+static int hs_cg_ask(int fd, uint64_t id)
 {
 	char path[HOTSTACK_CGROUP_PATH_MAX];
+
+	if (fd < 0 || hs_cgroup_path_from(fd, id, path))
+		return -1;
+	return hs_cg_add(id, strcmp(path, "/") ? path : "");
+}
+
+/*
+ * Whether this process's cgroup namespace is the first process's: the
+ * module's paths (in the caller's namespace) are then the walk's. Found
+ * once; 0 when it cannot tell.
+ */
+static int hs_cg_init_ns(void)
+{
+	static int same = -1;
+	char self[128], init[128];
+
+	if (same < 0) {
+		hs_cg_ns("/proc", "self", self, sizeof(self));
+		hs_cg_ns("/proc", "1", init, sizeof(init));
+		same = self[0] && !strcmp(self, init);
+	}
+	return same;
+}
+
+size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int fd)
+{
 	uint64_t *want = NULL, *asked = NULL;
-	size_t i, named = 0, nr_want = 0;
+	size_t i, named = 0, nr_want = 0, nr_left;
 	double now = hs_now();
 	struct hs_cg_fail *f;
 
@@ -198,19 +237,30 @@ size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int f
 	}
 	if (!nr_want)
 		return named;
-	/* One walk names them all (directories only, not across mounts). */
-	qsort(want, nr_want, sizeof(*want), hs_u64_cmp);
-	hs_cg_want = want;
-	hs_cg_nr_want = nr_want;
-	hs_cg_root = root;
-	hs_cg_root_len = strlen(root);
-	hs_cg_walks++;
-	nftw(root, hs_cg_visit, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+	hs_cg_round++;
+	/*
+	 * The module names each (one call, no walk of a node's thousands of
+	 * directories for each new container) when its paths are the walk's.
+	 */
+	nr_left = nr_want;
+	if (fd >= 0 && hs_cg_init_ns())
+		for (i = 0; i < nr_want; i++)
+			nr_left -= !hs_cg_ask(fd, want[i]);
+	/* One walk names the others (directories only, not across mounts). */
+	if (nr_left) {
+		qsort(want, nr_want, sizeof(*want), hs_u64_cmp);
+		hs_cg_want = want;
+		hs_cg_nr_want = nr_want;
+		hs_cg_root = root;
+		hs_cg_root_len = strlen(root);
+		hs_cg_walks++;
+		nftw(root, hs_cg_visit, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+	}
 	/* Those not found: the module's name (a cgroup removed), else later, less and less often. */
 	for (i = 0; i < nr_want; i++) {
 		f = hs_cg_failed(want[i]);
-		if (!hs_cgroup_name(want[i]) && fd >= 0 && !hs_cgroup_path_from(fd, want[i], path))
-			hs_cg_add(want[i], strcmp(path, "/") ? path : "");
+		if (!hs_cgroup_name(want[i]))
+			hs_cg_ask(fd, want[i]);
 		if (hs_cgroup_name(want[i])) {
 			if (f)
 				*f = hs_cg_fails[--hs_cg_nr_fails];
@@ -305,17 +355,6 @@ static char *hs_cg2_mount(const char *path, int *whole)
 		return found;
 	}
 	return part;
-}
-
-/* @proc/@who/ns/cgroup's link ("cgroup:[N]") in @buf, "" when it cannot be read. */
-static void hs_cg_ns(const char *proc, const char *who, char *buf, size_t len)
-{
-	char path[4096];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%s/ns/cgroup", proc, who);
-	n = readlink(path, buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
 }
 
 char *hs_cgroup_root(const char *proc)

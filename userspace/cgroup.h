@@ -47,16 +47,17 @@ const char *hs_cgroup_root_here(void);
 const char *hs_cgroup_name(uint64_t id);
 
 /*
- * Name the ids of @ids that have no name yet: the cgroup2 tree under
- * @root (HS_CGROUP_ROOT; another for tests) is walked once when one of
- * them is new, and names those alone; those it did not find (removed
- * before) the module names, by /dev/hotstack's @fd
- * (HOTSTACK_IOC_CGROUP_PATH; -1: not asked), as they were when removed
- * while a session keyed by cgroup ran. An id neither named is looked for
- * again after 1, 2, 4 ... 64 s, not at every capture. After a walk, a
- * name whose directory it did not see (gone) is dropped unless @ids has
- * it: the names kept are those asked for, of cgroups still there or
- * asked for now. Returns how many of @ids have a name.
+ * Name the ids of @ids that have no name yet: the module names each
+ * (/dev/hotstack's @fd, HOTSTACK_IOC_CGROUP_PATH; -1: not asked) when
+ * this process's cgroup namespace is the first process's; the cgroup2
+ * tree under @root (HS_CGROUP_ROOT; another for tests) is walked once for
+ * those left, and names those alone; those it did not find (removed
+ * before) the module names as they were when removed while a session
+ * keyed by cgroup ran. An id neither named is looked for again after 1,
+ * 2, 4 ... 64 s, not at every capture. A name neither asked for nor seen
+ * by this capture's walk is dropped: the names kept are those asked for,
+ * of cgroups still there or asked for now. Returns how many of @ids have
+ * a name.
  */
 size_t hs_cgroups_capture(const char *root, const uint64_t *ids, size_t n, int fd);
 
