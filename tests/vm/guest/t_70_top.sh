@@ -90,7 +90,7 @@ check_output "read()'s symbolized text shows hs_leaf" \
 	'hs_leaf \[hs_workload\]' cat /tmp/topk.out
 
 # Full screen, live: hs_vmtest pty runs top on a 100x40 vt100 pseudo-
-# terminal, types keys and prints the screen after each (see hs_vmtest.c).
+# terminal, types keys and prints the screen after each (see tests/vm/vmtest/pty.c).
 pty_ready
 # Screen N of hs_vmtest pty's output in FILE: screen N FILE.
 screen() {
