@@ -498,10 +498,18 @@ int hs_gzip_write(FILE *f, const void *data, size_t len)
 	const uint8_t *buf = data;
 	unsigned char out[65536];
 	z_stream z = { 0 };
-	int zret, ret = 0;
+	int zret, ret = 0, bits = 9;
 
+	/*
+	 * A window no larger than the data (the same output), and the hash
+	 * and buffers sized to it: zlib's largest (256 KiB, cleared at each
+	 * init) for each of an agent's many small profiles cost more than
+	 * their compression (page faults, the heap grown and trimmed).
+	 */
+	while (bits < 15 && ((size_t)1 << bits) < len)
+		bits++;
 	/* Go's runtime/pprof writes its profiles with gzip.BestSpeed too. */
-	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, bits + 16, bits - 7,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)buf;
