@@ -287,7 +287,7 @@ static inline size_t hs_strtab_slot(const struct hs_strtab *t, const char *s, si
 /* Slots for @want strings at most half full, the strings' array too. */
 static int hs_strtab_grow_to(struct hs_strtab *t, size_t want)
 {
-	size_t n = t->mask ? t->mask + 1 : 1024, i, j;
+	size_t n = t->mask ? t->mask + 1 : 64, i, j;
 
 	while (n < 2 * want)
 		n *= 2;
@@ -350,7 +350,7 @@ long hs_strtab_add(struct hs_strtab *t, const char *s, size_t len)
 	if (t->slot[j].id)
 		return t->slot[j].id - 1;
 	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
+		size_t cap = t->cap ? t->cap * 2 : 32;
 
 		str = realloc(t->str, cap * sizeof(*str));
 		if (!str)
