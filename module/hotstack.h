@@ -445,9 +445,16 @@ void hotstack_stop(struct hotstack_session *s);
 void hotstack_swap(struct hotstack_session *s, bool reset);
 void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 			unsigned int gen);
-int hotstack_cpuhp_init(void);
 void hotstack_test_sample(struct pt_regs *regs);
+
+/* perf.c */
+int hotstack_cpuhp_init(void);
 void hotstack_cpuhp_exit(void);
+void hs_hp_work(struct work_struct *work);
+void hs_sync_events_now(struct hotstack_session *s);
+void hs_stop_events(struct hotstack_session *s);
+int hs_task_events_start(struct hotstack_session *s);
+void hs_task_events_release(struct hotstack_session *s);
 
 /* config.c */
 bool hs_freq_event(const struct hotstack_config *c);
