@@ -18,8 +18,18 @@ else
 fi
 export HS_EVENT HS_RATE
 
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; }
+# ok/notok DESC: a TAP line; one that came 10 s or more after this
+# shell's last says how long it took (where a suite's time goes).
+hs_tap() {
+	read -r hs_now _ </proc/uptime
+	hs_now=${hs_now%.*}
+	echo "$*"
+	[ $((hs_now - ${hs_tap_last:-hs_now})) -lt 10 ] ||
+		echo "#   took $((hs_now - hs_tap_last)) s since the last check"
+	hs_tap_last=$hs_now
+}
+ok() { hs_tap "ok - $*"; }
+notok() { hs_tap "not ok - $*"; }
 
 # check DESC CMD...: CMD must succeed.
 check() {
