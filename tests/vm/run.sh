@@ -431,19 +431,26 @@ boot() {
 }
 
 # Seen once here under TCG on arm64: the boot CPU idled for good
-# early in boot, before the console or any module; and once on sid's 7.2
+# early in boot, before the console or any module; once on sid's 7.2
 # kernel, an oops on a breakpoint of the kernel's own text patching (int3
-# in ktime_get_with_offset(), kthreadd forking) before init ran. That says
-# nothing of hotstack, so it is reported and the guest booted once more;
-# any other failure is the run's.
+# in ktime_get_with_offset(), kthreadd forking) before init ran; and once
+# on trixie's 6.12 after init began, before any check and before
+# hotstack.ko was loaded (int3 in __schedule: init's hold-keys patches the
+# sched tracepoints). That says nothing of hotstack, so it is reported and
+# the guest booted once more; any other failure is the run's.
+died_early() {
+	! grep -q -e '^ok - ' -e '^not ok - ' -e '^HOTSTACK-VM-DONE' "$out/guest.log" &&
+		grep -q -e 'Oops: ' -e 'Kernel panic' "$out/console.log" &&
+		! grep -q '^\[ *[0-9.]*\] hotstack: ' "$out/console.log"
+}
 start=$(date +%s)
 set +e
 boot
 qemu_rc=$?
 boot_note=
-if [ $qemu_rc -eq 125 ]; then
+if [ $qemu_rc -eq 125 ] || died_early; then
 	mv "$out/console.log" "$out/console-hung.log"
-	boot_note="# $tag the kernel hung or died before init (nothing from the guest; see $out/console-hung.log): booted again"
+	boot_note="# $tag the kernel hung or died before any check, hotstack.ko not loaded (see $out/console-hung.log): booted again"
 	rm -f "$out/guest.log"
 	start=$(date +%s)
 	boot
