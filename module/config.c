@@ -174,6 +174,9 @@ common:
 		return -EINVAL;
 	if (c->arena_frames < HOTSTACK_MIN_ARENA || c->arena_frames > HOTSTACK_MAX_ARENA)
 		return -EINVAL;
+	if (c->pad2 || !is_power_of_2(c->cpu_entries) || c->cpu_entries < HOTSTACK_MIN_ENTRIES ||
+	    c->cpu_entries > HOTSTACK_MAX_ENTRIES)
+		return -EINVAL;
 	return 0;
 }
 

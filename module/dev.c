@@ -244,6 +244,9 @@ static long hotstack_ioc_configure(struct hotstack_session *s, void __user *uarg
 	ret = hotstack_copy_in(&cfg, sizeof(cfg), HOTSTACK_CONFIG_SIZE_VER0, uarg);
 	if (ret < 0)
 		return ret;
+	/* Not given (0, or a struct from before it): as many as the store. */
+	if (!cfg.cpu_entries)
+		cfg.cpu_entries = cfg.table_entries;
 	cgroups = kzalloc(sizeof(*cgroups), GFP_KERNEL);
 	if (!cgroups)
 		return -ENOMEM;

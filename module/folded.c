@@ -4,16 +4,15 @@
  * "frame;frame;...;frame count", outermost frame first, kernel frames
  * symbolized here (never a raw kernel address), user frames in hex.
  *
- * The first read() copies the active generation of every CPU (entries and
- * frames) and merges equal stacks across CPUs; later reads format from
- * that copy, so a long read is one consistent picture, and the copy is
+ * The first read() copies the active generation (each stack of the store
+ * that a CPU counted, with the counts of every CPU added up); later reads
+ * format from that copy, so a long read is one consistent picture, and the copy is
  * freed when the reader reaches the end (or the session is configured or
  * RESET: the next read() starts from a new copy).
  */
 #include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/minmax.h>
-#include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -22,8 +21,14 @@
 
 #include "hotstack.h"
 
+/* A stack and its count, as read() formats it. */
+struct hs_item {
+	struct hotstack_stack st;	/* .frames indexes hs_reader.frames */
+	u64 count;
+};
+
 struct hs_reader {
-	struct hotstack_entry *items;	/* .frames indexes @frames */
+	struct hs_item *items;
 	size_t nr_items;
 	size_t next;		/* next item to format */
 	u64 *frames;
@@ -49,29 +54,6 @@ struct hs_cg_key {
 
 /* Entries handled between two cond_resched(): a table can hold 2^24. */
 #define HS_RESCHED_EVERY	4096
-
-static int hs_cmp(u64 a, u64 b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* Whether two copied items hold the same stack: every field and frame. */
-static bool hs_item_equal(const struct hs_reader *r, const struct hotstack_entry *a,
-			  const struct hotstack_entry *b)
-{
-	const u64 *fa = r->frames + a->frames, *fb = r->frames + b->frames;
-	unsigned int i;
-
-	if (a->hash != b->hash || a->nr_kernel != b->nr_kernel || a->nr_user != b->nr_user ||
-	    a->flags != b->flags || a->context != b->context || a->depth != b->depth ||
-	    a->tgid != b->tgid || memcmp(a->comm, b->comm, sizeof(a->comm)) ||
-	    a->cgroup != b->cgroup)
-		return false;
-	for (i = 0; i < a->nr_kernel + a->nr_user; i++)
-		if (hs_cmp(fa[i], fb[i]))
-			return false;
-	return true;
-}
 
 /*
  * An array of @n elements of @size bytes; vmalloc() past INT_MAX bytes,
@@ -101,107 +83,81 @@ static void hs_reader_free(struct hs_reader *r)
 }
 
 /*
- * Copy the active generation of @s (locked). A table may be running: each
- * CPU's arena_used, read first, bounds what is taken from it. One writer
- * per table fills entries in arena order, and every entry takes at least
- * one arena word, so an entry whose frames end past that bound was made
- * during the copy and is left out; every other one published is taken.
+ * Copy the active generation of @s (locked). It may be running: a count
+ * entry is published after the stack it names is complete, so each one
+ * seen names a whole stack; the counts are added up per stack (the store
+ * holds each stack once, whichever CPUs count it).
  */
 static struct hs_reader *hs_reader_copy(struct hotstack_session *s)
 {
 	const struct hs_tables *tabs = &s->tabs;
-	unsigned int gen = s->active, i;
-	size_t nr = 0, nr_frames = 0, k = 0, out = 0, j;
-	u64 *limit;
+	const struct hs_store *store = &tabs->store[s->active];
+	size_t places = (size_t)store->mask + 1, k = 0, out = 0, nr = 0, nr_frames = 0, j;
+	unsigned int i;
 	struct hs_reader *r;
+	u64 *sum;
 
 	lockdep_assert_held(&s->lock);
-	limit = kvmalloc_array(max_t(size_t, tabs->nr_slots, 1), sizeof(*limit), GFP_KERNEL);
-	if (!limit)
+	sum = hs_alloc_array(places, sizeof(*sum));
+	if (!sum)
 		return NULL;
+	memset(sum, 0, places * sizeof(*sum));
 	for (i = 0; i < tabs->nr_slots; i++) {
-		const struct hs_table *t = &tabs->slots[i].tab[gen];
+		const struct hs_table *t = &tabs->slots[i].tab[s->active];
 
-		limit[i] = READ_ONCE(t->stats->arena_used);
-		nr += min_t(u64, t->max_used, limit[i]);
-		nr_frames += limit[i];
+		for (j = 0; j <= t->mask; j++) {
+			const struct hotstack_count *c = &t->counts[j];
+			/* Pairs with the release in hs_count_new(). */
+			u32 id = smp_load_acquire(&c->stack);
+
+			if (!(j % HS_RESCHED_EVERY))
+				cond_resched();
+			if (!id || id > places)
+				continue;
+			/* sum - 1 is the count: 0, a stack no CPU counted. */
+			if (!sum[id - 1]) {
+				const struct hotstack_stack *e = &store->stacks[id - 1];
+
+				nr++;
+				nr_frames += e->nr_kernel + e->nr_user;
+				sum[id - 1] = 1;
+			}
+			sum[id - 1] += READ_ONCE(c->count);
+		}
 	}
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
-		goto out_limit;
+		goto out_sum;
 	r->items = hs_alloc_array(nr, sizeof(*r->items));
 	r->frames = hs_alloc_array(nr_frames, sizeof(u64));
 	r->line = kvmalloc(HS_LINE_MAX, GFP_KERNEL);
 	r->cg = kvcalloc(1 << HS_CG_CACHE_BITS, sizeof(*r->cg), GFP_KERNEL);
 	if (!r->items || !r->frames || !r->line || !r->cg)
 		goto out_free;
+	for (j = 0; j < places && k < nr; j++) {
+		const struct hotstack_stack *e = &store->stacks[j];
+		unsigned int n = e->nr_kernel + e->nr_user;
 
-	for (i = 0; i < tabs->nr_slots; i++) {
-		const struct hs_table *t = &tabs->slots[i].tab[gen];
-
-		for (j = 0; j <= t->mask; j++) {
-			const struct hotstack_entry *e = &t->entries[j];
-			unsigned int n;
-
-			if (!(j % HS_RESCHED_EVERY))
-				cond_resched();
-			/* Pairs with the release in hs_entry_fill(). */
-			if (!smp_load_acquire(&e->hash))
-				continue;
-			n = e->nr_kernel + e->nr_user;
-			if (e->frames + hs_arena_words(n) > limit[i] || k == nr)
-				continue;
-			r->items[k] = *e;
-			r->items[k].count = READ_ONCE(e->count);
-			r->items[k].frames = out;
-			memcpy(r->frames + out, t->arena + e->frames, n * sizeof(u64));
-			out += n;
-			k++;
-		}
+		if (!(j % HS_RESCHED_EVERY))
+			cond_resched();
+		if (!sum[j])
+			continue;
+		r->items[k].st = *e;
+		r->items[k].st.frames = out;
+		r->items[k].count = sum[j] - 1;
+		memcpy(r->frames + out, store->arena + e->frames, n * sizeof(u64));
+		out += n;
+		k++;
 	}
 	r->nr_items = k;
-	kvfree(limit);
+	kvfree(sum);
 	return r;
 
 out_free:
 	hs_reader_free(r);
-out_limit:
-	kvfree(limit);
+out_sum:
+	kvfree(sum);
 	return NULL;
-}
-
-/*
- * Merge equal stacks from different CPUs into one item, in linear time:
- * an index of the items by their hash (the same seed on every CPU).
- */
-static int hs_reader_merge(struct hs_reader *r)
-{
-	size_t size = roundup_pow_of_two(max_t(size_t, 2 * r->nr_items, 2)), i, n = 0;
-	u32 *index = hs_alloc_array(size, sizeof(u32));
-
-	if (!index)
-		return -ENOMEM;
-	memset(index, 0xff, size * sizeof(u32));
-	for (i = 0; i < r->nr_items; i++) {
-		struct hotstack_entry *e = &r->items[i];
-		size_t h = e->hash & (size - 1);
-
-		if (!(i % HS_RESCHED_EVERY))
-			cond_resched();
-		for (; index[h] != U32_MAX; h = (h + 1) & (size - 1))
-			if (hs_item_equal(r, &r->items[index[h]], e))
-				break;
-		if (index[h] != U32_MAX) {
-			r->items[index[h]].count += e->count;
-			continue;
-		}
-		/* Kept: moved down to the next free place (items before it are final). */
-		r->items[n] = *e;
-		index[h] = n++;
-	}
-	r->nr_items = n;
-	kvfree(index);
-	return 0;
 }
 
 static const char *const hs_context_names[] = {
@@ -251,8 +207,9 @@ static char *hs_put_cgroup(struct hs_reader *r, char *p, u64 id)
 	return p + sprintf(p, "%s", k->text);
 }
 
-static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
+static void hs_format_line(struct hs_reader *r, const struct hs_item *item)
 {
+	const struct hotstack_stack *e = &item->st;
 	const u64 *f = r->frames + e->frames;
 	char *p = r->line;
 	int i;
@@ -286,7 +243,7 @@ static void hs_format_line(struct hs_reader *r, const struct hotstack_entry *e)
 	for (i = e->nr_kernel - 1; i >= 0; i--)
 		p += hs_put_ksym(p, f[i], i > 0 || (e->flags & HOTSTACK_ENTRY_CALLER));
 	p[-1] = ' ';
-	p += sprintf(p, "%llu\n", e->count);
+	p += sprintf(p, "%llu\n", item->count);
 	r->line_len = p - r->line;
 	r->line_pos = 0;
 }
@@ -333,11 +290,6 @@ ssize_t hotstack_read(void **reader, struct hotstack_session *s,
 		mutex_unlock(&s->lock);
 		if (!configured)
 			return 0;
-		/* The copy is ours: merged without the session's lock. */
-		if (r && hs_reader_merge(r)) {
-			hs_reader_free(r);
-			r = NULL;
-		}
 		if (!r)
 			return -ENOMEM;
 		r->gen = gen;

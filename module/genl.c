@@ -170,10 +170,14 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	unsigned int i, fill = 0;
 
 	hotstack_get_stats(s, &st, s->active);
+	/* The store's fill, or a CPU's count table's where that is fuller. */
+	if (s->tabs.nr_slots) {
+		capacity = s->tabs.store[s->active].max_used;
+		fill = div_u64(st.total.entries * 100, capacity);
+	}
 	for (i = 0; i < s->tabs.nr_slots; i++) {
 		const struct hs_table *t = &s->tabs.slots[i].tab[s->active];
 
-		capacity += t->max_used;
 		fill = max_t(unsigned int, fill,
 			     div_u64(READ_ONCE(t->stats->entries) * 100, t->max_used));
 	}
@@ -206,7 +210,8 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	    hotstack_put_u64(skb, HOTSTACK_A_COST_NS, cost) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_OVERHEAD_PPM, overhead) ||
 	    nla_put_u32(skb, HOTSTACK_A_BUDGET_PPM, c->budget_ppm) ||
-	    hotstack_put_u64(skb, HOTSTACK_A_MEMORY, s->tabs.size + s->tabs.off_size))
+	    hotstack_put_u64(skb, HOTSTACK_A_MEMORY, s->tabs.size + s->tabs.off_size) ||
+	    nla_put_u32(skb, HOTSTACK_A_CPU_ENTRIES, c->cpu_entries))
 		return -EMSGSIZE;
 	if (c->budget_ppm &&
 	    (hotstack_put_u64(skb, HOTSTACK_A_SAMPLE_RATE, st.sample_rate) ||

@@ -286,6 +286,7 @@ struct hs_tables {
 	unsigned int nr_slots;
 	struct hs_slot **slot_of_cpu;	/* [nr_cpu_ids]: the CPU's slot or NULL */
 	struct hs_slot *slots;	/* [nr_slots] */
+	struct hs_store *store;	/* [2]: each generation's stacks, for every slot */
 	/*
 	 * Off-CPU sessions: the tasks off the CPU now, an open-addressing
 	 * table of task pointers (or HS_OFF_*), each the key of the record

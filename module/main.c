@@ -146,20 +146,24 @@ static const struct {
 };
 
 /*
- * The persistent session's tables: 4096 stacks of 16 frames on average per
- * CPU, fewer where that would take more than a quarter of max_memory_mb on
- * this machine's online CPUs, so that other sessions keep room.
+ * The persistent session's tables: a store of 4096 stacks of 16 frames on
+ * average, and each CPU's counts of up to 4096 of them, fewer where that
+ * would take more than a quarter of max_memory_mb on this machine's
+ * online CPUs, so that other sessions keep room.
  */
 static void hotstack_autostart_size(struct hotstack_config *c)
 {
-	u64 budget = ((u64)hotstack_max_memory_mb << 20) / 4 / (2 * num_online_cpus());
+	u64 budget = ((u64)hotstack_max_memory_mb << 20) / 4 / 2;
+	u64 store = 4096 * (sizeof(struct hotstack_stack) + 16 * sizeof(u64)) + 2 * PAGE_SIZE;
 	u32 entries = 4096;
 
 	while (entries > HOTSTACK_MIN_ENTRIES &&
-	       entries * (sizeof(struct hotstack_entry) + 16 * sizeof(u64)) + 4096 > budget)
+	       store + (u64)num_online_cpus() * (entries * sizeof(struct hotstack_count) + 1024) >
+	       budget)
 		entries /= 2;
-	c->table_entries = entries;
-	c->arena_frames = 16 * entries;
+	c->table_entries = 4096;
+	c->arena_frames = 16 * 4096;
+	c->cpu_entries = entries;
 }
 
 static int hotstack_autostart(void)
@@ -203,8 +207,8 @@ static int hotstack_autostart(void)
 		hotstack_session_free(s);
 		return ret;
 	}
-	pr_info("autostart: %s at %u Hz, %u stacks and %llu frames per CPU on %u CPUs\n",
-		autostart_event, autostart_freq, c.table_entries, c.arena_frames,
+	pr_info("autostart: %s at %u Hz, a store of %u stacks and %llu frames, %u counts per CPU on %u CPUs\n",
+		autostart_event, autostart_freq, c.table_entries, c.arena_frames, c.cpu_entries,
 		num_online_cpus());
 	if (autostart_budget)
 		pr_info("autostart: a budget of %u ppm of each CPU\n", autostart_budget);

@@ -63,19 +63,29 @@ static __always_inline void hs_drop(struct hotstack_session *s, struct hs_slot *
 	hotstack_raise(s, hs_gen(slot, tab), HS_EV_DROP + reason, smp_processor_id());
 }
 
+/*
+ * How full @tab is, in percent: its CPU's count table or the store,
+ * whichever is fuller (a new stack needs a place in both).
+ */
+static u32 hs_fill_pct(const struct hs_table *tab)
+{
+	const struct hs_store *st = tab->store;
+	u64 mine = tab->stats->entries * 100 / tab->max_used;
+	u64 all = (u64)READ_ONCE(st->stats->stacks) * 100 / st->max_used;
+
+	return min_t(u64, max(mine, all), 100);
+}
+
 /* A new entry took @slot's table @tab past its next fill level: raise those events. */
 static void hs_fill(struct hotstack_session *s, struct hs_slot *slot, struct hs_table *tab)
 {
 	unsigned int gen = hs_gen(slot, tab);
+	u32 pct = hs_fill_pct(tab);
 
-	while (tab->fill_step < HS_FILL_STEPS && tab->stats->entries >= tab->fill_mark) {
+	while (tab->fill_step < HS_FILL_STEPS && pct >= hotstack_fill_pct[tab->fill_step]) {
 		hotstack_raise(s, gen, HS_EV_FILL + tab->fill_step, smp_processor_id());
-		if (++tab->fill_step < HS_FILL_STEPS)
-			tab->fill_mark = (u64)tab->max_used *
-					 hotstack_fill_pct[tab->fill_step] / 100;
+		tab->fill_step++;
 	}
-	if (tab->fill_step == HS_FILL_STEPS)
-		tab->fill_mark = U32_MAX;
 }
 
 /*
@@ -97,8 +107,8 @@ static __always_inline struct hotstack_cpu_stats *hs_count(struct hotstack_sessi
 		stats->counted += w;
 		if (flags & HOTSTACK_ENTRY_TRUNCATED)
 			stats->truncated += w;
-		/* Only a new entry can take the table to its next fill level. */
-		if (drop == HS_COUNTED_NEW && stats->entries >= tab->fill_mark)
+		/* Only a new entry can take the tables to their next fill level. */
+		if (drop == HS_COUNTED_NEW && tab->fill_step < HS_FILL_STEPS)
 			hs_fill(s, slot, tab);
 	}
 	return stats;

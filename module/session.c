@@ -30,8 +30,10 @@ atomic64_t hotstack_memory = ATOMIC64_INIT(0);
 static LIST_HEAD(hotstack_running);
 static DEFINE_MUTEX(hotstack_running_lock);
 
-/* Bytes in front of a slot's entries: its counters, cache-line padded. */
+/* Bytes in front of a slot's counts: its counters, cache-line padded. */
 #define HS_STATS_SIZE	ALIGN(sizeof(struct hotstack_cpu_stats), 64)
+/* ... and of a store's stacks: a page (every CPU writes its counters). */
+#define HS_STORE_STATS_SIZE	PAGE_SIZE
 /* Slots start on their own cache lines (and the adjacent-line prefetch). */
 #define HS_SLOT_ALIGN	128
 
@@ -72,6 +74,7 @@ static void hs_free_tables(struct hs_tables *t)
 	for (i = 0; t->slots && i < t->nr_slots; i++)
 		kfree(t->slots[i].buf);
 	kfree(t->slots);
+	kfree(t->store);
 	kfree(t->slot_of_cpu);
 	if (t->buf)
 		vunmap(t->buf);
@@ -154,16 +157,21 @@ static void hs_hdr_update(struct hotstack_session *s)
 	hs_hdr_end(s->tabs.hdr);
 }
 
-/* The memory node of the CPU whose slot holds byte @off of the buffer. */
-static int hs_page_node(const struct hs_tables *t, size_t hdr_size, size_t slot_size,
-			const unsigned int *slot_cpu, size_t off)
+/*
+ * The memory node of the CPU whose slot holds byte @off of the buffer
+ * (none: the header and the stores, which every CPU reads).
+ */
+static int hs_page_node(const struct hs_tables *t, size_t hdr_size, size_t store_size,
+			size_t slot_size, const unsigned int *slot_cpu, size_t off)
 {
-	size_t slot;
+	size_t gen_size = store_size + slot_size * t->nr_slots, rel;
 
 	if (off < hdr_size)
 		return NUMA_NO_NODE;
-	slot = (off - hdr_size) / slot_size % t->nr_slots;
-	return cpu_to_node(slot_cpu[slot]);
+	rel = (off - hdr_size) % gen_size;
+	if (rel < store_size)
+		return NUMA_NO_NODE;
+	return cpu_to_node(slot_cpu[(rel - store_size) / slot_size]);
 }
 
 /*
@@ -175,7 +183,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 			   const struct cpumask *mask, u64 seed, struct hs_user *user)
 {
 	unsigned int nr_slots = cpumask_weight(mask), i, g;
-	size_t hdr_size, slot_size, size, nr_pages, p;
+	size_t hdr_size, store_size, slot_size, size, nr_pages, p;
 	struct hotstack_mmap_header *h;
 	unsigned int *slot_cpu;
 	int cpu, ret;
@@ -183,9 +191,14 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	memset(t, 0, sizeof(*t));
 	/* Bounded fields: none of this overflows, but say so. */
 	hdr_size = PAGE_ALIGN(struct_size(h, slot_cpu, nr_slots));
-	slot_size = ALIGN(HS_STATS_SIZE + (size_t)c->table_entries * sizeof(struct hotstack_entry) +
-			  (size_t)c->arena_frames * sizeof(u64), HS_SLOT_ALIGN);
-	if (check_mul_overflow(slot_size, (size_t)nr_slots * 2, &size) ||
+	store_size = PAGE_ALIGN(HS_STORE_STATS_SIZE +
+				(size_t)c->table_entries * sizeof(struct hotstack_stack) +
+				(size_t)c->arena_frames * sizeof(u64));
+	slot_size = ALIGN(HS_STATS_SIZE + (size_t)c->cpu_entries * sizeof(struct hotstack_count),
+			  HS_SLOT_ALIGN);
+	if (check_mul_overflow(slot_size, (size_t)nr_slots, &size) ||
+	    check_add_overflow(size, store_size, &size) ||
+	    check_mul_overflow(size, (size_t)2, &size) ||
 	    check_add_overflow(size, hdr_size, &size))
 		return -E2BIG;
 	size = PAGE_ALIGN(size);
@@ -217,8 +230,10 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	t->pages = kvcalloc(nr_pages, sizeof(*t->pages), GFP_KERNEL_ACCOUNT);
 	t->slot_of_cpu = kcalloc(nr_cpu_ids, sizeof(*t->slot_of_cpu), GFP_KERNEL_ACCOUNT);
 	t->slots = kcalloc(nr_slots, sizeof(*t->slots), GFP_KERNEL_ACCOUNT);
+	/* Not in @t: the tables point at it, and @t is copied. */
+	t->store = kcalloc(2, sizeof(*t->store), GFP_KERNEL_ACCOUNT);
 	slot_cpu = kmalloc_array(nr_slots, sizeof(*slot_cpu), GFP_KERNEL);
-	if (!t->pages || !t->slot_of_cpu || !t->slots || !slot_cpu)
+	if (!t->pages || !t->slot_of_cpu || !t->slots || !t->store || !slot_cpu)
 		goto out_nomem;
 	if (t->off_size) {
 		t->off.mask = c->off_cpu_tasks - 1;
@@ -238,7 +253,8 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	for_each_cpu(cpu, mask)
 		slot_cpu[i++] = cpu;
 	for (p = 0; p < nr_pages; p++) {
-		int node = hs_page_node(t, hdr_size, slot_size, slot_cpu, p << PAGE_SHIFT);
+		int node = hs_page_node(t, hdr_size, store_size, slot_size, slot_cpu,
+					p << PAGE_SHIFT);
 
 		/* Past the cgroup's limit: fail, never wake its OOM killer. */
 		t->pages[p] = alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
@@ -259,28 +275,38 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	h->nr_slots = nr_slots;
 	h->table_entries = c->table_entries;
 	h->arena_frames = c->arena_frames;
-	h->entry_size = sizeof(struct hotstack_entry);
+	h->entry_size = sizeof(struct hotstack_stack);
 	h->cpu_stats_size = HS_STATS_SIZE;
 	h->slot_size = slot_size;
 	h->gen_offset[0] = hdr_size;
-	h->gen_offset[1] = hdr_size + slot_size * nr_slots;
+	h->gen_offset[1] = hdr_size + store_size + slot_size * nr_slots;
+	h->store_size = store_size;
+	h->store_stats_size = HS_STORE_STATS_SIZE;
+	h->cpu_entries = c->cpu_entries;
+	h->count_size = sizeof(struct hotstack_count);
 	h->mmap_size = size;
 	h->keys = c->keys;
 	h->stacks = c->stacks;
 	h->max_depth = c->max_depth;
 	h->budget_ppm = c->budget_ppm;
 
+	for (g = 0; g < 2; g++) {
+		void *base = t->buf + h->gen_offset[g];
+		struct hotstack_stack *stacks = base + HS_STORE_STATS_SIZE;
+
+		hs_store_init(&t->store[g], base, stacks, c->table_entries,
+			      (u64 *)(stacks + c->table_entries), c->arena_frames);
+	}
 	for (i = 0; i < nr_slots; i++) {
 		struct hs_slot *sl = &t->slots[i];
 
 		t->slot_of_cpu[slot_cpu[i]] = sl;
 		h->slot_cpu[i] = slot_cpu[i];
 		for (g = 0; g < 2; g++) {
-			void *base = t->buf + h->gen_offset[g] + (size_t)i * slot_size;
-			struct hotstack_entry *entries = base + HS_STATS_SIZE;
+			void *base = t->buf + h->gen_offset[g] + store_size + (size_t)i * slot_size;
 
-			hs_table_init(&sl->tab[g], base, entries, c->table_entries,
-				      (u64 *)(entries + c->table_entries), c->arena_frames, seed);
+			hs_table_init(&sl->tab[g], base, base + HS_STATS_SIZE, c->cpu_entries,
+				      &t->store[g], seed);
 		}
 		sl->buf = kzalloc_node(struct_size(sl->buf, frames, c->max_depth),
 				       GFP_KERNEL_ACCOUNT, cpu_to_node(slot_cpu[i]));
@@ -639,6 +665,8 @@ static void hs_clear_gen(struct hotstack_session *s, unsigned int gen)
 {
 	unsigned int i;
 
+	if (s->tabs.nr_slots)
+		hs_store_clear(&s->tabs.store[gen]);
 	for (i = 0; i < s->tabs.nr_slots; i++) {
 		hs_table_clear(&s->tabs.slots[i].tab[gen]);
 		cond_resched();
@@ -719,6 +747,8 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->pad3 = 0;
 	st->untimed = 0;
 	st->waits_at_start = 0;
+	st->cpu_entries = 0;
+	st->pad4 = 0;
 	hotstack_unwind_stats(s, st);
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
@@ -738,6 +768,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->waits_at_start = s->off_cpu ? atomic64_read(&s->waits_at_start) : 0;
 	st->table_entries = s->cfg.table_entries;
 	st->arena_frames = s->cfg.arena_frames;
+	st->cpu_entries = s->cfg.cpu_entries;
 	st->elapsed_ns = s->elapsed_ns[gen];
 	if (s->state == HOTSTACK_STATE_RUNNING && gen == s->active)
 		st->elapsed_ns += ktime_get_ns() - s->run_start_ns;
@@ -745,6 +776,11 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 		hs_stats_add(&st->total, s->tabs.slots[i].tab[gen].stats);
 		st->interrupts += local64_read((local64_t *)&s->tabs.slots[i].tab[gen].interrupts);
 		st->cpus_sampled += !!READ_ONCE(s->tabs.slots[i].event);
+	}
+	/* The CPUs' entries are counts; the stacks and frames are the store's. */
+	if (s->tabs.nr_slots) {
+		st->total.entries = READ_ONCE(s->tabs.store[gen].stats->stacks);
+		st->total.arena_used = READ_ONCE(s->tabs.store[gen].stats->arena_used);
 	}
 	/* An off-CPU session's probe runs on every online CPU that has a table. */
 	if (s->off_cpu && !s->wall && s->state == HOTSTACK_STATE_RUNNING) {

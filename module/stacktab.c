@@ -9,49 +9,68 @@
 #endif
 #include "stacktab.h"
 
-/* Fill events start again from the first, at 50%. */
-static void hs_table_rearm(struct hs_table *t)
+/* Set @s up on zeroed memory: @nr_stacks places (a power of two), the arena. */
+void hs_store_init(struct hs_store *s, struct hotstack_store_stats *stats,
+		   struct hotstack_stack *stacks, u32 nr_stacks, u64 *arena, u64 arena_frames)
 {
-	t->fill_step = 0;
-	t->fill_mark = t->max_used / 2;
+	s->stats = stats;
+	s->stacks = stacks;
+	s->arena = arena;
+	s->mask = nr_stacks - 1;
+	s->shift = 64 - ilog2(nr_stacks);
+	s->max_used = nr_stacks / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
+	s->arena_frames = arena_frames;
 }
 
-/* Set @t up on zeroed memory: @nr_entries (a power of two) and the arena. */
+void hs_store_clear(struct hs_store *s)
+{
+	memset(s->stats, 0, sizeof(*s->stats));
+	memset(s->stacks, 0, (size_t)(s->mask + 1) * sizeof(*s->stacks));
+	/* The arena is only read through stacks: no need to clear it. */
+}
+
+/* Set @t up on zeroed memory: @nr_counts (a power of two) entries of @store. */
 void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
-		   struct hotstack_entry *entries, u32 nr_entries,
-		   u64 *arena, u64 arena_frames, u64 seed)
+		   struct hotstack_count *counts, u32 nr_counts, struct hs_store *store,
+		   u64 seed)
 {
 	t->stats = stats;
-	t->entries = entries;
-	t->arena = arena;
-	t->mask = nr_entries - 1;
-	t->shift = 64 - ilog2(nr_entries);
-	t->max_used = nr_entries / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
-	t->arena_frames = arena_frames;
+	t->counts = counts;
+	t->store = store;
+	t->stacks = store->stacks;
+	t->arena = store->arena;
+	t->mask = nr_counts - 1;
+	t->shift = 64 - ilog2(nr_counts);
+	t->max_used = nr_counts / HS_TABLE_LOAD_DEN * HS_TABLE_LOAD_NUM;
 	t->seed = seed;
 	t->hash0 = hs_hash_start(&(struct hs_key){ }, seed);
 	t->weight = 1;
-	hs_table_rearm(t);
+	t->fill_step = 0;
 }
 
-int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
-		     u64 hash, u64 w)
+int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, u64 key0, u64 ip,
+			u64 hash, u64 w)
 {
 	union {
 		struct hs_stack st;
 		u64 w[HS_KEY_WORDS + 1];
 	} one = { };
+	s64 idx;
 
+	if (t->stats->entries >= t->max_used)
+		return HOTSTACK_DROP_TABLE_FULL;
 	one.w[0] = key0;
 	one.w[HS_KEY_WORDS] = ip;
-	return hs_entry_fill(t, e, &one.st, hash, w);
+	idx = hs_store_add(t->store, &one.st, hash, false);
+	if (idx < 0)
+		return ~idx;
+	return hs_count_new(t, c, idx, hash, w);
 }
 
 void hs_table_clear(struct hs_table *t)
 {
 	memset(t->stats, 0, sizeof(*t->stats));
 	t->interrupts = 0;
-	memset(t->entries, 0, (size_t)(t->mask + 1) * sizeof(*t->entries));
-	/* The arena is only read through entries: no need to clear it. */
-	hs_table_rearm(t);
+	memset(t->counts, 0, (size_t)(t->mask + 1) * sizeof(*t->counts));
+	t->fill_step = 0;
 }

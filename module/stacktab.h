@@ -13,11 +13,14 @@
 #define _HOTSTACK_STACKTAB_H
 
 #ifdef __KERNEL__
+#include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/compiler.h>
+#include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
+#include <asm/processor.h>
 #include "compat.h"
 #else
 #include "kshim.h"
@@ -67,17 +70,37 @@ struct hs_stack {
 	u64 frames[];
 };
 
-/* One CPU's table in one generation; the memory is in the mmap buffer. */
+/*
+ * A generation's store of distinct stacks, shared by every CPU: places
+ * claimed by cmpxchg of their hash (HOTSTACK_STACK_FILLING), frames taken
+ * from the arena by cmpxchg of its use, published by a release store of
+ * the hash with HOTSTACK_STACK_READY. Never a lock, never a wait but a
+ * bounded one for a place another CPU is filling with the same hash.
+ */
+struct hs_store {
+	struct hotstack_store_stats *stats;
+	struct hotstack_stack *stacks;
+	u64 *arena;
+	u32 mask;		/* places - 1 */
+	u32 shift;		/* 64 - log2(places) */
+	u32 max_used;		/* places that may be taken */
+	u64 arena_frames;	/* frames the arena holds */
+};
+
+/*
+ * One CPU's count table in one generation (one writer: the CPU's sampler);
+ * the memory is in the mmap buffer, as the store's.
+ */
 struct hs_table {
 	struct hotstack_cpu_stats *stats;
-	struct hotstack_entry *entries;
-	u64 *arena;
-	u32 mask;		/* table entries - 1 */
-	u32 shift;		/* 64 - log2(table entries): a hash's top bits are its index */
-	u32 max_used;		/* entries that may be in use */
-	u64 arena_frames;	/* frames the arena holds */
-	u32 fill_mark;		/* entries at which the next fill event is due */
-	u32 fill_step;		/* fill events raised so far */
+	struct hotstack_count *counts;
+	struct hs_store *store;
+	const struct hotstack_stack *stacks;	/* @store's, for a hit's one load */
+	const u64 *arena;			/* ditto */
+	u32 mask;		/* count entries - 1 */
+	u32 shift;		/* 64 - log2(count entries): a hash's top bits are its index */
+	u32 max_used;		/* count entries that may be in use */
+	u32 fill_step;		/* fill events raised so far (hotstack_fill_pct[]) */
 	u64 seed;		/* of the hash: random per configuration */
 	u64 hash0;		/* hs_hash_start() of a key without tgid and comm */
 	u32 weight;		/* what a sample counts: the budget's W, else 1 */
@@ -141,11 +164,19 @@ static inline u64 hs_hash_start(const struct hs_key *k, u64 seed)
 	return h;
 }
 
-/* The hash of a stack, @h its start and frames. Never 0: 0 marks a free entry. */
+/*
+ * A stack's hash as the store keeps it: its two low bits the place's
+ * state, HOTSTACK_STACK_READY (never 0: 0 marks a free place).
+ */
+static inline u64 hs_hash_ready(u64 h)
+{
+	return (h & ~HOTSTACK_STACK_STATE) | HOTSTACK_STACK_READY;
+}
+
+/* The hash of a stack, @h its start and frames. */
 static inline u64 hs_hash_end(u64 h, const struct hs_key *k)
 {
-	h = hs_mix(h, hs_word(k));
-	return h ? h : 1;
+	return hs_hash_ready(hs_mix(h, hs_word(k)));
 }
 
 /* The whole hash of @st at once (for tests: the sampler's is in steps). */
@@ -159,14 +190,14 @@ static inline u64 hs_stack_hash(const struct hs_stack *st, u64 seed)
 	return hs_hash_end(h, &st->key);
 }
 
-/* Where the probe sequence of @hash starts in @t. */
-static inline u32 hs_index(const struct hs_table *t, u64 hash)
+/* Where the probe sequence of @hash starts in a table of @shift. */
+static inline u32 hs_index(u32 shift, u64 hash)
 {
-	return hash >> t->shift;
+	return hash >> shift;
 }
 
-/* @keys false: no entry of the table has a tgid, comm or cgroup, nor has @k. */
-static __always_inline bool hs_key_equal(const struct hotstack_entry *e,
+/* @keys false: no stack of the store has a tgid, comm or cgroup, nor has @k. */
+static __always_inline bool hs_key_equal(const struct hotstack_stack *e,
 					 const struct hs_key *k, const bool keys)
 {
 	return hs_word(&e->nr_kernel) == hs_word(&k->nr_kernel) &&
@@ -174,8 +205,8 @@ static __always_inline bool hs_key_equal(const struct hotstack_entry *e,
 			  hs_word(e->comm + 8) == hs_word(k->comm + 8) && e->cgroup == k->cgroup));
 }
 
-/* Whether entry @e (published) holds exactly @st (@keys: hs_key_equal()'s). */
-static __always_inline bool hs_entry_equal(const struct hotstack_entry *e, const u64 *arena,
+/* Whether stack @e (READY) holds exactly @st (@keys: hs_key_equal()'s). */
+static __always_inline bool hs_stack_equal(const struct hotstack_stack *e, const u64 *arena,
 					   const struct hs_stack *st, const bool keys)
 {
 	size_t nr = st->key.nr_kernel + st->key.nr_user;
@@ -200,31 +231,55 @@ static __always_inline bool hs_entry_equal(const struct hotstack_entry *e, const
 }
 
 /*
- * Arena words an entry of @nr frames takes: at least one, so that every
- * entry's place in the arena says when it was made (a reader of a running
- * table leaves out entries past the arena_used it started with).
+ * How long a lookup waits for a place another CPU is filling with its
+ * hash (ns): storing takes well under a microsecond in NMI or hardirq
+ * context; only a hypervisor that stops the storing vCPU makes it longer.
  */
-static inline u64 hs_arena_words(u64 nr)
+#define HS_FILL_WAIT_NS		(10 * 1000 * 1000)
+/* ... looking at the clock once in this many re-reads. */
+#define HS_FILL_SPINS		256
+/* Times an arena claim is tried again after another CPU's claim won. */
+#define HS_ARENA_TRIES		64
+
+/*
+ * Take @nr frames of @s's arena: their index, or -1 when they do not fit
+ * (HOTSTACK_DROP_ARENA_FULL) or -2 when other CPUs kept winning the race
+ * (HOTSTACK_DROP_BUSY). Lock-free: a failed cmpxchg means another claim
+ * succeeded.
+ */
+static inline s64 hs_arena_claim(struct hs_store *s, u64 nr)
 {
-	return nr ? nr : 1;
+	atomic64_t *used = (atomic64_t *)&s->stats->arena_used;
+	s64 old = atomic64_read(used);
+	unsigned int i;
+
+	for (i = 0; i < HS_ARENA_TRIES; i++) {
+		if (nr > s->arena_frames - (u64)old)
+			return -1;
+		if (atomic64_try_cmpxchg(used, &old, old + nr))
+			return old;
+	}
+	return -2;
 }
 
-/* Fill free entry @e with @st, @w samples, and publish it. */
-static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
-				const struct hs_stack *st, u64 hash, u64 w)
+/*
+ * Fill place @e, claimed (FILLING), with @st and publish it. Returns its
+ * index, or a drop reason as ~reason (the place is then DEAD: its hash
+ * stays for lookups to pass over).
+ */
+static inline s64 hs_store_fill(struct hs_store *s, struct hotstack_stack *e,
+				const struct hs_stack *st, u64 hash)
 {
-	struct hotstack_cpu_stats *stats = t->stats;
 	u64 nr = st->key.nr_kernel + st->key.nr_user;
-	u64 used = stats->arena_used;
+	s64 at = nr ? hs_arena_claim(s, nr) : 0;
 
-	if (stats->entries >= t->max_used)
-		return HOTSTACK_DROP_TABLE_FULL;
-	if (hs_arena_words(nr) > t->arena_frames - used)
-		return HOTSTACK_DROP_ARENA_FULL;
-
-	memcpy(t->arena + used, st->frames, nr * sizeof(u64));
-	e->count = w;
-	e->frames = used;
+	if (at < 0) {
+		/* Never filled: released only for symmetry with the READY store. */
+		smp_store_release(&e->hash, hash | HOTSTACK_STACK_DEAD);
+		return ~(s64)(at == -1 ? HOTSTACK_DROP_ARENA_FULL : HOTSTACK_DROP_BUSY);
+	}
+	memcpy(s->arena + at, st->frames, nr * sizeof(u64));
+	e->frames = at;
 	e->nr_kernel = st->key.nr_kernel;
 	e->nr_user = st->key.nr_user;
 	e->flags = st->key.flags;
@@ -233,10 +288,107 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
 	e->tgid = st->key.tgid;
 	memcpy(e->comm, st->key.comm, sizeof(e->comm));
 	e->cgroup = st->key.cgroup;
-	WRITE_ONCE(stats->arena_used, used + hs_arena_words(nr));
-	WRITE_ONCE(stats->entries, stats->entries + 1);
-	/* Publish: frames and fields before the hash (pairs with readers' acquire). */
+	/* Publish: frames and fields before the hash (pairs with lookups' acquire). */
 	smp_store_release(&e->hash, hash);
+	return e - s->stacks;
+}
+
+/*
+ * The index of @st (hash @hash, READY) in store @s, stored now if it was
+ * not: from any CPU at once, in NMI or hardirq context. Returns the index,
+ * or ~reason for HOTSTACK_DROP_TABLE_FULL, _ARENA_FULL, _COLLISION or
+ * _BUSY. A stack is stored once: a place is claimed only where the probe
+ * sequence of its hash has no place left to look at (a free one), and a
+ * place being filled with its hash is waited for (HS_FILL_WAIT_NS at
+ * most: then HOTSTACK_DROP_BUSY).
+ */
+static __always_inline s64 hs_store_add(struct hs_store *s, const struct hs_stack *st,
+					u64 hash, const bool keys)
+{
+	const u64 filling = hash ^ HOTSTACK_STACK_READY ^ HOTSTACK_STACK_FILLING;
+	atomic64_t *taken = (atomic64_t *)&s->stats->stacks;
+	u32 i = hs_index(s->shift, hash);
+	unsigned int probe, collisions = 0, spins = 0;
+	u64 since = 0;
+
+	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & s->mask) {
+		struct hotstack_stack *e = &s->stacks[i];
+		/* Pairs with the release in hs_store_fill(). */
+		u64 h = smp_load_acquire(&e->hash);
+
+		while (unlikely(h == filling)) {
+			if (!(++spins % HS_FILL_SPINS)) {
+				u64 now = local_clock();
+
+				if (!since)
+					since = now;
+				else if (now - since > HS_FILL_WAIT_NS)
+					return ~(s64)HOTSTACK_DROP_BUSY;
+			}
+			cpu_relax();
+			/* As above: READY makes the fields visible. */
+			h = smp_load_acquire(&e->hash);
+		}
+		if (!h) {
+			int full = -1;
+
+			/*
+			 * No place taken for frames that cannot fit (one would
+			 * be lost); a place of the 3/4 that may be taken
+			 * reserved before taking one.
+			 */
+			if (st->key.nr_kernel + st->key.nr_user >
+			    s->arena_frames - READ_ONCE(s->stats->arena_used)) {
+				full = HOTSTACK_DROP_ARENA_FULL;
+			} else if (!atomic64_add_unless(taken, 1, s->max_used)) {
+				full = HOTSTACK_DROP_TABLE_FULL;
+			} else {
+				if (try_cmpxchg(&e->hash, &h, filling))
+					return hs_store_fill(s, e, st, hash);
+				atomic64_dec(taken);
+			}
+			/*
+			 * Full, or claimed: by another CPU that may be storing
+			 * this very stack (with the room it found). Full only
+			 * if the place is still free.
+			 */
+			if (full >= 0 && !smp_load_acquire(&e->hash))
+				return ~(s64)full;
+			/* Look at the place again. */
+			probe--;
+			i = (i - 1) & s->mask;
+			continue;
+		}
+		if (h != hash)
+			continue;
+		if (hs_stack_equal(e, s->arena, st, keys))
+			return i;
+		if (++collisions == HS_MAX_COLLISIONS)
+			return ~(s64)HOTSTACK_DROP_COLLISION;
+	}
+	return ~(s64)HOTSTACK_DROP_TABLE_FULL;
+}
+
+/*
+ * The stack count entry @id names (its index + 1): the index widened
+ * first, so that the - 1 is the address's displacement, not an
+ * instruction of its own.
+ */
+static __always_inline const struct hotstack_stack *hs_count_stack(const struct hs_table *t,
+								   u32 id)
+{
+	return &t->stacks[(u64)id - 1];
+}
+
+/* A count entry for stack @idx (hash @hash) in free entry @c of @t, @w samples. */
+static inline int hs_count_new(struct hs_table *t, struct hotstack_count *c, u64 idx,
+			       u64 hash, u64 w)
+{
+	c->count = w;
+	c->tag = (u32)hash;
+	/* The count before the index (pairs with readers' acquire). */
+	smp_store_release(&c->stack, (u32)idx + 1);
+	WRITE_ONCE(t->stats->entries, t->stats->entries + 1);
 	return HS_COUNTED_NEW;
 }
 
@@ -246,41 +398,54 @@ static inline int hs_entry_fill(struct hs_table *t, struct hotstack_entry *e,
  * HS_COUNTED or HS_COUNTED_NEW when counted, else the HOTSTACK_DROP_*
  * reason (the caller counts the drop). @keys false: a session without keys
  * (no tgid, no comm in any of its stacks), whose keys need no compare.
+ *
+ * A hit is this CPU's count entry of the stack: a lookup by hash in the
+ * CPU's table, the stack it names compared in full in the store. A miss
+ * finds or stores the stack in the store, then takes a count entry.
  */
 static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stack *st,
 					u64 hash, u64 w, const bool keys)
 {
-	u32 i = hs_index(t, hash);
+	u32 i = hs_index(t->shift, hash);
 	unsigned int probe, collisions = 0;
+	s64 idx;
 
 	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
-		struct hotstack_entry *e = &t->entries[i];
+		struct hotstack_count *c = &t->counts[i];
 		/* Single writer: plain loads see our own stores. */
-		u64 h = e->hash;
+		u32 id = c->stack;
 
-		if (!h)
-			return hs_entry_fill(t, e, st, hash, w);
-		if (h != hash)
+		if (!id)
+			goto miss;
+		if (c->tag != (u32)hash)
 			continue;
-		if (hs_entry_equal(e, t->arena, st, keys)) {
-			WRITE_ONCE(e->count, e->count + w);
+		/* The stack it names, compared whole: a tag is no proof. */
+		if (hs_stack_equal(hs_count_stack(t, id), t->arena, st, keys)) {
+			WRITE_ONCE(c->count, c->count + w);
 			return HS_COUNTED;
 		}
 		if (++collisions == HS_MAX_COLLISIONS)
 			return HOTSTACK_DROP_COLLISION;
 	}
 	return HOTSTACK_DROP_TABLE_FULL;
+miss:
+	if (t->stats->entries >= t->max_used)
+		return HOTSTACK_DROP_TABLE_FULL;
+	idx = hs_store_add(t->store, st, hash, keys);
+	if (idx < 0)
+		return ~idx;
+	return hs_count_new(t, &t->counts[i], idx, hash, w);
 }
 
 /*
  * The IP-only path (max_depth 1, no keys): a stack of at most one frame
  * whose key is its first word @key0 alone (no tgid, no comm: zero in every
- * entry of such a session), counted without a walk buffer and compared on
+ * stack of such a session), counted without a walk buffer and compared on
  * its two words. Its hash is hs_stack_hash()'s rounds in another order,
  * the key first: hs_ip_hash_key() of the key (the same for every sample
  * of a session: computed once), then hs_ip_hash() of its frame. Such a
  * session counts every sample by this path, so that the hash of a stack
- * is the same in every sample and on every CPU, as read() needs.
+ * is the same in every sample and on every CPU, as the store needs.
  */
 static inline u64 hs_ip_hash_key(u64 key0, u64 seed)
 {
@@ -289,40 +454,45 @@ static inline u64 hs_ip_hash_key(u64 key0, u64 seed)
 
 static inline u64 hs_ip_hash(u64 hkey, unsigned int nr, u64 ip)
 {
-	u64 h = nr ? hs_mix(hkey, ip) : hkey;
-
-	return h ? h : 1;
+	return hs_hash_ready(nr ? hs_mix(hkey, ip) : hkey);
 }
 
-/* Fill free entry @e with such a stack (rare: not inline). */
-int hs_entry_fill_ip(struct hs_table *t, struct hotstack_entry *e, u64 key0, u64 ip,
-		     u64 hash, u64 w);
+/* A miss of such a stack: stored, then counted (rare: not inline). */
+int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, u64 key0, u64 ip,
+			u64 hash, u64 w);
 
 /* hs_table_add() of such a stack: @nr (0 or 1) frames, @ip the one. */
 static __always_inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr,
 					   u64 ip, u64 hash, u64 w)
 {
-	u32 i = hs_index(t, hash);
+	u32 i = hs_index(t->shift, hash);
 	unsigned int probe;
 
 	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
-		struct hotstack_entry *e = &t->entries[i];
-		u64 h = e->hash;
+		struct hotstack_count *c = &t->counts[i];
+		u32 id = c->stack;
+		const struct hotstack_stack *e;
 
-		if (!h)
-			return hs_entry_fill_ip(t, e, key0, ip, hash, w);
-		if (h == hash && hs_word(&e->nr_kernel) == key0 &&
-		    (!nr || t->arena[e->frames] == ip)) {
-			WRITE_ONCE(e->count, e->count + w);
+		if (!id)
+			return hs_table_add_ip_new(t, c, key0, ip, hash, w);
+		if (c->tag != (u32)hash)
+			continue;
+		e = hs_count_stack(t, id);
+		if (hs_word(&e->nr_kernel) == key0 && (!nr || t->arena[e->frames] == ip)) {
+			WRITE_ONCE(c->count, c->count + w);
 			return HS_COUNTED;
 		}
 	}
 	return HOTSTACK_DROP_TABLE_FULL;
 }
 
+void hs_store_init(struct hs_store *s, struct hotstack_store_stats *stats,
+		   struct hotstack_stack *stacks, u32 nr_stacks, u64 *arena, u64 arena_frames);
+/* Empty the store and zero its counters (it must be quiet). */
+void hs_store_clear(struct hs_store *s);
 void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
-		   struct hotstack_entry *entries, u32 nr_entries,
-		   u64 *arena, u64 arena_frames, u64 seed);
+		   struct hotstack_count *counts, u32 nr_counts, struct hs_store *store,
+		   u64 seed);
 /* Empty the table and zero its counters (the table must be quiet). */
 void hs_table_clear(struct hs_table *t);
 

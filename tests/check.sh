@@ -145,6 +145,9 @@ if step deps tests/deps.sh; then
 	has generic && bg "vm generic, 200 possible CPUs" env HOTSTACK_OUT="$out/big" \
 		HOTSTACK_VM_SMP=2,maxcpus=200 tests/vm/run.sh generic \
 		--script tests/vm/guest/bigmachine.sh
+	# 64 CPUs at once storing the same stacks in one store; its memory.
+	has generic && bg "vm generic, 64 CPUs" env HOTSTACK_OUT="$out/cpus64" \
+		HOTSTACK_VM_SMP=64 tests/vm/run.sh generic --script tests/vm/guest/store64.sh
 	# QEMU's arm64 PMU counts instructions only under -icount.
 	has arm64 && bg "vm arm64 icount" env HOTSTACK_OUT="$out/icount" tests/vm/run.sh arm64 \
 		--icount --script tests/vm/guest/pmu_icount.sh

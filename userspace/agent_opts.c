@@ -152,6 +152,25 @@ static int hs_agent_label_ok(const char *s)
 	return eq && hs_label_key_ok(s, eq - s) && hs_label_value_ok(eq + 1, strlen(eq + 1));
 }
 
+/*
+ * The agent's count tables: a generation lasts an interval, in which a CPU
+ * sees at most -F's rate times the interval distinct stacks, and a table
+ * holds 3/4 of its entries: the power of two from 4/3 of that, 64 to 1024
+ * (99 Hz for 10 s: 990 samples, 1024). Off-CPU time (a wait at every
+ * switch) and a period (-c: no rate known) take 1024.
+ */
+static uint32_t hs_agent_cpu_entries(const struct hs_config *c, unsigned int interval)
+{
+	uint64_t want, n = 64;
+
+	if (c->off_cpu || !(c->abi.flags & HOTSTACK_CFG_FREQ))
+		return 1024;
+	want = (c->abi.sample * interval * 4 + 2) / 3;
+	while (n < want && n < 1024)
+		n *= 2;
+	return n;
+}
+
 int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 {
 	static const struct hs_option *const tables[] = {
@@ -165,11 +184,20 @@ int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	hs_config_defaults(&o->s);
-	/* Always on: a small rate and small tables (they never fill at 99 Hz in 10 s). */
+	/*
+	 * Always on: a small rate and small tables (they never fill at 99 Hz
+	 * in 10 s), the CPUs' count tables sized from the rate and interval
+	 * once the options are read. What they take, both generations, on a
+	 * 384-CPU machine with the most count entries (hs_tables_bytes()):
+	 *   store:  4096 + 4096 * 48 + 65536 * 8 = 724992 bytes (whole pages)
+	 *   a CPU:  320 + 1024 * 16 = 16704, to 128 bytes: 16768 bytes
+	 *   2 * (724992 + 384 * 16768) + a header page = 14331904 bytes, 13.7 MiB:
+	 * under 16 MiB.
+	 */
 	o->s.event = "cpu-clock";
 	hs_parse_event(o->s.event, &o->s.ev, NULL, 0);
 	o->s.abi.sample = 99;
-	o->s.abi.table_entries = 2048;
+	o->s.abi.table_entries = 4096;
 	o->s.abi.arena_frames = 65536;
 	o->interval = 10;
 	o->name = "hotstack";
@@ -189,7 +217,9 @@ int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 			 "Continuous profiling: a profile every interval, pushed to Pyroscope "
 			 "and/or written to a directory, until SIGTERM. The session options are "
 			 "record's, with the agent's defaults: -e cpu-clock -F 99 --table-entries "
-			 "2048 --arena-frames 65536.", tables, 0, argc, argv))
+			 "4096 --arena-frames 65536, and --cpu-entries 4/3 of the samples a CPU "
+			 "takes in an interval (-F times --interval), 64 to 1024.", tables, 0, argc,
+			 argv))
 		return 1;
 	while ((id = hs_args_next(&a, &value)) != HS_ARGS_END) {
 		if (id == HS_ARGS_EXIT) {
@@ -297,6 +327,8 @@ int hs_agent_parse(int argc, char **argv, struct hs_agent_opts *o)
 		if (ret)
 			goto out;
 	}
+	if (!o->s.have_cpu_entries)
+		o->s.abi.cpu_entries = hs_agent_cpu_entries(&o->s, o->interval);
 	ret = hs_config_check(&a, &o->s);
 	if (ret || (ret = hs_args_no_operands(&a)))
 		goto out;

@@ -220,7 +220,7 @@ int cmd_record(int argc, char **argv)
 	struct hs_uwload *uw = NULL;
 	struct hs_genl g;
 	int fd, go = -1, status = 0, have_genl, ret = 1;
-	char uwtext[1024], path[4096];
+	char uwtext[1024], path[4096], sizes[96];
 	double start, now;
 	pid_t child = 0;
 
@@ -339,12 +339,15 @@ int cmd_record(int argc, char **argv)
 		ret = 0;
 		goto out_genl;
 	}
+	/* The tables' sizes as the module took them, and the memory they took (the mapping's). */
 	fprintf(stderr, "[ hotstack record: %.1f s, %llu samples (%llu in NMI), %llu dropped, "
-		"%llu filtered out, %zu stacks (tables of %u on %u CPUs), %.0f ns/sample; "
+		"%llu filtered out, %zu stacks (%s on %u CPUs: %.1f MiB), %.0f ns/sample; "
 		"%s%swrote %s ]\n", p.seconds, (unsigned long long)st.total.samples,
 		(unsigned long long)st.total.nmi_samples,
 		(unsigned long long)(hs_sum_drops(st.total.drops) - p.filtered),
-		(unsigned long long)p.filtered, p.nr, st.table_entries, st.nr_cpus,
+		(unsigned long long)p.filtered, p.nr,
+		hs_tables_text(st.table_entries, st.arena_frames, st.cpu_entries, sizes,
+			       sizeof(sizes)), st.nr_cpus, st.mmap_size / 1048576.0,
 		l.cost_ns, l.budget, l.budget[0] ? "; " : "", strcmp(o.output, "-") ? o.output : "standard output");
 	if (uwtext[0])
 		fprintf(stderr, "[ hotstack record: %s ]\n", uwtext);

@@ -7,6 +7,7 @@
 #include "events.h"
 #include "netlink.h"
 #include "options.h"
+#include "session.h"
 #include "util.h"
 
 static const char *hs_state_name(uint32_t state)
@@ -26,7 +27,7 @@ struct hs_status_out {
 
 static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
 {
-	char rate[32];
+	char rate[32], sizes[96];
 
 	if (!out->count++)
 		printf("%-4s %-7s %-8s %-16s %-13s %4s %10s %10s %8s %8s %5s %8s %9s %8s\n", "ID",
@@ -44,6 +45,9 @@ static void hs_print_text(const struct hs_status *st, struct hs_status_out *out)
 	       (unsigned long long)hs_sum_drops(st->drops), (unsigned long long)st->entries,
 	       st->fill_pct, (unsigned long long)st->cost_ns, st->overhead_ppm / 1e4,
 	       st->memory / 1048576.0);
+	/* The sizes the drops for lack of room (table full, arena full) are of. */
+	printf("     tables: %s\n", hs_tables_text(st->table_entries, st->arena_frames,
+						   st->cpu_entries, sizes, sizeof(sizes)));
 	if (st->budget_ppm)
 		printf("     budget %.4g%%: %llu samples/s in the last window, %.3f%% of the CPUs, "
 		       "a sample counts %u, %llu rate changes\n", st->budget_ppm / 1e4,
@@ -74,8 +78,9 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       "\"samples\": %llu, \"counted\": %llu, \"nmi_samples\": %llu, "
 		       "\"truncated\": %llu, \"stacks_held\": %llu, \"capacity\": %llu, "
 		       "\"fill_pct\": %u, \"cost_ns\": %llu, \"overhead_ppm\": %llu, "
-		       "\"table_entries\": %u, \"arena_frames\": %llu, \"cpus_sampled\": %u, "
-		       "\"cpus_missed\": %u, \"budget_ppm\": %u, \"sample_rate\": %llu, "
+		       "\"table_entries\": %u, \"arena_frames\": %llu, \"cpu_entries\": %u, "
+		       "\"cpus_sampled\": %u, \"cpus_missed\": %u, \"budget_ppm\": %u, "
+		       "\"sample_rate\": %llu, "
 		       "\"window_ppm\": %llu, \"weight\": %u, \"rate_changes\": %llu, "
 		       "\"uw_bytes\": %llu, \"uw_walks\": %llu, \"uw_complete\": %llu, "
 		       "\"memory\": %llu, \"drops\": {",
@@ -88,8 +93,8 @@ static void hs_print_json(const struct hs_status *st, struct hs_status_out *out)
 		       (unsigned long long)st->entries, (unsigned long long)st->capacity,
 		       st->fill_pct, (unsigned long long)st->cost_ns,
 		       (unsigned long long)st->overhead_ppm, st->table_entries,
-		       (unsigned long long)st->arena_frames, st->cpus_sampled, st->cpus_missed,
-		       st->budget_ppm, (unsigned long long)st->sample_rate,
+		       (unsigned long long)st->arena_frames, st->cpu_entries, st->cpus_sampled,
+		       st->cpus_missed, st->budget_ppm, (unsigned long long)st->sample_rate,
 		       (unsigned long long)st->window_ppm, st->weight,
 		       (unsigned long long)st->rate_changes, (unsigned long long)st->uw_bytes,
 		       (unsigned long long)st->uw_walks, (unsigned long long)st->uw_complete,

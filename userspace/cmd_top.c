@@ -190,7 +190,7 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 	else
 		fprintf(f, "%s, filtered out %llu, %llu in NMI\n", first ? "" : ")",
 			(unsigned long long)filtered, (unsigned long long)t->nmi_samples);
-	fprintf(f, "stacks: %llu distinct, table %.0f%% full (%llu of %llu)\n",
+	fprintf(f, "stacks: %llu distinct, store %.0f%% full (%llu of %llu)\n",
 		(unsigned long long)t->entries, l.fill, (unsigned long long)t->entries,
 		(unsigned long long)l.capacity);
 	fprintf(f, "cost: %.0f ns/%s, overhead %.3f%% CPU\n", l.cost_ns,

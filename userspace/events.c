@@ -64,6 +64,7 @@ const char *hs_drop_name(unsigned int reason)
 		[HOTSTACK_DROP_NO_STACK] = "no stack",
 		[HOTSTACK_DROP_COLLISION] = "collision",
 		[HOTSTACK_DROP_SHORT_WAIT] = "short wait",
+		[HOTSTACK_DROP_BUSY] = "busy",
 	};
 
 	return reason < HOTSTACK_DROP_MAX && names[reason] ? names[reason] : "unknown";

@@ -289,6 +289,7 @@ static int hs_status_cb(const struct nlmsghdr *nlh, void *data)
 		case HOTSTACK_A_OVERHEAD_PPM: st->overhead_ppm = hs_u64(attr); break;
 		case HOTSTACK_A_TABLE_ENTRIES: st->table_entries = hs_u32(attr); break;
 		case HOTSTACK_A_ARENA_FRAMES: st->arena_frames = hs_u64(attr); break;
+		case HOTSTACK_A_CPU_ENTRIES: st->cpu_entries = hs_u32(attr); break;
 		case HOTSTACK_A_CPUS_SAMPLED: st->cpus_sampled = hs_u32(attr); break;
 		case HOTSTACK_A_CPUS_MISSED: st->cpus_missed = hs_u32(attr); break;
 		case HOTSTACK_A_BUDGET_PPM: st->budget_ppm = hs_u32(attr); break;

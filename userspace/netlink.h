@@ -27,7 +27,7 @@ struct hs_status {
 	uint64_t event_config, sample, generation, elapsed_ns, samples, counted;
 	__u64 drops[HOTSTACK_DROP_MAX];
 	uint64_t nmi_samples, truncated, entries, capacity, cost_ns, overhead_ppm;
-	uint32_t table_entries, cpus_sampled, cpus_missed;
+	uint32_t table_entries, cpu_entries, cpus_sampled, cpus_missed;
 	uint64_t arena_frames;
 	/* With a budget (budget_ppm != 0): the last window's figures. */
 	uint32_t budget_ppm, weight;

@@ -40,10 +40,12 @@ const struct hs_option hs_session_options[] = {
 	  "too (leading frames; cgroup: the task's cgroup v2, [cgroup PATH])" },
 	{ HS_SESSION_OPT_COLLAPSE, "collapse", NULL, "collapse direct recursion "
 	  "(marked [collapsed N])" },
-	{ HS_SESSION_OPT_TABLE, "table-entries", "N", "stacks per CPU table, a power of two "
-	  "16-16777216 (default 8192)" },
-	{ HS_SESSION_OPT_ARENA, "arena-frames", "N", "frames per CPU arena, 64-268435456 "
-	  "(default 131072)" },
+	{ HS_SESSION_OPT_TABLE, "table-entries", "N", "distinct stacks the session's store "
+	  "holds, one store for every CPU: a power of two 16-16777216 (default 16384)" },
+	{ HS_SESSION_OPT_ARENA, "arena-frames", "N", "frames the store holds for all its stacks, "
+	  "64-268435456 (default 262144)" },
+	{ HS_SESSION_OPT_CPU_ENTRIES, "cpu-entries", "N", "distinct stacks each CPU counts, a "
+	  "power of two 16-16777216 (default 4096, at most --table-entries)" },
 	{ HS_SESSION_OPT_BUDGET, "budget", "PCT%", "CPU time sampling may take on each CPU, "
 	  "0.0001-100%: the module lowers the rate to fit and weights each sample by its "
 	  "period (with -p or a command: every CPU's event, the others filtered out)" },
@@ -71,6 +73,17 @@ const struct hs_option hs_wall_options[] = {
 	HS_OPTION_END,
 };
 
+/*
+ * record's and top's tables: a store of 16384 distinct stacks and 16
+ * frames a stack, and 4096 stacks each CPU counts (3072 used: a CPU sees
+ * far fewer distinct stacks than the whole machine). What they take, both
+ * generations, on a 384-CPU machine (hs_tables_bytes()):
+ *   store:  4096 + 16384 * 48 + 262144 * 8 = 2887680 bytes (whole pages)
+ *   a CPU:  320 + 4096 * 16 = 65856, to 128 bytes: 65920 bytes
+ *   2 * (2887680 + 384 * 65920) + a header page = 56406016 bytes, 53.8 MiB:
+ * record -a stays under 64 MiB there (ABI 1's tables of 8192 stacks and
+ * 131072 frames per CPU took 1.1 GiB).
+ */
 void hs_config_defaults(struct hs_config *c)
 {
 	char err[256];
@@ -82,8 +95,9 @@ void hs_config_defaults(struct hs_config *c)
 	c->abi.sample = 4000;
 	c->abi.stacks = HOTSTACK_STACK_KERNEL;
 	c->abi.max_depth = 127;
-	c->abi.table_entries = 8192;
-	c->abi.arena_frames = 131072;
+	c->abi.table_entries = 16384;
+	c->abi.arena_frames = 262144;
+	c->abi.cpu_entries = 4096;
 }
 
 /* --keys: a comma-separated list of comm, pid, context and cgroup, none empty. */
@@ -207,6 +221,14 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		c->abi.table_entries = v;
 		c->have_table = 1;
 		break;
+	case HS_SESSION_OPT_CPU_ENTRIES:
+		if (hs_parse_u64(value, HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES, &v) ||
+		    (v & (v - 1)))
+			return hs_args_error(a, "--cpu-entries wants a power of two from 16 "
+					     "to 16777216, not '%s'", value);
+		c->abi.cpu_entries = v;
+		c->have_cpu_entries = 1;
+		break;
 	case HS_SESSION_OPT_BUDGET: {
 		char *end;
 		double pct;
@@ -293,6 +315,9 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 		c->abi.keys |= HOTSTACK_KEY_CONTEXT;
 	if (c->off_cpu && !c->abi.off_cpu_tasks)
 		c->abi.off_cpu_tasks = 16384;
+	/* A CPU counts no more stacks than the store holds: the rest would be memory unused. */
+	if (!c->have_cpu_entries && c->abi.cpu_entries > c->abi.table_entries)
+		c->abi.cpu_entries = c->abi.table_entries;
 	return 0;
 }
 
@@ -310,21 +335,88 @@ const char *hs_config_event(const struct hs_config *c)
 	return c->wall ? "wall" : c->off_cpu ? "off-cpu" : c->event;
 }
 
-/* Bytes a CPU's tables take, both generations: stacks of 16 frames. */
-#define HS_SLOT_BYTES(entries) \
-	(2 * ((uint64_t)(entries) * (sizeof(struct hotstack_entry) + 16 * sizeof(uint64_t)) + \
-	      sizeof(struct hotstack_cpu_stats) + 128))
+/* x rounded up to a multiple of @align (a power of two). */
+static uint64_t hs_round_up(uint64_t x, uint64_t align)
+{
+	return (x + align - 1) & ~(align - 1);
+}
 
-uint32_t hs_fit_table_entries(uint64_t max_memory, uint64_t used, unsigned int nr_cpus)
+/*
+ * The module's layout (module/session.c): a header of whole pages; a
+ * store of whole pages, its counters a page of their own (every CPU
+ * writes them); a CPU's slot, its counters to 64 bytes, the whole to 128.
+ */
+static uint64_t hs_page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? page : 4096;
+}
+
+static uint64_t hs_store_bytes(uint32_t table_entries, uint64_t arena_frames)
+{
+	uint64_t pg = hs_page_size();
+
+	return hs_round_up(pg + (uint64_t)table_entries * sizeof(struct hotstack_stack) +
+			   arena_frames * sizeof(uint64_t), pg);
+}
+
+static uint64_t hs_slot_bytes(uint32_t cpu_entries)
+{
+	return hs_round_up(hs_round_up(sizeof(struct hotstack_cpu_stats), 64) +
+			   (uint64_t)cpu_entries * sizeof(struct hotstack_count), 128);
+}
+
+uint64_t hs_tables_bytes(uint32_t table_entries, uint64_t arena_frames, uint32_t cpu_entries,
+			 unsigned int nr_cpus)
+{
+	uint64_t pg = hs_page_size();
+	uint64_t hdr = hs_round_up(sizeof(struct hotstack_mmap_header) + 4ull * nr_cpus, pg);
+
+	if (!cpu_entries)
+		cpu_entries = table_entries;
+	return hs_round_up(hdr + 2 * (hs_store_bytes(table_entries, arena_frames) +
+				      nr_cpus * hs_slot_bytes(cpu_entries)), pg);
+}
+
+int hs_fit_tables(uint64_t max_memory, uint64_t used, unsigned int nr_cpus,
+		  struct hotstack_config *abi)
 {
 	uint64_t budget = used < max_memory ? (max_memory - used) / 2 : 0;
-	uint32_t entries = 8192;
+	uint64_t frames = abi->arena_frames;
+	uint32_t stacks = abi->table_entries, cpu = abi->cpu_entries ? abi->cpu_entries : stacks;
 
-	/* The header: a page, and 4 bytes a CPU. */
-	budget = budget > 4096 + 4ull * nr_cpus ? budget - 4096 - 4ull * nr_cpus : 0;
-	while (entries >= HOTSTACK_MIN_ENTRIES && HS_SLOT_BYTES(entries) * nr_cpus > budget)
-		entries /= 2;
-	return entries >= HOTSTACK_MIN_ENTRIES ? entries : 0;
+	while (hs_tables_bytes(stacks, frames, cpu, nr_cpus) > budget) {
+		/* What grows with the CPUs first, while it is the larger part. */
+		int cpus_more = nr_cpus * hs_slot_bytes(cpu) >= hs_store_bytes(stacks, frames);
+
+		if (cpu > HS_FIT_CPU_ENTRIES && (cpus_more || stacks <= HOTSTACK_MIN_ENTRIES)) {
+			cpu /= 2;
+		} else if (stacks > HOTSTACK_MIN_ENTRIES) {
+			stacks /= 2;
+			frames = frames / 2 > HOTSTACK_MIN_ARENA ? frames / 2 : HOTSTACK_MIN_ARENA;
+			cpu = cpu < stacks ? cpu : stacks;
+		} else if (cpu > HOTSTACK_MIN_ENTRIES) {
+			cpu /= 2;
+		} else {
+			return -1;
+		}
+	}
+	if (stacks == abi->table_entries && frames == abi->arena_frames &&
+	    cpu == (abi->cpu_entries ? abi->cpu_entries : stacks))
+		return 0;
+	abi->table_entries = stacks;
+	abi->arena_frames = frames;
+	abi->cpu_entries = cpu;
+	return 1;
+}
+
+const char *hs_tables_text(uint32_t table_entries, uint64_t arena_frames, uint32_t cpu_entries,
+			   char *buf, size_t len)
+{
+	snprintf(buf, len, "store %u stacks, %llu frames; %u a CPU", table_entries,
+		 (unsigned long long)arena_frames, cpu_entries ? cpu_entries : table_entries);
+	return buf;
 }
 
 /*
@@ -400,7 +492,8 @@ static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 	unsigned int cpus = hs_config_cpus(c);
 	uint64_t max_memory, used;
 	const char *where = "the module's memory";
-	uint32_t entries, freq;
+	char sizes[96];
+	uint32_t freq;
 
 	if (hs_get_info(fd, &info))
 		return;
@@ -414,7 +507,7 @@ static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 			freq, info.max_freq, info.max_freq - freq);
 		c->abi.sample = freq;
 	}
-	if (c->have_table || c->have_arena)
+	if (c->have_table || c->have_arena || c->have_cpu_entries)
 		return;
 	max_memory = info.max_memory;
 	used = info.memory_used;
@@ -424,15 +517,15 @@ static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 		used = info.user_memory_used;
 		where = "this user's quota";
 	}
-	entries = hs_fit_table_entries(max_memory, used, cpus);
 	/* Lowered to fit, never raised: a command's own smaller default stays. */
-	if (!entries || entries >= c->abi.table_entries)
+	if (hs_fit_tables(max_memory, used, cpus, &c->abi) != 1)
 		return;
-	c->abi.table_entries = entries;
-	c->abi.arena_frames = 16ull * entries;
-	fprintf(stderr, "hotstack %s: tables of %u stacks and %llu frames per CPU, to fit %u CPUs "
-		"in %s (%llu of %llu MiB free; --table-entries and --arena-frames choose)\n",
-		cmd, entries, (unsigned long long)c->abi.arena_frames, cpus, where,
+	fprintf(stderr, "hotstack %s: %s: %.1f MiB, to fit %u CPU%s in %s (%llu of %llu MiB free; "
+		"--table-entries, --arena-frames and --cpu-entries choose)\n", cmd,
+		hs_tables_text(c->abi.table_entries, c->abi.arena_frames, c->abi.cpu_entries, sizes,
+			       sizeof(sizes)),
+		hs_tables_bytes(c->abi.table_entries, c->abi.arena_frames, c->abi.cpu_entries,
+				cpus) / 1048576.0, cpus, cpus == 1 ? "" : "s", where,
 		(unsigned long long)((max_memory - used) >> 20), (unsigned long long)(max_memory >> 20));
 }
 
@@ -579,15 +672,16 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 		break;
 	case E2BIG:
 		fprintf(stderr, "hotstack %s: the tables would pass the module's memory limit "
-			"(max_memory_mb): use smaller --table-entries / --arena-frames, fewer CPUs "
-			"(-C), or reload the module with a larger max_memory_mb\n", cmd);
+			"(max_memory_mb): use smaller --cpu-entries / --table-entries / "
+			"--arena-frames, fewer CPUs (-C), or reload the module with a larger "
+			"max_memory_mb\n", cmd);
 		break;
 	case EDQUOT:
 		fprintf(stderr, "hotstack %s: past this user's quota: at most group_max_freq "
 			"samples a second per CPU in all its sessions, group_max_memory_mb of "
 			"tables, and the group as a whole three quarters of max_memory_mb (%s); "
-			"close other sessions, ask for less (-F, --table-entries, -C), or run "
-			"as root\n", cmd, hs_quota_text(fd));
+			"close other sessions, ask for less (-F, --cpu-entries, --table-entries, "
+			"-C), or run as root\n", cmd, hs_quota_text(fd));
 		break;
 	default:
 		fprintf(stderr, "hotstack %s: cannot configure the session: %s\n", cmd,
@@ -623,8 +717,11 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 	const struct hotstack_cpu_stats *t = &st->total;
 
 	memset(l, 0, sizeof(*l));
-	/* A table takes stacks up to 3/4 of its entries (the module's probe limit). */
-	l->capacity = (uint64_t)table_entries * 3 / 4 * st->nr_cpus;
+	/*
+	 * The store takes stacks up to 3/4 of its entries (the module's probe
+	 * limit), every CPU's together: each stack is kept once.
+	 */
+	l->capacity = (uint64_t)table_entries * 3 / 4;
 	/* Handler runs: with a budget, samples count more than once. */
 	l->rate = seconds > 0 ? st->interrupts / seconds : 0;
 	l->fill = l->capacity ? 100.0 * t->entries / l->capacity : 0;

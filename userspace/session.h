@@ -2,7 +2,8 @@
 /*
  * hotstack tool: a session of the tool's own, as record and top run one.
  * The session options they share (-e -F -c -a -C -p -g --stacks
- * --max-depth --keys --collapse --table-entries --arena-frames --budget), parsed
+ * --max-depth --keys --collapse --table-entries --arena-frames
+ * --cpu-entries --budget), parsed
  * into struct hs_config; CONFIGURE (with perf's cycles -> cpu-clock
  * fallback), START and STOP; the counters and what the status lines show
  * of them; the user mappings captured while it runs.
@@ -26,7 +27,7 @@ struct hs_config {
 	/*
 	 * CONFIGURE's argument as the options set it: flags (FREQ,
 	 * COLLAPSE), sample, cpus_words, pid, stacks, max_depth, keys,
-	 * table_entries, arena_frames. hs_session_configure() fills in the
+	 * table_entries, arena_frames, cpu_entries. hs_session_configure() fills in the
 	 * event (from @ev), cpus_ptr and the PID flag.
 	 */
 	struct hotstack_config abi;
@@ -35,7 +36,8 @@ struct hs_config {
 	uint64_t cpus[HS_MAX_CPU_WORDS];	/* -C; abi.cpus_words 0: every CPU */
 	int all_cpus;			/* -a was given */
 	int have_e, have_F, have_c;	/* while parsing: -e, -F, -c seen */
-	int have_table, have_arena;	/* --table-entries, --arena-frames given */
+	/* --table-entries, --arena-frames, --cpu-entries given */
+	int have_table, have_arena, have_cpu_entries;
 	int have_stacks, have_call_graph;	/* --stacks, --call-graph given */
 	const char *cgroups[HOTSTACK_MAX_CGROUPS];	/* -G, as given */
 	unsigned int nr_cgroups;
@@ -64,6 +66,7 @@ enum {
 	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA, HS_SESSION_OPT_BUDGET,
 	HS_SESSION_OPT_OFF_CPU, HS_SESSION_OPT_MIN_BLOCK, HS_SESSION_OPT_OFF_TASKS,
 	HS_SESSION_OPT_WALL, HS_SESSION_OPT_CALL_GRAPH, HS_SESSION_OPT_INCLUDE_IDLE,
+	HS_SESSION_OPT_CPU_ENTRIES,
 	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
 };
 
@@ -88,13 +91,37 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 int hs_config_check(struct hs_args *a, struct hs_config *c);
 
 /*
- * The default table for @nr_cpus CPUs when the module allows @max_memory
- * bytes and @used are taken: 8192 stacks and 16 frames a stack per CPU, or
- * the largest power of two of stacks whose tables (both generations) take
- * at most half of what is left, so that others keep room. 0 when not even
- * the smallest fits.
+ * Bytes the module's tables take for a session of @nr_cpus CPUs, laid
+ * out as the module lays them out: a header, and in each of the two
+ * generations the store of @table_entries stacks and @arena_frames
+ * frames, and each CPU's count table of @cpu_entries (0: @table_entries).
  */
-uint32_t hs_fit_table_entries(uint64_t max_memory, uint64_t used, unsigned int nr_cpus);
+uint64_t hs_tables_bytes(uint32_t table_entries, uint64_t arena_frames, uint32_t cpu_entries,
+			 unsigned int nr_cpus);
+
+/*
+ * @abi's tables (table_entries, arena_frames, cpu_entries) for @nr_cpus
+ * CPUs when the module allows @max_memory bytes and @used are taken: as
+ * they are when they take at most half of what is left (so that others
+ * keep room), else halved until they do: the CPUs' count tables first
+ * (what grows with the CPUs), down to HS_FIT_CPU_ENTRIES, as long as
+ * they take at least as much as the store; else the store (its stacks
+ * and frames together, a CPU's count table never larger); the count
+ * tables below HS_FIT_CPU_ENTRIES last. Returns 0 (as they were), 1
+ * (made smaller) or -1 when not even the smallest fit (@abi unchanged).
+ */
+int hs_fit_tables(uint64_t max_memory, uint64_t used, unsigned int nr_cpus,
+		  struct hotstack_config *abi);
+
+/* What hs_fit_tables() shrinks the count tables to before it shrinks the store. */
+#define HS_FIT_CPU_ENTRIES	64
+
+/*
+ * "store N stacks, N frames; N a CPU": the tables' sizes, as record and
+ * the fitting say them, into @buf.
+ */
+const char *hs_tables_text(uint32_t table_entries, uint64_t arena_frames, uint32_t cpu_entries,
+			   char *buf, size_t len);
 
 /*
  * CONFIGURE the session @fd as @c asks, falling back from cycles to
@@ -120,7 +147,7 @@ const char *hs_config_event(const struct hs_config *c);
 
 /* What record's status line (and top's header) shows of a generation. */
 struct hs_live {
-	uint64_t capacity;	/* stacks the tables of every CPU take */
+	uint64_t capacity;	/* distinct stacks the store takes */
 	double rate;		/* samples per second */
 	double fill;		/* entries in use, % of capacity */
 	uint64_t dropped;	/* every drop, filtered out included */
@@ -129,7 +156,7 @@ struct hs_live {
 	char budget[128];	/* with a budget: what it did ("" without) */
 };
 
-/* @st's counters, over @seconds (for the rate), tables of @table_entries. */
+/* @st's counters, over @seconds (for the rate), a store of @table_entries. */
 void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
 		     int off_cpu, struct hs_live *l);
 /*

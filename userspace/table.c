@@ -3,10 +3,12 @@
  * hotstack tool: the session's tables through mmap, to a profile.
  *
  * The header is read under its sequence counter (see the uapi header);
- * the generation is copied slot by slot, and the copy is kept only if the
- * generation did not change meanwhile. Equal stacks of different CPUs are
- * merged as read() merges them (every field and frame compared, so two
- * call sites of one callee stay two lines), then formatted exactly as
+ * the generation is copied, and the copy is kept only if the generation
+ * did not change meanwhile. A generation keeps each distinct stack once,
+ * in a store all CPUs share, and each CPU counts the stacks it saw by
+ * their index in the store: a stack's samples are the counts of every
+ * CPU added up, one item per stack (two call sites of one callee stay
+ * two items, as they are two stacks), formatted exactly as
  * module/folded.c formats them, with the tool's symbols.
  */
 #define _GNU_SOURCE
@@ -54,10 +56,40 @@ void hs_table_unmap(struct hs_table_map *m)
 
 /* The header's fields this reader needs, read under the sequence counter. */
 struct hs_hdr_view {
-	uint32_t seq, state, gen_index, nr_slots, table_entries, entry_size, cpu_stats_size;
+	uint32_t seq, state, gen_index, nr_slots, table_entries, cpu_entries;
+	uint32_t entry_size, count_size, store_stats_size, cpu_stats_size;
 	uint32_t keys, stacks;
-	uint64_t generation, arena_frames, slot_size, gen_offset;
+	uint64_t generation, arena_frames, store_size, slot_size, gen_offset;
 };
+
+/*
+ * Whether the layout @v describes lies in the mapping, each part holding
+ * what it says it holds: the fields are the kernel's, and one that does
+ * not add up is refused rather than followed out of the mapping. Every
+ * product and sum is checked, and the 8-byte fields stay aligned.
+ */
+static int hs_layout_ok(const struct hs_table_map *m, const struct hs_hdr_view *v)
+{
+	uint64_t store, end;
+
+	/* A count names its stack by index + 1, in 32 bits. */
+	if (v->table_entries >= UINT32_MAX || v->gen_offset < sizeof(struct hotstack_mmap_header) ||
+	    v->store_stats_size < sizeof(struct hotstack_store_stats) ||
+	    v->cpu_stats_size < sizeof(struct hotstack_cpu_stats) ||
+	    (v->store_stats_size | v->cpu_stats_size | v->store_size | v->slot_size |
+	     v->gen_offset) % sizeof(uint64_t))
+		return 0;
+	if (__builtin_mul_overflow(v->arena_frames, sizeof(uint64_t), &store) ||
+	    __builtin_add_overflow(store, v->store_stats_size +
+				   (uint64_t)v->table_entries * v->entry_size, &store) ||
+	    store > v->store_size ||
+	    v->cpu_stats_size + (uint64_t)v->cpu_entries * v->count_size > v->slot_size ||
+	    __builtin_mul_overflow(v->slot_size, (uint64_t)v->nr_slots, &end) ||
+	    __builtin_add_overflow(end, v->store_size, &end) ||
+	    __builtin_add_overflow(end, v->gen_offset, &end) || end > m->size)
+		return 0;
+	return 1;
+}
 
 static int hs_read_header(const struct hs_table_map *m, enum hs_table_gen which,
 			  struct hs_hdr_view *v)
@@ -67,7 +99,8 @@ static int hs_read_header(const struct hs_table_map *m, enum hs_table_gen which,
 	uint32_t seq;
 
 	if (m->size < sizeof(*h) || h->version != HOTSTACK_MMAP_VERSION ||
-	    h->entry_size != sizeof(struct hotstack_entry))
+	    h->entry_size != sizeof(struct hotstack_stack) ||
+	    h->count_size != sizeof(struct hotstack_count))
 		return -EINVAL;
 	for (tries = 0; tries < 1000000; tries++) {
 		seq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
@@ -88,21 +121,20 @@ static int hs_read_header(const struct hs_table_map *m, enum hs_table_gen which,
 	/* The geometry is fixed while the mapping exists. */
 	v->nr_slots = h->nr_slots;
 	v->table_entries = h->table_entries;
+	v->cpu_entries = h->cpu_entries;
 	v->entry_size = h->entry_size;
+	v->count_size = h->count_size;
+	v->store_stats_size = h->store_stats_size;
 	v->cpu_stats_size = h->cpu_stats_size;
 	v->arena_frames = h->arena_frames;
+	v->store_size = h->store_size;
 	v->slot_size = h->slot_size;
 	v->keys = h->keys;
 	v->stacks = h->stacks;
 	if (v->gen_index > 1)
 		return -EINVAL;
 	v->gen_offset = h->gen_offset[v->gen_index];
-	if (v->gen_offset + (uint64_t)v->nr_slots * v->slot_size > m->size ||
-	    v->cpu_stats_size < sizeof(struct hotstack_cpu_stats) ||
-	    v->cpu_stats_size + (uint64_t)v->table_entries * v->entry_size +
-	    v->arena_frames * sizeof(uint64_t) > v->slot_size)
-		return -EINVAL;
-	return 0;
+	return hs_layout_ok(m, v) ? 0 : -EINVAL;
 }
 
 /* Whether the header still shows the generation copied. */
@@ -114,133 +146,106 @@ static int hs_header_same(const struct hs_table_map *m, const struct hs_hdr_view
 	return __atomic_load_n(&h->seq, __ATOMIC_RELAXED) == v->seq;
 }
 
-/* read()'s equality: every field but the count, then every frame. */
-static int hs_item_equal(const struct hs_table_copy *c, const struct hotstack_entry *a,
-			 const struct hotstack_entry *b)
+/* Generation @v's store: its counters, its stacks, its arena. */
+static const struct hotstack_store_stats *hs_store(const struct hs_table_map *m,
+						   const struct hs_hdr_view *v)
 {
-	return a->hash == b->hash && a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
-	       a->flags == b->flags && a->context == b->context && a->depth == b->depth &&
-	       a->tgid == b->tgid && !memcmp(a->comm, b->comm, sizeof(a->comm)) &&
-	       a->cgroup == b->cgroup &&
-	       !memcmp(c->frames + a->frames, c->frames + b->frames,
-		       (a->nr_kernel + a->nr_user) * sizeof(uint64_t));
+	return (const void *)((const char *)m->base + v->gen_offset);
 }
 
-/* Merge equal stacks of different CPUs (an open-addressing set on the hash). */
-static int hs_merge(struct hs_table_copy *c, unsigned int nr_slots)
+static const struct hotstack_stack *hs_store_stacks(const struct hs_table_map *m,
+						    const struct hs_hdr_view *v)
 {
-	size_t size = 16, mask, i, out = 0, slot;
-	struct { uint32_t idx, hash; } *set;
-	unsigned int shift = 64 - 4;
-
-	/* One CPU's table never holds a stack twice. */
-	if (nr_slots < 2)
-		return 0;
-	while (size < c->nr * 2) {
-		size *= 2;
-		shift--;
-	}
-	mask = size - 1;
-	set = hs_malloc_big(size * sizeof(*set));
-	if (!set)
-		return -ENOMEM;
-	memset(set, 0xff, size * sizeof(*set));
-	for (i = 0; i < c->nr; i++) {
-		struct hotstack_entry *e = &c->items[i];
-		uint32_t h = e->hash >> 32;
-
-		/*
-		 * In the tables' own order (their index is the hash's top
-		 * bits, as here): each CPU's items sweep the set instead of
-		 * jumping all over it. The hash's high half first: items are
-		 * read only when it matches.
-		 */
-		for (slot = e->hash >> shift; set[slot].idx != UINT32_MAX;
-		     slot = (slot + 1) & mask)
-			if (set[slot].hash == h && hs_item_equal(c, &c->items[set[slot].idx], e))
-				break;
-		if (set[slot].idx != UINT32_MAX) {
-			c->items[set[slot].idx].count += e->count;
-			continue;
-		}
-		set[slot].idx = out;
-		set[slot].hash = h;
-		c->items[out++] = *e;
-	}
-	free(set);
-	c->nr = out;
-	return 0;
+	return (const void *)((const char *)hs_store(m, v) + v->store_stats_size);
 }
 
+/* Whether the store's stack @s is complete (acquire: then the rest of it may be read). */
+static int hs_stack_ready(const struct hotstack_stack *s)
+{
+	/* Pairs with the release of the hash, READY last, in the kernel. */
+	return (__atomic_load_n(&s->hash, __ATOMIC_ACQUIRE) & HOTSTACK_STACK_STATE) ==
+	       HOTSTACK_STACK_READY;
+}
+
+/*
+ * One copy of generation @v: every CPU's counts added up by the stack
+ * they name (@counts: one per stack of the store), then the stacks
+ * counted, in the store's order, with their frames.
+ */
 static int hs_copy_once(const struct hs_table_map *m, const struct hs_hdr_view *v,
-			struct hs_table_copy *c)
+			struct hs_table_copy *c, uint64_t *counts)
 {
-	size_t cap_items = 0, cap_frames = 0;
+	const struct hotstack_store_stats *store = hs_store(m, v);
+	const struct hotstack_stack *stacks = hs_store_stacks(m, v);
+	const uint64_t *arena = (const void *)(stacks + v->table_entries);
+	size_t cap_items = 1, cap_frames;
 	unsigned int slot, i;
 
 	memset(&c->total, 0, sizeof(c->total));
+	memset(counts, 0, (size_t)v->table_entries * sizeof(*counts));
 	c->nr = 0;
 	c->nr_frames = 0;
-	/* Room for what the counters say is there; grown if more was published. */
 	for (slot = 0; slot < v->nr_slots; slot++) {
-		const struct hotstack_cpu_stats *st = (const void *)((const char *)m->base +
-			v->gen_offset + slot * v->slot_size);
+		const char *base = (const char *)store + v->store_size + slot * v->slot_size;
+		const struct hotstack_count *e = (const void *)(base + v->cpu_stats_size);
+		const uint64_t *src = (const uint64_t *)base;
+		uint64_t *dst = (uint64_t *)&c->total;
 
-		cap_items += __atomic_load_n(&st->entries, __ATOMIC_RELAXED);
-		cap_frames += __atomic_load_n(&st->arena_used, __ATOMIC_RELAXED);
+		/* Every field of the counters is a __u64 that adds up. */
+		for (i = 0; i < sizeof(c->total) / sizeof(uint64_t); i++)
+			dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		for (i = 0; i < v->cpu_entries; i++) {
+			/* Pairs with the release of @stack in the kernel (after its count). */
+			uint32_t idx = __atomic_load_n(&e[i].stack, __ATOMIC_ACQUIRE);
+
+			/* 0: free. Past the store: no stack of it, never followed. */
+			if (!idx-- || idx >= v->table_entries)
+				continue;
+			/* Each stack counted at least once takes an item: room for them all. */
+			cap_items += !counts[idx];
+			counts[idx] += __atomic_load_n(&e[i].count, __ATOMIC_RELAXED);
+		}
 	}
-	cap_items += 64;
-	cap_frames += 1024;
+	/* As GET_STATS totals them: a CPU's count entries are not distinct stacks. */
+	c->total.entries = __atomic_load_n(&store->stacks, __ATOMIC_RELAXED);
+	c->total.arena_used = __atomic_load_n(&store->arena_used, __ATOMIC_RELAXED);
+
+	/* Room for the frames the store says it holds; grown if more were published. */
+	cap_frames = (c->total.arena_used < v->arena_frames ? c->total.arena_used :
+		      v->arena_frames) + 1024;
 	free(c->items);
 	free(c->frames);
 	c->items = hs_malloc_big(cap_items * sizeof(*c->items));
 	c->frames = hs_malloc_big(cap_frames * sizeof(*c->frames));
 	if (!c->items || !c->frames)
 		return -ENOMEM;
+	for (i = 0; i < v->table_entries; i++) {
+		struct hs_table_item *out;
+		unsigned int n;
 
-	for (slot = 0; slot < v->nr_slots; slot++) {
-		const char *base = (const char *)m->base + v->gen_offset + slot * v->slot_size;
-		const struct hotstack_cpu_stats *st = (const void *)base;
-		const struct hotstack_entry *e = (const void *)(base + v->cpu_stats_size);
-		const uint64_t *arena = (const void *)(base + v->cpu_stats_size +
-						       (size_t)v->table_entries * v->entry_size);
-		const uint64_t *src = (const uint64_t *)st;
-		uint64_t *dst = (uint64_t *)&c->total;
+		/*
+		 * A count names a READY stack only: another one is torn (the
+		 * generation check retries) or no kernel's, and is left out.
+		 */
+		if (!counts[i] || !hs_stack_ready(&stacks[i]))
+			continue;
+		out = &c->items[c->nr];
+		out->stack = stacks[i];
+		out->count = counts[i];
+		n = out->stack.nr_kernel + out->stack.nr_user;
+		if (out->stack.frames + (uint64_t)n > v->arena_frames)
+			continue;
+		while (c->nr_frames + n > cap_frames) {
+			void *grown = realloc(c->frames, (cap_frames *= 2) * sizeof(*c->frames));
 
-		/* Every field of the counters is a __u64 that adds up. */
-		for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
-			dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
-		for (i = 0; i < v->table_entries; i++) {
-			struct hotstack_entry *out;
-			unsigned int n;
-
-			/* Pairs with the release of the hash in the kernel. */
-			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
-				continue;
-			if (c->nr == cap_items) {
-				void *grown = realloc(c->items, (cap_items *= 2) * sizeof(*c->items));
-
-				if (!grown)
-					return -ENOMEM;
-				c->items = grown;
-			}
-			out = &c->items[c->nr];
-			*out = e[i];
-			n = out->nr_kernel + out->nr_user;
-			if (out->frames + (uint64_t)n > v->arena_frames)
-				continue;	/* torn: the generation check below retries */
-			while (c->nr_frames + n > cap_frames) {
-				void *grown = realloc(c->frames, (cap_frames *= 2) * sizeof(*c->frames));
-
-				if (!grown)
-					return -ENOMEM;
-				c->frames = grown;
-			}
-			memcpy(c->frames + c->nr_frames, arena + out->frames, n * sizeof(uint64_t));
-			out->frames = c->nr_frames;
-			c->nr_frames += n;
-			c->nr++;
+			if (!grown)
+				return -ENOMEM;
+			c->frames = grown;
 		}
+		memcpy(c->frames + c->nr_frames, arena + out->stack.frames, n * sizeof(uint64_t));
+		out->stack.frames = c->nr_frames;
+		c->nr_frames += n;
+		c->nr++;
 	}
 	return 0;
 }
@@ -249,6 +254,7 @@ int hs_table_copy(const struct hs_table_map *m, enum hs_table_gen which,
 		  struct hs_table_copy *c)
 {
 	struct hs_hdr_view v = { 0 };
+	uint64_t *counts = NULL;
 	unsigned int tries;
 	int ret;
 
@@ -256,8 +262,15 @@ int hs_table_copy(const struct hs_table_map *m, enum hs_table_gen which,
 	for (tries = 0; tries < 100; tries++) {
 		ret = hs_read_header(m, which, &v);
 		if (ret)
-			return ret;
-		ret = hs_copy_once(m, &v, c);
+			goto out_free;
+		/* The geometry is the mapping's: the first try's room serves them all. */
+		if (!counts)
+			counts = hs_malloc_big(((size_t)v.table_entries + 1) * sizeof(*counts));
+		if (!counts) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		ret = hs_copy_once(m, &v, c, counts);
 		if (ret)
 			goto out_free;
 		if (hs_header_same(m, &v))
@@ -267,16 +280,15 @@ int hs_table_copy(const struct hs_table_map *m, enum hs_table_gen which,
 		ret = -EAGAIN;
 		goto out_free;
 	}
+	free(counts);
 	c->generation = v.generation;
 	c->state = v.state;
 	c->keys = v.keys;
 	c->stacks = v.stacks;
-	ret = hs_merge(c, v.nr_slots);
-	if (ret)
-		goto out_free;
 	return 0;
 
 out_free:
+	free(counts);
 	hs_table_copy_free(c);
 	return ret;
 }
@@ -290,16 +302,18 @@ void hs_table_copy_free(struct hs_table_copy *c)
 
 /*
  * The distinct nonzero values @key gives of the active generation's
- * entries, at most @max, when the session counts by @need (a
- * HOTSTACK_KEY_*): one pass over the tables, a set on the side.
+ * stacks, at most @max, when the session counts by @need (a
+ * HOTSTACK_KEY_*): one pass over the store, a set on the side.
  */
 static size_t hs_table_keys(const struct hs_table_map *m, uint32_t need,
-			    uint64_t (*key)(const struct hotstack_entry *), uint64_t *out, size_t max)
+			    uint64_t (*key)(const struct hotstack_stack *), uint64_t *out,
+			    size_t max)
 {
+	const struct hotstack_stack *s;
 	size_t nr = 0, size = 1, k;
 	struct hs_hdr_view v;
-	unsigned int slot, i;
 	uint64_t *set;
+	uint32_t i;
 
 	if (hs_read_header(m, HS_GEN_ACTIVE, &v) || !(v.keys & need) || !max)
 		return 0;
@@ -308,43 +322,39 @@ static size_t hs_table_keys(const struct hs_table_map *m, uint32_t need,
 	set = calloc(size, sizeof(*set));
 	if (!set)
 		return 0;
-	for (slot = 0; slot < v.nr_slots && nr < max; slot++) {
-		const struct hotstack_entry *e = (const void *)((const char *)m->base + v.gen_offset +
-			slot * v.slot_size + v.cpu_stats_size);
+	s = hs_store_stacks(m, &v);
+	for (i = 0; i < v.table_entries && nr < max; i++) {
+		uint64_t x;
 
-		for (i = 0; i < v.table_entries && nr < max; i++) {
-			uint64_t x;
-
-			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
-				continue;
-			x = key(&e[i]);
-			if (!x)
-				continue;
-			for (k = (x * 0x9e3779b97f4a7c15ULL) >> 40; set[k & (size - 1)] &&
-			     set[k & (size - 1)] != x; k++)
-				;
-			if (!set[k & (size - 1)])
-				out[nr++] = set[k & (size - 1)] = x;
-		}
+		if (!hs_stack_ready(&s[i]))
+			continue;
+		x = key(&s[i]);
+		if (!x)
+			continue;
+		for (k = (x * 0x9e3779b97f4a7c15ULL) >> 40; set[k & (size - 1)] &&
+		     set[k & (size - 1)] != x; k++)
+			;
+		if (!set[k & (size - 1)])
+			out[nr++] = set[k & (size - 1)] = x;
 	}
 	free(set);
 	return nr;
 }
 
-static uint64_t hs_entry_tgid(const struct hotstack_entry *e)
+static uint64_t hs_stack_tgid(const struct hotstack_stack *s)
 {
-	return e->tgid;
+	return s->tgid;
 }
 
-static uint64_t hs_entry_cgroup(const struct hotstack_entry *e)
+static uint64_t hs_stack_cgroup(const struct hotstack_stack *s)
 {
-	return e->cgroup;
+	return s->cgroup;
 }
 
 size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
 {
 	uint64_t ids[4096];
-	size_t i, nr = hs_table_keys(m, HOTSTACK_KEY_TGID, hs_entry_tgid, ids,
+	size_t i, nr = hs_table_keys(m, HOTSTACK_KEY_TGID, hs_stack_tgid, ids,
 				     max < 4096 ? max : 4096);
 
 	for (i = 0; i < nr; i++)
@@ -354,7 +364,7 @@ size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
 
 size_t hs_table_cgroups(const struct hs_table_map *m, uint64_t *ids, size_t max)
 {
-	return hs_table_keys(m, HOTSTACK_KEY_CGROUP, hs_entry_cgroup, ids, max);
+	return hs_table_keys(m, HOTSTACK_KEY_CGROUP, hs_stack_cgroup, ids, max);
 }
 
 int hs_profile_add_drops(struct hs_profile *p, const __u64 *drops)
@@ -429,10 +439,10 @@ static char *hs_put_cgroup(char *q, uint64_t id)
 }
 
 /*
- * Format entry @e (its frames @f, its kernel frames' ranges @sym) at @q,
+ * Format stack @e (its frames @f, its kernel frames' ranges @sym) at @q,
  * as read() does, up to @end; returns the end of the line (not ended).
  */
-static char *hs_format_line(char *q, const char *end, const struct hotstack_entry *e,
+static char *hs_format_line(char *q, const char *end, const struct hotstack_stack *e,
 			    const uint64_t *f, const uint32_t *sym, int nk,
 			    const struct hs_ksyms *k, struct hs_usyms *u, uint32_t pid,
 			    unsigned int flags)
@@ -516,11 +526,11 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 		 * HOTSTACK_ENTRY_CALLER).
 		 */
 		for (b = n, nf = 0; b < c->nr && nf < HS_BATCH_FRAMES; b++) {
-			const uint64_t *f = c->frames + c->items[b].frames;
-			int ret0 = !!(c->items[b].flags & HOTSTACK_ENTRY_CALLER);
+			const struct hotstack_stack *e = &c->items[b].stack;
+			const uint64_t *f = c->frames + e->frames;
+			int ret0 = !!(e->flags & HOTSTACK_ENTRY_CALLER);
 
-			nk = c->items[b].nr_kernel < HOTSTACK_MAX_DEPTH ? c->items[b].nr_kernel :
-									  HOTSTACK_MAX_DEPTH;
+			nk = e->nr_kernel < HOTSTACK_MAX_DEPTH ? e->nr_kernel : HOTSTACK_MAX_DEPTH;
 			for (i = 0; i < nk; i++)
 				sym[nf++] = hs_ksyms_find(k, f[i] - (i > 0 || ret0));
 		}
@@ -531,7 +541,7 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 				__builtin_prefetch(k->names + k->sym[sym[i]].name);
 
 		for (nf = 0; n < b; n++, nf += nk) {
-			const struct hotstack_entry *e = &c->items[n];
+			const struct hotstack_stack *e = &c->items[n].stack;
 
 			nk = e->nr_kernel < HOTSTACK_MAX_DEPTH ? e->nr_kernel : HOTSTACK_MAX_DEPTH;
 			/* Room for the longest line: the block grows (it may move). */
@@ -555,9 +565,9 @@ int hs_table_profile(const struct hs_table_copy *c, const struct hs_ksyms *k,
 	for (n = 0, ret = 0; n < c->nr && !ret; n++)
 		ret = hs_profile_add_marked(p, text + off[n], (n + 1 < c->nr ? off[n + 1] : used) -
 					    off[n] - 1, c->items[n].count,
-					    (c->items[n].flags & HOTSTACK_ENTRY_TRUNCATED ?
+					    (c->items[n].stack.flags & HOTSTACK_ENTRY_TRUNCATED ?
 					     HS_MARK_TRUNCATED : 0) |
-					    (c->items[n].flags & HOTSTACK_ENTRY_COLLAPSED ?
+					    (c->items[n].stack.flags & HOTSTACK_ENTRY_COLLAPSED ?
 					     HS_MARK_COLLAPSED : 0));
 	text = NULL;
 	ret = ret ?: hs_profile_add_drops(p, c->total.drops);

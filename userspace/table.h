@@ -15,7 +15,7 @@ struct hs_ksyms;
 struct hs_usyms;
 struct hs_profile;
 
-/* The leading frame of each hotstack_entry.context ("[task]", "[sleep]" ...; [0] NULL). */
+/* The leading frame of each hotstack_stack.context ("[task]", "[sleep]" ...; [0] NULL). */
 #define HS_NR_CONTEXTS	(HOTSTACK_CTX_RUNQUEUE + 1)
 extern const char *const hs_context_names[HS_NR_CONTEXTS];
 
@@ -37,13 +37,23 @@ enum hs_table_gen {
 	HS_GEN_ACTIVE,		/* the one being written: quiet once the session is stopped */
 };
 
-/* A private copy of one generation, equal stacks of different CPUs merged. */
+/* One distinct stack of a copy, and its samples on every CPU. */
+struct hs_table_item {
+	struct hotstack_stack stack;	/* .frames indexes hs_table_copy.frames */
+	uint64_t count;
+};
+
+/* A private copy of one generation: each stored stack once, every CPU's counts added. */
 struct hs_table_copy {
-	struct hotstack_entry *items;	/* .frames indexes @frames */
+	struct hs_table_item *items;	/* in the store's order */
 	size_t nr;
 	uint64_t *frames;
 	size_t nr_frames;
-	struct hotstack_cpu_stats total;	/* that generation's counters, all CPUs */
+	/*
+	 * That generation's counters, all CPUs, as GET_STATS totals them:
+	 * entries and arena_used are the store's.
+	 */
+	struct hotstack_cpu_stats total;
 	uint64_t generation;
 	uint32_t state, keys, stacks;
 };

@@ -37,7 +37,7 @@ struct hs_top_frame {
 	double elapsed;			/* seconds since the session started */
 	double interval;		/* seconds the shown generation sampled */
 	struct hotstack_stats st;	/* that generation's counters */
-	uint32_t table_entries;		/* per CPU table, as configured */
+	uint32_t table_entries;		/* the store's stacks, as configured */
 	const char *source;		/* how its stacks were read and named */
 	int by_total;
 	const struct hs_view *view;	/* the rows' keys (NULL: functions) */

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make bench-dump: the tool's dump path on a synthetic table of 10^6
+ * make bench-dump: the tool's dump path on a synthetic store of 10^6
  * distinct stacks (10-20 frames each, return addresses of a synthetic
- * kallsyms of 100,000 functions, a few call sites each) in two CPU
- * tables: load kallsyms, copy the tables, merge them, symbolize, format,
- * write folded text. Prints the time of each step, elapsed and CPU (on a
- * loaded machine the CPU time is the steadier figure); a benchmark, not a
- * test: it passes whatever it takes.
+ * kallsyms of 100,000 functions, a few call sites each), half of them
+ * counted by each of two CPUs: load kallsyms, copy the store and the
+ * CPUs' counts, add them up, symbolize, format, write folded text. Prints
+ * the time of each step, elapsed and CPU (on a loaded machine the CPU time
+ * is the steadier figure); a benchmark, not a test: it passes whatever it
+ * takes.
  *
  *   dump_bench [STACKS [SYMBOLS [OUT]]]   (OUT: the folded text, else /dev/null)
  */
@@ -50,7 +51,7 @@ static uint64_t rnd(void)
 }
 
 #define CALL_SITES 4	/* return addresses per function */
-#define SLOTS 2		/* CPU tables: their stacks are merged */
+#define SLOTS 2		/* CPU count tables: their counts are merged */
 
 int main(int argc, char **argv)
 {
@@ -93,10 +94,13 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 
-	/* Two CPUs' tables (this machine's), each at most half full. */
-	while (entries < nr_stacks)
+	/*
+	 * One store for both CPUs (this machine's) at most half full, as each
+	 * CPU's count table; its arena holds every stack's frames.
+	 */
+	while (entries < 2 * nr_stacks)
 		entries *= 2;
-	if (hs_synth_init(&s, SLOTS, entries, nr_stacks / SLOTS * 20 + 20)) {
+	if (hs_synth_init(&s, SLOTS, entries, nr_stacks * 20 + 20)) {
 		perror("dump_bench: table");
 		return 1;
 	}
@@ -111,7 +115,7 @@ int main(int argc, char **argv)
 			frames[j] = sym_addr[fn] + 1 + (rnd() % CALL_SITES) * sym_size[fn] / CALL_SITES;
 		}
 		if (!hs_synth_add(&s, 0, i % SLOTS, frames, depth, 0, 1 + rnd() % 100)) {
-			fprintf(stderr, "dump_bench: the synthetic table is full\n");
+			fprintf(stderr, "dump_bench: the synthetic store is full\n");
 			return 1;
 		}
 		total_frames += depth;

@@ -355,6 +355,10 @@ int main(int argc, char **argv)
 		c.sample = hz;
 		c.stacks = HOTSTACK_STACK_KERNEL;
 		c.max_depth = strcmp(mode, "hotstack-ip") ? depth : 1;
+		/*
+		 * The icount VM has one CPU: the store is its table, and its
+		 * count table as large (cpu_entries 0), as under ABI 1.
+		 */
 		c.table_entries = 4096;
 		c.arena_frames = 1 << 16;
 		/* 1% of the CPU: 10^4 parts per million. */

@@ -38,7 +38,7 @@ static void help_and_version(void **state)
 	assert_int_equal(run_tool("hotstack", "--help", NULL), 0);
 	assert_non_null(strstr(tool_out, "info"));
 	assert_int_equal(run_tool("hotstack", "--version", NULL), 0);
-	assert_non_null(strstr(tool_out, "hotstack 0.1 (ABI 1)"));
+	assert_non_null(strstr(tool_out, "hotstack 0.1 (ABI 2)"));
 }
 
 /* Every command's --help (and -h, and "hotstack help CMD"): status 0, its options one a line. */
@@ -49,8 +49,9 @@ static void every_command_has_help(void **state)
 	} cmds[] = {
 		{ "record", { "-e, --event EVENT", "--keys comm,pid,cgroup,context", "-d, --duration",
 			      "-o, --output FILE", "--format FORMAT", "-h, --help" } },
-		{ "top", { "-F, --freq HZ", "--table-entries N", "-b, --batch", "-n, --iterations N",
-			   "--sort ORDER,KEYS", "--comm NAMES", "--symbol REGEX", "-h, --help" } },
+		{ "top", { "-F, --freq HZ", "--table-entries N", "--cpu-entries N", "-b, --batch",
+			   "-n, --iterations N", "--sort ORDER,KEYS", "--comm NAMES",
+			   "--symbol REGEX", "-h, --help" } },
 		{ "report", { "-o, --output FILE", "--format FORMAT", "--comm NAMES", "--pid PIDS",
 			      "--symbol REGEX", "--module MODS", "--sort KEYS", "-n, --rows N",
 			      "--percent-limit PCT", "--children", "--no-children",
@@ -202,6 +203,7 @@ static void event_names(void **state)
 	assert_string_equal(hs_rate_str(0, 100000, buf, sizeof(buf)), "period 100000");
 	assert_string_equal(hs_drop_name(HOTSTACK_DROP_TABLE_FULL), "table full");
 	assert_string_equal(hs_drop_name(HOTSTACK_DROP_COLLISION), "collision");
+	assert_string_equal(hs_drop_name(HOTSTACK_DROP_BUSY), "busy");
 	assert_string_equal(hs_drop_name(HOTSTACK_DROP_MAX), "unknown");
 }
 

@@ -648,7 +648,10 @@ static void test_agent_options(void **state)
 	assert_int_equal(o.interval, 5);
 	assert_int_equal(o.s.abi.sample, 49);
 	assert_string_equal(o.s.event, "cpu-clock");
-	assert_int_equal(o.s.abi.table_entries, 2048);
+	assert_int_equal(o.s.abi.table_entries, 4096);
+	assert_int_equal(o.s.abi.arena_frames, 65536);
+	/* 49 Hz for 5 s: 245 samples a CPU an interval, 327 entries to hold them. */
+	assert_int_equal(o.s.abi.cpu_entries, 512);
 	hs_agent_opts_free(&o);
 
 	snprintf(path, sizeof(path), "%s/agent.conf", dir);
@@ -665,6 +668,7 @@ static void test_agent_options(void **state)
 	assert_string_equal(o.labels[1], "dc=par1");
 	assert_int_equal(o.interval, 30);	/* the command line wins */
 	assert_int_equal(o.s.abi.sample, 19);
+	assert_int_equal(o.s.abi.cpu_entries, 1024);	/* 570 samples, 760 entries */
 	assert_int_equal(o.keep, 5);
 	assert_string_equal(o.output_dir, "/tmp/hs");
 	hs_agent_opts_free(&o);
@@ -698,6 +702,43 @@ static void test_agent_options(void **state)
 	hs_agent_opts_free(&o);
 }
 
+/* The agent's count tables hold a CPU's samples of an interval: 64 to 1024 entries. */
+static void test_agent_cpu_entries(void **state)
+{
+	static const struct {
+		const char *args[8];
+		uint32_t cpu_entries;
+	} sizes[] = {
+		{ { NULL }, 1024 },				/* 99 Hz for 10 s */
+		{ { "-i", "1", NULL }, 256 },			/* 99 samples: 132 entries */
+		{ { "-i", "1", "-F", "10", NULL }, 64 },
+		{ { "-i", "60", "-F", "1000", NULL }, 1024 },
+		{ { "-c", "1000000", NULL }, 1024 },		/* no rate known */
+		{ { "--off-cpu", NULL }, 1024 },
+		{ { "--cpu-entries", "128", NULL }, 128 },
+		{ { "--cpu-entries", "8192", NULL }, 8192 },
+		{ { "--table-entries", "256", NULL }, 256 },	/* no more than the store */
+	};
+	struct hs_agent_opts o;
+	char *argv[16];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		argv[0] = "agent";
+		argv[1] = "--output-dir";
+		argv[2] = "/tmp/x";
+		for (n = 0; sizes[i].args[n]; n++)
+			argv[3 + n] = (char *)sizes[i].args[n];
+		argv[3 + n] = NULL;
+		assert_int_equal(hs_agent_parse(3 + n, argv, &o), 0);
+		if (o.s.abi.cpu_entries != sizes[i].cpu_entries)
+			fail_msg("agent %s ...: %u count entries, not %u", argv[3] ? argv[3] : "",
+				 o.s.abi.cpu_entries, sizes[i].cpu_entries);
+		hs_agent_opts_free(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_push_queue_intervals),
 		cmocka_unit_test(test_push_hang),
 		cmocka_unit_test(test_agent_options),
+		cmocka_unit_test(test_agent_cpu_entries),
 	};
 	char err[256];
 	int ret;

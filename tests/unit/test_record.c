@@ -50,6 +50,10 @@ static void defaults_like_perf(void **state)
 	assert_true((o.s.abi.flags & HOTSTACK_CFG_FREQ));
 	assert_int_equal(o.s.abi.sample, 4000);
 	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL);
+	/* One store of stacks for every CPU, and each CPU's counts of them. */
+	assert_int_equal(o.s.abi.table_entries, 16384);
+	assert_int_equal(o.s.abi.arena_frames, 262144);
+	assert_int_equal(o.s.abi.cpu_entries, 4096);
 	assert_string_equal(o.output, "hotstack.folded");
 	assert_int_equal(o.format, HS_FMT_FOLDED);
 	assert_null(o.cmd);
@@ -92,6 +96,12 @@ static void options(void **state)
 	assert_int_equal(o.s.abi.budget_ppm, 2500);
 	assert_int_equal(parse(&o, "--budget", "100%", NULL), 0);
 	assert_int_equal(o.s.abi.budget_ppm, 1000000);
+	assert_int_equal(parse(&o, "--table-entries", "65536", "--arena-frames", "1048576",
+			       "--cpu-entries", "16384", NULL), 0);
+	assert_int_equal(o.s.abi.table_entries, 65536);
+	assert_int_equal(o.s.abi.arena_frames, 1048576);
+	assert_int_equal(o.s.abi.cpu_entries, 16384);
+	assert_true(o.s.have_table && o.s.have_arena && o.s.have_cpu_entries);
 	assert_int_equal(hs_format_of_name("x.folded"), HS_FMT_FOLDED);
 	assert_int_equal(hs_format_of_name("x.bin"), -1);
 }
@@ -117,6 +127,8 @@ static void bad_options_exit_2(void **state)
 	assert_int_equal(parse(&o, "--format", "yaml", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--table-entries", "1000", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--arena-frames", "10", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--cpu-entries", "1000", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--cpu-entries", "0", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--budget", "0", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--budget", "101%", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--budget", "1%%", NULL), HS_EXIT_USAGE);

@@ -51,7 +51,9 @@ static void defaults_like_record_and_top(void **state)
 	assert_true((o.s.abi.flags & HOTSTACK_CFG_FREQ));
 	assert_int_equal(o.s.abi.sample, 4000);
 	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL);
-	assert_int_equal(o.s.abi.table_entries, 8192);
+	assert_int_equal(o.s.abi.table_entries, 16384);
+	assert_int_equal(o.s.abi.arena_frames, 262144);
+	assert_int_equal(o.s.abi.cpu_entries, 4096);
 	assert_true(o.delay > 0.99 && o.delay < 1.01);
 	assert_int_equal(o.iterations, 0);
 	assert_false(o.batch);
@@ -81,6 +83,8 @@ static void options(void **state)
 	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER);
 	assert_int_equal(o.s.abi.table_entries, 1024);
 	assert_int_equal(o.s.abi.arena_frames, 4096);
+	/* A CPU counts no more stacks than the store holds, unless asked to. */
+	assert_int_equal(o.s.abi.cpu_entries, 1024);
 	assert_int_equal(o.s.abi.max_depth, 32);
 	assert_true((o.s.abi.flags & HOTSTACK_CFG_COLLAPSE));
 	assert_int_equal(o.s.abi.pid, 42);
@@ -93,6 +97,12 @@ static void options(void **state)
 	assert_int_equal(o.s.abi.sample, 100000);
 	assert_int_equal(o.s.abi.stacks, HOTSTACK_STACK_KERNEL);
 	assert_false(o.by_total);
+	assert_int_equal(parse(&o, "-b", "--cpu-entries", "256", NULL), 0);
+	assert_int_equal(o.s.abi.cpu_entries, 256);
+	assert_int_equal(o.s.abi.table_entries, 16384);
+	assert_int_equal(parse(&o, "-b", "--cpu-entries", "65536", "--table-entries", "16", NULL),
+			 0);
+	assert_int_equal(o.s.abi.cpu_entries, 65536);
 }
 
 static void bad_options_exit_2(void **state)
@@ -117,6 +127,9 @@ static void bad_options_exit_2(void **state)
 	assert_int_equal(parse(&o, "--stacks", "all", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--keys", "tid", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--table-entries", "1000", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--cpu-entries", "1000", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--cpu-entries", "8", NULL), HS_EXIT_USAGE);
+	assert_int_equal(parse(&o, "--cpu-entries", "33554432", NULL), HS_EXIT_USAGE);
 	/* record's own options are not top's; top runs no command. */
 	assert_int_equal(parse(&o, "-o", "x.folded", NULL), HS_EXIT_USAGE);
 	assert_int_equal(parse(&o, "--format", "svg", NULL), HS_EXIT_USAGE);
@@ -176,7 +189,7 @@ static void synth_frame(struct hs_top_frame *fr, const struct hs_profile *p)
 	strcpy(fr->rate, "1000 Hz");
 	fr->elapsed = 3;
 	fr->interval = 1;
-	fr->table_entries = 16;		/* 12 stacks per CPU table */
+	fr->table_entries = 16;		/* a store of 12 stacks, every CPU's */
 	fr->source = "synthetic";
 	fr->st.nr_cpus = 2;
 	fr->st.elapsed_ns = 1000000000;
@@ -221,7 +234,7 @@ static void frame_header(void **state)
 			"hotstack top - cpu-clock, 1000 Hz, 2 CPUs, up 3.0 s, sorted by self\n",
 			"samples: 112 samples/s (112 in 1.00 s), counted 100, dropped 5 "
 			"(table full 5), filtered out 7, 0 in NMI\n",
-			"stacks: 4 distinct, table 17% full (4 of 24)\n",
+			"stacks: 4 distinct, store 33% full (4 of 12)\n",
 			/* 1000 ns x 112 samples in 2 CPU-seconds */
 			"cost: 1000 ns/sample, overhead 0.006% CPU\n",
 			"stacks from: synthetic\n", NULL);

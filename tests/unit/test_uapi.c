@@ -45,7 +45,10 @@ static void stats_layout(void **state)
 	size_t total = offsetof(struct hotstack_stats, total);
 
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER4);
+	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER5);
+	assert_int_equal(HOTSTACK_STATS_SIZE_VER5, 624);
+	assert_int_equal(offsetof(struct hotstack_stats, cpu_entries), HOTSTACK_STATS_SIZE_VER4);
+	assert_int_equal(offsetof(struct hotstack_stats, pad4), HOTSTACK_STATS_SIZE_VER4 + 4);
 	assert_int_equal(offsetof(struct hotstack_stats, waits_at_start), HOTSTACK_STATS_SIZE_VER3);
 	assert_int_equal(offsetof(struct hotstack_stats, uw_walks), HOTSTACK_STATS_SIZE_VER2);
 	assert_int_equal(offsetof(struct hotstack_stats, uw_stops), HOTSTACK_STATS_SIZE_VER2 + 40);
@@ -67,8 +70,8 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, window_ppm), 440);
 	assert_int_equal(offsetof(struct hotstack_stats, max_weight), 448);
 	assert_int_equal(FIELD_END(struct hotstack_stats, untimed), HOTSTACK_STATS_SIZE_VER2);
-	assert_int_equal(FIELD_END(struct hotstack_stats, waits_at_start),
-			 sizeof(struct hotstack_stats));
+	assert_int_equal(FIELD_END(struct hotstack_stats, waits_at_start), HOTSTACK_STATS_SIZE_VER4);
+	assert_int_equal(FIELD_END(struct hotstack_stats, pad4), sizeof(struct hotstack_stats));
 	assert_int_equal(offsetof(struct hotstack_config, budget_ppm), 72);
 	assert_int_equal(offsetof(struct hotstack_config, nr_cgroups), 76);
 	assert_int_equal(offsetof(struct hotstack_config, cgroups_ptr), 80);
@@ -76,10 +79,53 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_config, min_block_us), 92);
 	assert_int_equal(offsetof(struct hotstack_config, reserved), 96);
 	assert_int_equal(FIELD_END(struct hotstack_config, reserved), HOTSTACK_CONFIG_SIZE_VER0);
-	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER1);
-	assert_int_equal(sizeof(struct hotstack_mmap_header), 152);
-	assert_int_equal(sizeof(struct hotstack_entry), 56);
-	assert_int_equal(offsetof(struct hotstack_entry, cgroup), 48);
+	assert_int_equal(offsetof(struct hotstack_config, unwind_mb), HOTSTACK_CONFIG_SIZE_VER0);
+	assert_int_equal(FIELD_END(struct hotstack_config, pad), HOTSTACK_CONFIG_SIZE_VER1);
+	assert_int_equal(offsetof(struct hotstack_config, cpu_entries), HOTSTACK_CONFIG_SIZE_VER1);
+	assert_int_equal(offsetof(struct hotstack_config, pad2), HOTSTACK_CONFIG_SIZE_VER1 + 4);
+	assert_int_equal(sizeof(struct hotstack_config), HOTSTACK_CONFIG_SIZE_VER2);
+	assert_int_equal(HOTSTACK_CONFIG_SIZE_VER2, 120);
+}
+
+/*
+ * mmap version 2: the store's stacks, the CPUs' counts and the header's
+ * fields that lay them out, where the header says.
+ */
+static void mmap_layout(void **state)
+{
+	(void)state;
+	assert_int_equal(HOTSTACK_ABI_VERSION, 2);
+	assert_int_equal(HOTSTACK_MMAP_VERSION, 2);
+	assert_int_equal(sizeof(struct hotstack_stack), 48);
+	assert_int_equal(offsetof(struct hotstack_stack, nr_kernel), 8);
+	assert_int_equal(offsetof(struct hotstack_stack, flags), 12);
+	assert_int_equal(offsetof(struct hotstack_stack, depth), 14);
+	assert_int_equal(offsetof(struct hotstack_stack, tgid), 16);
+	assert_int_equal(offsetof(struct hotstack_stack, frames), 20);
+	assert_int_equal(offsetof(struct hotstack_stack, comm), 24);
+	assert_int_equal(offsetof(struct hotstack_stack, cgroup), 40);
+	assert_int_equal(sizeof(struct hotstack_count), 16);
+	assert_int_equal(offsetof(struct hotstack_count, tag), 4);
+	assert_int_equal(offsetof(struct hotstack_count, count), 8);
+	assert_int_equal(sizeof(struct hotstack_store_stats), 64);
+	assert_int_equal(offsetof(struct hotstack_store_stats, arena_used), 8);
+	/* The state lives in the hash's two low bits. */
+	assert_int_equal(HOTSTACK_STACK_STATE, 3);
+	assert_int_equal(HOTSTACK_STACK_READY & ~HOTSTACK_STACK_STATE, 0);
+	assert_true(HOTSTACK_STACK_READY != HOTSTACK_STACK_FILLING &&
+		    HOTSTACK_STACK_FILLING != HOTSTACK_STACK_DEAD &&
+		    HOTSTACK_STACK_DEAD != HOTSTACK_STACK_READY);
+	assert_int_equal(HOTSTACK_DROP_BUSY, 7);
+	assert_true(HOTSTACK_DROP_BUSY < HOTSTACK_DROP_MAX);
+	/* ABI 1's header up to window_ppm, then the store's fields. */
+	assert_int_equal(offsetof(struct hotstack_mmap_header, window_ppm), 128);
+	assert_int_equal(offsetof(struct hotstack_mmap_header, store_size), 136);
+	assert_int_equal(offsetof(struct hotstack_mmap_header, store_stats_size), 144);
+	assert_int_equal(offsetof(struct hotstack_mmap_header, cpu_entries), 148);
+	assert_int_equal(offsetof(struct hotstack_mmap_header, count_size), 152);
+	assert_int_equal(offsetof(struct hotstack_mmap_header, reserved), 160);
+	assert_int_equal(sizeof(struct hotstack_mmap_header), 176);
+	assert_int_equal(offsetof(struct hotstack_mmap_header, slot_cpu), 176);
 }
 
 /* The unwind tables' structs: sizes as published, 64-bit fields aligned. */
@@ -122,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(info_layout),
 		cmocka_unit_test(stats_layout),
+		cmocka_unit_test(mmap_layout),
 		cmocka_unit_test(unwind_layout),
 		cmocka_unit_test(ioctl_numbers),
 	};

@@ -21,6 +21,13 @@
 #include <linux/perf_event.h>
 #include <linux/hotstack.h>
 
+/* The structs' layout is the 64-bit kernel's: the sizes it checks. */
+_Static_assert(sizeof(struct hotstack_config) == HOTSTACK_CONFIG_SIZE_VER2, "config");
+_Static_assert(sizeof(struct hotstack_stats) == HOTSTACK_STATS_SIZE_VER5, "stats");
+_Static_assert(sizeof(struct hotstack_stack) == 48, "stack");
+_Static_assert(sizeof(struct hotstack_count) == 16, "count");
+_Static_assert(sizeof(struct hotstack_store_stats) == 64, "store stats");
+
 static int failures;
 
 static void tap(bool cond, const char *fmt, ...)
@@ -56,7 +63,7 @@ int main(void)
 	struct hotstack_config c;
 	unsigned long long cpus = 1, drops = 0;
 	const struct hotstack_mmap_header *h;
-	unsigned long long sum;
+	unsigned long long sum, counts = 0, entries = 0, bad = 0;
 	unsigned int i, lines = 0;
 	static char text[1 << 16];
 	char *line, *nl;
@@ -83,10 +90,13 @@ int main(void)
 	c.max_depth = 64;
 	c.table_entries = 256;
 	c.arena_frames = 4096;
+	c.cpu_entries = 64;
 	tap(!xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c), "CONFIGURE CPU 0, its mask at a 32-bit pointer");
 	i = xioctl(fd, HOTSTACK_IOC_GET_STATS, &st);
-	tap(!i && st.nr_cpus == 1 && st.state == HOTSTACK_STATE_READY,
-	    "GET_STATS: READY, 1 CPU (%u)", st.nr_cpus);
+	tap(!i && st.nr_cpus == 1 && st.state == HOTSTACK_STATE_READY && st.table_entries == 256 &&
+	    st.cpu_entries == 64,
+	    "GET_STATS: READY, 1 CPU (%u), a store of 256 stacks, 64 count entries (%u, %u)",
+	    st.nr_cpus, st.table_entries, st.cpu_entries);
 	c.cpus_ptr = 16;
 	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == EFAULT, "a bad 32-bit mask pointer: EFAULT");
 	tap(xioctl(fd, HOTSTACK_IOC_GET_STATS, (void *)16) == EFAULT,
@@ -111,11 +121,37 @@ int main(void)
 	p = mmap(NULL, st.mmap_size, PROT_READ, MAP_SHARED, fd, 0);
 	h = p;
 	tap(p != MAP_FAILED && h->version == HOTSTACK_MMAP_VERSION && h->nr_slots == 1 &&
-	    h->mmap_size == st.mmap_size && h->slot_cpu[0] == 0,
+	    h->mmap_size == st.mmap_size && h->slot_cpu[0] == 0 && h->table_entries == 256 &&
+	    h->cpu_entries == 64 && h->entry_size == sizeof(struct hotstack_stack) &&
+	    h->count_size == sizeof(struct hotstack_count),
 	    "mmap of the tables in a 32-bit address space (%llu bytes)",
 	    (unsigned long long)st.mmap_size);
-	if (p != MAP_FAILED)
+	if (p != MAP_FAILED) {
+		/* CPU 0's count entries, each naming a stored stack, through 32-bit pointers. */
+		const char *gen = (const char *)p + h->gen_offset[h->active];
+		const struct hotstack_store_stats *ss = (const void *)gen;
+		const struct hotstack_stack *stacks = (const void *)(gen + h->store_stats_size);
+		const struct hotstack_cpu_stats *cs = (const void *)(gen + h->store_size);
+		const struct hotstack_count *ct = (const void *)((const char *)cs +
+								 h->cpu_stats_size);
+
+		for (i = 0; i < h->cpu_entries; i++) {
+			if (!ct[i].stack)
+				continue;
+			entries++;
+			counts += ct[i].count;
+			bad += ct[i].stack > h->table_entries ||
+			       (stacks[ct[i].stack - 1].hash & HOTSTACK_STACK_STATE) !=
+			       HOTSTACK_STACK_READY;
+		}
+		tap(counts == st.total.counted && entries == cs->entries && !bad &&
+		    ss->stacks == st.total.entries && ss->arena_used == st.total.arena_used,
+		    "the mapping's count entries add up to counted (%llu, %llu) and name stored "
+		    "stacks (%llu do not); the store's %llu stacks are GET_STATS' entries (%llu)",
+		    counts, (unsigned long long)st.total.counted, bad,
+		    (unsigned long long)ss->stacks, (unsigned long long)st.total.entries);
 		munmap(p, st.mmap_size);
+	}
 	/*
 	 * Folded lines whose counts add up to counted: a sample of this
 	 * process in user mode is "[user] N" alone (no walk of a 32-bit

@@ -842,6 +842,8 @@ static void valid_config(struct thr *t, struct hotstack_config *c)
 	c->keys = below(t, HOTSTACK_KEY_ALL + 1);
 	c->table_entries = HOTSTACK_MIN_ENTRIES << below(t, 9);		/* 16 .. 4096 */
 	c->arena_frames = HOTSTACK_MIN_ARENA + below(t, 65536 - HOTSTACK_MIN_ARENA + 1);
+	/* Count tables of their own size, or (0) the store's. */
+	c->cpu_entries = chance(t, 50) ? 0 : HOTSTACK_MIN_ENTRIES << below(t, 9);
 }
 
 struct field {
@@ -859,7 +861,7 @@ static const struct field cfg_fields[] = {
 	CFG_FIELD(keys), CFG_FIELD(table_entries), CFG_FIELD(arena_frames),
 	CFG_FIELD(budget_ppm), CFG_FIELD(nr_cgroups), CFG_FIELD(cgroups_ptr),
 	CFG_FIELD(off_cpu_tasks), CFG_FIELD(min_block_us), CFG_FIELD(reserved),
-	CFG_FIELD(unwind_mb), CFG_FIELD(pad),
+	CFG_FIELD(unwind_mb), CFG_FIELD(pad), CFG_FIELD(cpu_entries), CFG_FIELD(pad2),
 };
 
 static void set_field(void *s, const struct field *f, uint64_t v)
@@ -917,7 +919,10 @@ static void mutate_config(struct thr *t, struct hotstack_config *c, struct cpus_
 			break;
 		case 6:
 			off = len = 0;
-			c->table_entries = 1U << below(t, 26);
+			if (chance(t, 50))
+				c->table_entries = 1U << below(t, 26);
+			else
+				c->cpu_entries = chance(t, 10) ? 0 : 1U << below(t, 26);
 			break;
 		default:
 			off = len = 0;
@@ -1019,6 +1024,11 @@ common:
 		return true;
 	if (c->arena_frames < HOTSTACK_MIN_ARENA || c->arena_frames > HOTSTACK_MAX_ARENA)
 		return true;
+	/* Count tables: 0 (the store's size), or a size of their own. */
+	if (c->pad2 || (c->cpu_entries && (!is_pow2(c->cpu_entries) ||
+					   c->cpu_entries < HOTSTACK_MIN_ENTRIES ||
+					   c->cpu_entries > HOTSTACK_MAX_ENTRIES)))
+		return true;
 	if (!c->cpus_ptr != !c->cpus_words)
 		return true;
 	return !x->unknown && (x->past || x->empty);
@@ -1083,13 +1093,14 @@ static void op_configure(struct thr *t)
 	DESC(t, "ioctl(%d, CONFIGURE, {flags %#x type %u precise %u config %#llx sample %llu "
 	     "cpus_ptr %#llx cpus_words %u pid %u stacks %#x max_depth %u keys %#x "
 	     "table_entries %u arena_frames %llu budget_ppm %u nr_cgroups %u cgroups_ptr %#llx "
-	     "off_cpu_tasks %u min_block_us %u reserved %#llx} in %s)",
+	     "off_cpu_tasks %u min_block_us %u reserved %#llx unwind_mb %u pad %u cpu_entries %u "
+	     "pad2 %u} in %s)",
 	     s->fd, c.flags, c.event_type, c.precise, (unsigned long long)c.event_config,
 	     (unsigned long long)c.sample, (unsigned long long)c.cpus_ptr, c.cpus_words, c.pid,
 	     c.stacks, c.max_depth, c.keys, c.table_entries,
 	     (unsigned long long)c.arena_frames, c.budget_ppm, c.nr_cgroups,
 	     (unsigned long long)c.cgroups_ptr, c.off_cpu_tasks, c.min_block_us,
-	     (unsigned long long)c.reserved, where);
+	     (unsigned long long)c.reserved, c.unwind_mb, c.pad, c.cpu_entries, c.pad2, where);
 	ret = ioctl(s->fd, HOTSTACK_IOC_CONFIGURE, a.p);
 	err = errno;
 	if (copy_in(&a, HOTSTACK_CONFIG_SIZE_VER0, &al)) {
@@ -1260,28 +1271,37 @@ static void remember_id(struct thr *t, uint32_t id)
 	t->ids[0] = id;
 }
 
-/* A GET_STATS answer as the ABI describes it; @n bytes of it written. */
-static void check_stats(struct thr *t, const struct hotstack_stats *st)
+/*
+ * A GET_STATS answer as the ABI describes it; @n bytes of it written (the
+ * caller's size): cpu_entries only from HOTSTACK_STATS_SIZE_VER5 on.
+ */
+static void check_stats(struct thr *t, const struct hotstack_stats *st, size_t n)
 {
 	bool ok = st->state <= HOTSTACK_STATE_RUNNING && !st->pad && !st->pad2 &&
 		  st->id && st->cpus_sampled <= st->nr_cpus;
+	bool v5 = n >= HOTSTACK_STATS_SIZE_VER5;
 
 	if (st->state == HOTSTACK_STATE_NEW)
 		ok = ok && !st->nr_cpus && !st->mmap_size && !st->table_entries &&
-		     !st->arena_frames && !st->total.samples;
+		     !st->arena_frames && !st->total.samples && (!v5 || !st->cpu_entries);
 	else
 		ok = ok && st->nr_cpus && st->mmap_size && !(st->mmap_size % page) &&
 		     is_pow2(st->table_entries) && st->table_entries >= HOTSTACK_MIN_ENTRIES &&
 		     st->table_entries <= HOTSTACK_MAX_ENTRIES &&
 		     st->arena_frames >= HOTSTACK_MIN_ARENA &&
-		     st->arena_frames <= HOTSTACK_MAX_ARENA;
+		     st->arena_frames <= HOTSTACK_MAX_ARENA &&
+		     (!v5 || (is_pow2(st->cpu_entries) &&
+			      st->cpu_entries >= HOTSTACK_MIN_ENTRIES &&
+			      st->cpu_entries <= HOTSTACK_MAX_ENTRIES));
+	ok = ok && (!v5 || !st->pad4);
 	if (!ok)
 		report(t, "%s: answered state %u nr_cpus %u id %u mmap_size %llu "
 		       "table_entries %u arena_frames %llu cpus_sampled %u samples %llu pad %u "
-		       "pad2 %u", t->desc, st->state, st->nr_cpus, st->id,
-		       (unsigned long long)st->mmap_size, st->table_entries,
+		       "pad2 %u; size %zu: cpu_entries %u pad4 %u", t->desc, st->state,
+		       st->nr_cpus, st->id, (unsigned long long)st->mmap_size, st->table_entries,
 		       (unsigned long long)st->arena_frames, st->cpus_sampled,
-		       (unsigned long long)st->total.samples, st->pad, st->pad2);
+		       (unsigned long long)st->total.samples, st->pad, st->pad2, n,
+		       v5 ? st->cpu_entries : 0, v5 ? st->pad4 : 0);
 	else
 		remember_id(t, st->id);
 }
@@ -1330,7 +1350,7 @@ static void op_get_stats(struct thr *t)
 	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
 	if (k.size != a.usize)
 		report(t, "%s: the size field became %u", t->desc, k.size);
-	check_stats(t, &k);
+	check_stats(t, &k, a.usize);
 	check_tail(t, &a, sizeof(k), "GET_STATS");
 }
 
@@ -1842,27 +1862,53 @@ static int pick_prot(struct thr *t)
 	return prots[below(t, ARRAY_SIZE(prots))];
 }
 
-/* The mapping's header, as the ABI says it is (@size: the length mapped). */
+#define ALIGN_TO(x, a)	(((x) + (a) - 1) / (a) * (a))
+
+/*
+ * The mapping's header, as the ABI says it is (@size: the length mapped):
+ * the header padded to pages, then each generation's store (a page of its
+ * counters, the stacks, the frames, padded to a page) and its CPU slots
+ * (counters, then count entries, padded to 128 bytes).
+ */
 static void check_header(struct thr *t, const unsigned char *p, size_t size)
 {
 	struct hotstack_mmap_header h;
+	uint64_t store, slot, gen;
 
 	if (!guarded_read(t, p, sizeof(h), &h)) {
 		report(t, "%s: reading the header: signal %d at %p", t->desc, t->fault_sig,
 		       t->fault_addr);
 		return;
 	}
+	store = ALIGN_TO(page + (uint64_t)h.table_entries * sizeof(struct hotstack_stack) +
+			 h.arena_frames * 8, page);
+	slot = ALIGN_TO(h.cpu_stats_size + (uint64_t)h.cpu_entries * sizeof(struct hotstack_count),
+			128);
+	gen = store + slot * h.nr_slots;
 	if (h.version != HOTSTACK_MMAP_VERSION || h.header_size != sizeof(h) ||
-	    h.mmap_size != size || h.entry_size != sizeof(struct hotstack_entry) ||
-	    !h.nr_slots || !h.gen_offset[0] || h.gen_offset[0] % page ||
-	    h.gen_offset[1] != h.gen_offset[0] + h.slot_size * h.nr_slots ||
+	    h.mmap_size != size || h.entry_size != sizeof(struct hotstack_stack) ||
+	    h.count_size != sizeof(struct hotstack_count) || h.store_stats_size != page ||
+	    h.cpu_stats_size < sizeof(struct hotstack_cpu_stats) || h.cpu_stats_size % 8 ||
+	    !is_pow2(h.table_entries) || h.table_entries < HOTSTACK_MIN_ENTRIES ||
+	    h.table_entries > HOTSTACK_MAX_ENTRIES || !is_pow2(h.cpu_entries) ||
+	    h.cpu_entries < HOTSTACK_MIN_ENTRIES || h.cpu_entries > HOTSTACK_MAX_ENTRIES ||
+	    h.arena_frames < HOTSTACK_MIN_ARENA || h.arena_frames > HOTSTACK_MAX_ARENA ||
+	    h.store_size != store || h.slot_size != slot ||
+	    !h.nr_slots || h.gen_offset[0] != ALIGN_TO(sizeof(h) + 4ULL * h.nr_slots, page) ||
+	    h.gen_offset[1] != h.gen_offset[0] + gen ||
+	    h.mmap_size != ALIGN_TO(h.gen_offset[1] + gen, page) || h.pad ||
+	    h.reserved[0] || h.reserved[1] ||
 	    h.state > HOTSTACK_STATE_RUNNING || h.active > 1 || h.readable > 1)
 		report(t, "%s: header version %u header_size %u mmap_size %llu (mapped %zu) "
-		       "entry_size %u nr_slots %u gen_offset %llu %llu slot_size %llu state %u "
-		       "active %u readable %u", t->desc, h.version, h.header_size,
-		       (unsigned long long)h.mmap_size, size, h.entry_size, h.nr_slots,
-		       (unsigned long long)h.gen_offset[0], (unsigned long long)h.gen_offset[1],
-		       (unsigned long long)h.slot_size, h.state, h.active, h.readable);
+		       "entry_size %u count_size %u nr_slots %u table_entries %u arena_frames %llu "
+		       "cpu_entries %u store_stats_size %u cpu_stats_size %u store_size %llu "
+		       "slot_size %llu gen_offset %llu %llu pad %u state %u active %u readable %u",
+		       t->desc, h.version, h.header_size, (unsigned long long)h.mmap_size, size,
+		       h.entry_size, h.count_size, h.nr_slots, h.table_entries,
+		       (unsigned long long)h.arena_frames, h.cpu_entries, h.store_stats_size,
+		       h.cpu_stats_size, (unsigned long long)h.store_size,
+		       (unsigned long long)h.slot_size, (unsigned long long)h.gen_offset[0],
+		       (unsigned long long)h.gen_offset[1], h.pad, h.state, h.active, h.readable);
 }
 
 static void op_mmap(struct thr *t)
@@ -1885,7 +1931,7 @@ static void op_mmap(struct thr *t)
 	st.size = sizeof(st);
 	DESC(t, "ioctl(%d, GET_STATS, {size %zu}) for mmap_size", s->fd, sizeof(st));
 	if (!check(t, C_GET_STATS, ioctl(s->fd, HOTSTACK_IOC_GET_STATS, &st), ALLOW(0))) {
-		check_stats(t, &st);
+		check_stats(t, &st, sizeof(st));
 		size = st.mmap_size;
 	}
 	if (k < 55 && size)

@@ -94,8 +94,10 @@ static void uw_config(struct hotstack_config *c, unsigned int hz, pid_t pid)
 	c->pid = pid;
 	c->stacks = HOTSTACK_STACK_KERNEL | HOTSTACK_STACK_USER;
 	c->max_depth = 32;
-	c->table_entries = 4096;
-	c->arena_frames = 1 << 16;
+	/* ABI 1's 4096 stacks and 65536 frames a CPU, for the guests' 2 CPUs. */
+	c->table_entries = 8192;
+	c->arena_frames = 1 << 17;
+	c->cpu_entries = 4096;
 }
 
 static int get_stats(int fd, struct hotstack_stats *st)

@@ -45,11 +45,13 @@
  * ------
  * CONFIGURE makes tables for the CPUs of its mask that are online then
  * (a CPU that comes online later is counted in hotstack_stats.cpus_missed
- * and reported, not sampled): per CPU and generation, the counters (320
- * bytes), 48 bytes an entry and 8 a frame, rounded up to 128 bytes, plus
- * a header; all sessions together stay under max_memory_mb (E2BIG), and the
- * pages are charged to the memory cgroup of the process that configures
- * (ENOMEM past its limit; no OOM kill).
+ * and reported, not sampled): per generation, a store of distinct stacks
+ * (a page of counters, 48 bytes a stack and 8 a frame, rounded up to a
+ * page) and per CPU a count table (its counters, 16 bytes an entry,
+ * rounded up to 128 bytes), plus a header; all sessions together stay
+ * under max_memory_mb (E2BIG), and the pages are charged to the memory
+ * cgroup of the process that configures (ENOMEM past its limit; no OOM
+ * kill).
  *
  * ioctl conventions
  * -----------------
@@ -75,7 +77,7 @@
 #include <linux/types.h>
 
 /* Bumped when the ABI changes incompatibly; it never has. */
-#define HOTSTACK_ABI_VERSION	1
+#define HOTSTACK_ABI_VERSION	2
 
 /* Deepest stack, in frames, a session may ask for. */
 #define HOTSTACK_MAX_DEPTH	1024
@@ -203,7 +205,7 @@ enum hotstack_state {
 /* Highest sampling frequency, per CPU, with HOTSTACK_CFG_FREQ. */
 #define HOTSTACK_MAX_FREQ		100000
 
-/* Bounds of hotstack_config.table_entries and arena_frames (per CPU). */
+/* Bounds of hotstack_config.table_entries, cpu_entries and arena_frames. */
 #define HOTSTACK_MIN_ENTRIES		16
 #define HOTSTACK_MAX_ENTRIES		_BITUL(24)
 #define HOTSTACK_MIN_ARENA		64
@@ -244,9 +246,11 @@ enum hotstack_state {
  *		keeps its innermost frames and is marked truncated. 1 samples
  *		the interrupted IP alone, without a walk (marked truncated).
  * @keys:	HOTSTACK_KEY_*: also tell samples apart by these
- * @table_entries: distinct stacks each CPU's table holds: a power of two
- *		in [HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES]
- * @arena_frames: frames each CPU's table stores for all its stacks, in
+ * @table_entries: distinct stacks the session's store holds (one store
+ *		for all CPUs, in each generation: see "mmap"): a power of two
+ *		in [HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES]; 3/4 of them
+ *		are used, as in every open-addressing table here
+ * @arena_frames: frames the store keeps for all its stacks, in
  *		[HOTSTACK_MIN_ARENA, HOTSTACK_MAX_ARENA]
  * @budget_ppm:	0, or the CPU time sampling may take, in parts per million
  *		of each CPU (1-1000000): a cap on the rate @sample asks for,
@@ -285,6 +289,18 @@ enum hotstack_state {
  *		mappings this session may load (ENOSPC past it; see "Unwind
  *		tables"); 0: up to the module's max_unwind_mb. Else 0.
  * @pad:	must be 0
+ * @cpu_entries: distinct stacks each CPU counts (its count table: a
+ *		stack's index in the store and its count, 16 bytes): a
+ *		power of two in [HOTSTACK_MIN_ENTRIES, HOTSTACK_MAX_ENTRIES],
+ *		or 0 (and with a struct of HOTSTACK_CONFIG_SIZE_VER1 or less)
+ *		for @table_entries
+ * @pad2:	must be 0
+ *
+ * Memory: each of the two generations holds the store, @table_entries *
+ * 48 + @arena_frames * 8 bytes, and each configured CPU's count table,
+ * @cpu_entries * 16 bytes (plus a page of counters for each), so that a
+ * stack seen on every CPU is kept once (ABI 1 kept a table of stacks per
+ * CPU).
  *
  * Off-CPU sessions (HOTSTACK_CFG_OFF_CPU): instead of perf events, a
  * probe on the scheduler's sched_switch tracepoint, attached only while
@@ -357,10 +373,13 @@ struct hotstack_config {
 	__u64 reserved;
 	__u32 unwind_mb;
 	__u32 pad;
+	__u32 cpu_entries;
+	__u32 pad2;
 };
 
 #define HOTSTACK_CONFIG_SIZE_VER0	104
 #define HOTSTACK_CONFIG_SIZE_VER1	112	/* + unwind_mb */
+#define HOTSTACK_CONFIG_SIZE_VER2	120	/* + cpu_entries */
 
 /*
  * Drop reasons. Every sample is either counted in exactly one table entry
@@ -368,13 +387,14 @@ struct hotstack_config {
  *   samples == sum of entry counts + sum of drops.
  */
 enum hotstack_drop {
-	HOTSTACK_DROP_TABLE_FULL = 0,	/* new stack, no free entry */
+	HOTSTACK_DROP_TABLE_FULL = 0,	/* new stack, no free entry (store or CPU) */
 	HOTSTACK_DROP_ARENA_FULL = 1,	/* new stack, no room for its frames */
 	HOTSTACK_DROP_FILTERED = 2,	/* not the pid, cgroups asked for; idle */
 	HOTSTACK_DROP_NESTED = 3,	/* a sample arrived inside a sample */
 	HOTSTACK_DROP_NO_STACK = 4,	/* nothing could be walked */
 	HOTSTACK_DROP_COLLISION = 5,	/* as many stacks of its hash compared */
 	HOTSTACK_DROP_SHORT_WAIT = 6,	/* off-CPU: a wait under min_block_us */
+	HOTSTACK_DROP_BUSY = 7,		/* new stack, another CPU storing it still */
 	HOTSTACK_DROP_MAX = 8		/* room in the ABI */
 };
 
@@ -402,8 +422,9 @@ enum hotstack_uw_stop {
  * @drops:	samples dropped, by enum hotstack_drop
  * @nmi_samples: samples taken in NMI context
  * @truncated:	counted samples whose stack was cut at max_depth
- * @entries:	table entries in use
- * @arena_used:	arena frames in use
+ * @entries:	count table entries in use (the distinct stacks this CPU
+ *		counted); GET_STATS' total: the store's stacks instead
+ * @arena_used:	0; GET_STATS' total: the store's frames in use
  * @timed:	samples whose handler time was measured: one in
  *		HOTSTACK_TIMED_EVERY (reading the clock costs as much as the
  *		rest of a short sample)
@@ -447,9 +468,9 @@ struct hotstack_cpu_stats {
  *		CONFIGURE, so have no table and are not sampled (tables are
  *		made for the CPUs online at CONFIGURE, an off-CPU session's
  *		for those present then; CONFIGURE again to include them)
- * @table_entries: out: hotstack_config.table_entries in use (per CPU)
+ * @table_entries: out: hotstack_config.table_entries in use (the store)
  * @pad2:	out: 0
- * @arena_frames: out: hotstack_config.arena_frames in use (per CPU)
+ * @arena_frames: out: hotstack_config.arena_frames in use (the store)
  * @lost:	out: samples of HOTSTACK_CFG_TASK events on a CPU without a
  *		table (one that came online after CONFIGURE): counted here only
  * @interrupts:	out: overflow handler runs of this generation, each counted
@@ -499,6 +520,8 @@ struct hotstack_cpu_stats {
  *		(watched threads off the CPU then), timed from START on
  *		the thread's kernel stack then (no user stack), and counted
  *		as they end (each is in the other counters too)
+ * @cpu_entries: out: hotstack_config.cpu_entries in use (each CPU's)
+ * @pad4:	out: 0
  *
  * On input only @size and @flags are read; the out fields are ignored (a
  * struct can be passed again as it came back). The struct grows at its
@@ -543,6 +566,8 @@ struct hotstack_stats {
 	__u64 uw_misses;
 	__u64 uw_misses_lost;
 	__u64 waits_at_start;
+	__u32 cpu_entries;
+	__u32 pad4;
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
@@ -551,8 +576,9 @@ struct hotstack_stats {
 #define HOTSTACK_STATS_SIZE_VER2	464	/* + untimed */
 #define HOTSTACK_STATS_SIZE_VER3	608	/* + unwind tables' counters */
 #define HOTSTACK_STATS_SIZE_VER4	616	/* + waits_at_start */
+#define HOTSTACK_STATS_SIZE_VER5	624	/* + cpu_entries */
 
-/* hotstack_entry.flags */
+/* hotstack_stack.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */
 #define HOTSTACK_ENTRY_COLLAPSED	_BITUL(1) /* recursion was collapsed */
 #define HOTSTACK_ENTRY_USER_MODE	_BITUL(2) /* interrupted in user mode */
@@ -571,7 +597,7 @@ struct hotstack_stats {
 #define HOTSTACK_ENTRY_CALLER		_BITUL(5)
 
 /*
- * hotstack_entry.context (with HOTSTACK_KEY_CONTEXT; else 0): what the
+ * hotstack_stack.context (with HOTSTACK_KEY_CONTEXT; else 0): what the
  * sample interrupted. NMI code cannot be interrupted by a sampling NMI, so
  * there is no NMI context to report.
  */
@@ -588,11 +614,11 @@ enum hotstack_context {
 };
 
 /**
- * struct hotstack_entry - one distinct stack in a CPU's table
- * @hash:	0: the entry is free. Else a hash of everything below;
- *		written last (release), so a reader that sees it nonzero
- *		(acquire) sees the rest.
- * @count:	samples of this stack (only ever grows until RESET/SNAPSHOT)
+ * struct hotstack_stack - one distinct stack in a generation's store
+ * @hash:	0: the place is free. Else a hash of everything below, its
+ *		two low bits the place's state (HOTSTACK_STACK_*): written
+ *		last (release) with HOTSTACK_STACK_READY, so a reader that
+ *		sees that (acquire) sees the rest.
  * @nr_kernel:	kernel frames, innermost first
  * @nr_user:	user frames after them, innermost first
  * @flags:	HOTSTACK_ENTRY_*
@@ -600,16 +626,15 @@ enum hotstack_context {
  * @depth:	frames of the recursion collapsed away (HOTSTACK_ENTRY_COLLAPSED)
  * @tgid:	process (with HOTSTACK_KEY_TGID; else 0), as the opener's pid
  *		namespace numbers it (0 for a process outside it)
- * @frames:	index of the first frame in the CPU's arena
+ * @frames:	index of the first frame in the store's arena
  * @comm:	task name (with HOTSTACK_KEY_COMM; else zeros)
  * @cgroup:	the task's cgroup v2 id (with HOTSTACK_KEY_CGROUP; else 0),
  *		as bpf_get_current_cgroup_id() gives it: on 64-bit kernels the
  *		inode number of its directory in the cgroup2 filesystem (1:
  *		the root; a kernel without cgroups: 0)
  */
-struct hotstack_entry {
+struct hotstack_stack {
 	__u64 hash;
-	__u64 count;
 	__u16 nr_kernel;
 	__u16 nr_user;
 	__u8 flags;
@@ -619,6 +644,27 @@ struct hotstack_entry {
 	__u32 frames;
 	char comm[16];
 	__u64 cgroup;
+};
+
+/* hotstack_stack.hash & HOTSTACK_STACK_STATE */
+#define HOTSTACK_STACK_STATE	3ULL
+#define HOTSTACK_STACK_READY	1ULL	/* complete: every field and frame */
+#define HOTSTACK_STACK_FILLING	2ULL	/* being written by a CPU */
+#define HOTSTACK_STACK_DEAD	3ULL	/* taken, but its frames found no room */
+
+/**
+ * struct hotstack_count - one distinct stack a CPU counted
+ * @stack:	0: the entry is free. Else the stack's index in the store,
+ *		plus one; written last (release), after @count's first value,
+ *		and the stack was READY before.
+ * @tag:	the low 32 bits of the stack's hash (a lookup's first test)
+ * @count:	samples of this stack on this CPU (only ever grows until
+ *		RESET/SNAPSHOT)
+ */
+struct hotstack_count {
+	__u32 stack;
+	__u32 tag;
+	__u64 count;
 };
 
 /*
@@ -632,14 +678,21 @@ struct hotstack_entry {
  *
  * Layout: the header (struct hotstack_mmap_header and its slot_cpu[],
  * padded to whole pages: gen_offset[0] bytes), then for each generation g
- * (0, 1) and each CPU slot c (0 .. nr_slots - 1) a table at offset
- * gen_offset[g] + c * slot_size:
+ * (0, 1) its store of distinct stacks at gen_offset[g] (store_size bytes):
  *
- *   struct hotstack_cpu_stats   (cpu_stats_size bytes, padded)
- *   struct hotstack_entry       [table_entries]
+ *   struct hotstack_store_stats (store_stats_size bytes, padded)
+ *   struct hotstack_stack       [table_entries]
  *   __u64 frames                [arena_frames]
  *
+ * and after it each CPU slot c (0 .. nr_slots - 1) at offset
+ * gen_offset[g] + store_size + c * slot_size:
+ *
+ *   struct hotstack_cpu_stats   (cpu_stats_size bytes, padded)
+ *   struct hotstack_count       [cpu_entries]
+ *
  * Slot c holds CPU slot_cpu[c]: the configured CPUs in increasing order.
+ * A stack's samples are the counts of every CPU that counted it: one
+ * count entry per CPU at most, each naming the stack by its index.
  * The sampler writes the "active" generation; SNAPSHOT swaps them and
  * waits until no sampler can still write the old one, which becomes
  * "readable": complete and quiet until the next SNAPSHOT or RESET.
@@ -653,20 +706,24 @@ struct hotstack_entry {
  *       smp_rmb();
  *   } while (seq & 1 || seq != READ_ONCE(h->seq));
  *
- * then walk generation "readable": for each entry with hash != 0 (read
- * hash, then smp_rmb(), then the rest), its frames are
- * arena[frames .. frames + nr_kernel + nr_user - 1]. Then read seq again
+ * then walk generation "readable": for each CPU's count entry with
+ * stack != 0 (read stack, then smp_rmb(), then the rest), the stack is
+ * store entry stack - 1, its frames arena[frames .. frames + nr_kernel +
+ * nr_user - 1]. Then read seq again
  * (smp_rmb() first): if it changed, a SNAPSHOT or RESET ran meanwhile and
  * may have cleared what was read (the kernel makes seq odd before it
  * clears anything, and even once "readable" is complete again): retry.
  * "generation" alone does not tell: it changes only at the end.
  *
- * The active generation can be read while sampling goes on (a live view).
- * Each CPU table has one writer, which fills entries in arena order (every
- * entry takes at least one arena word): read arena_used first, then take
- * the entries published (hash != 0) whose frames end at or before it; an
- * entry past it was made while reading, and may be incomplete.
+ * The active generation can be read while sampling goes on (a live view):
+ * a count entry is published only after its stack is complete.
  */
+struct hotstack_store_stats {
+	__u64 stacks;		/* places taken (READY, FILLING, DEAD) */
+	__u64 arena_used;	/* frames in use */
+	__u64 reserved[6];	/* 0 */
+};
+
 struct hotstack_mmap_header {
 	__u32 version;		/* HOTSTACK_MMAP_VERSION */
 	__u32 header_size;	/* sizeof(struct hotstack_mmap_header) */
@@ -675,11 +732,11 @@ struct hotstack_mmap_header {
 	__u64 generation;	/* SNAPSHOTs + RESETs so far */
 	__u32 active;		/* generation index (0/1) being written */
 	__u32 readable;		/* generation index (0/1) complete and quiet */
-	__u32 nr_slots;		/* CPU tables per generation */
-	__u32 table_entries;	/* entries per table */
-	__u64 arena_frames;	/* frames per arena */
-	__u32 entry_size;	/* sizeof(struct hotstack_entry) */
-	__u32 cpu_stats_size;	/* bytes before the entries, in a slot */
+	__u32 nr_slots;		/* CPU slots per generation */
+	__u32 table_entries;	/* places in the store of stacks */
+	__u64 arena_frames;	/* frames in the store */
+	__u32 entry_size;	/* sizeof(struct hotstack_stack) */
+	__u32 cpu_stats_size;	/* bytes before the counts, in a slot */
 	__u64 slot_size;	/* bytes per CPU slot */
 	__u64 gen_offset[2];	/* byte offset of each generation */
 	__u64 mmap_size;	/* the exact length to map */
@@ -695,11 +752,16 @@ struct hotstack_mmap_header {
 	__u64 sample_rate;
 	__u64 cost_ns;
 	__u64 window_ppm;
+	__u64 store_size;	/* bytes of a store, before the first slot */
+	__u32 store_stats_size;	/* bytes before the stacks, in a store */
+	__u32 cpu_entries;	/* count entries per CPU slot */
+	__u32 count_size;	/* sizeof(struct hotstack_count) */
+	__u32 pad;		/* 0 */
 	__u64 reserved[2];	/* 0 */
 	__u32 slot_cpu[];	/* CPU number of each slot [nr_slots] */
 };
 
-#define HOTSTACK_MMAP_VERSION	1
+#define HOTSTACK_MMAP_VERSION	2
 
 /*
  * Unwind tables
@@ -947,7 +1009,7 @@ struct hotstack_unwind_misses {
  * @size:	sizeof(struct hotstack_cgroup_path)
  * @flags:	in: 0; out: HOTSTACK_CGROUP_GONE when named as it was when
  *		removed
- * @id:		the cgroup's id (hotstack_entry.cgroup)
+ * @id:		the cgroup's id (hotstack_stack.cgroup)
  * @reserved:	0
  * @path:	out: its path, NUL-terminated (in: ignored)
  *
@@ -1041,6 +1103,7 @@ enum hotstack_genl_attr {
 	HOTSTACK_A_UW_WALKS,		/* u64: hotstack_stats.uw_walks (unwind tables) */
 	HOTSTACK_A_UW_COMPLETE,		/* u64: hotstack_stats.uw_complete (unwind tables) */
 	HOTSTACK_A_MEMORY,		/* u64: bytes its tables and off-CPU records take */
+	HOTSTACK_A_CPU_ENTRIES,		/* u32: hotstack_stats.cpu_entries */
 	__HOTSTACK_A_MAX,
 };
 

@@ -8,14 +8,15 @@ check_output "this guest has 200 possible CPUs" '^0-199$' cat /sys/devices/syste
 check_output "and 2 online" '^0-1$' cat /sys/devices/system/cpu/online
 check "insmod autostart=1 with the defaults" reload autostart=1
 check_output "the autostart session's tables are sized for the 2 online CPUs" \
-	'autostart: cpu-clock at 99 Hz, 4096 stacks and 65536 frames per CPU on 2 CPUs' dmesg
+	'autostart: cpu-clock at 99 Hz, a store of 4096 stacks and 65536 frames, 4096 counts per CPU on 2 CPUs' dmesg
 check_output "cat /dev/hotstack shows the persistent session's stacks" ' [0-9]+$' \
 	cat /dev/hotstack
 hotstack record -a -d 1 -o /tmp/b.folded >/tmp/b.out 2>&1
 check "hotstack record -a -d 1 with the defaults" [ $? -eq 0 ]
 sed 's/^/#   /' /tmp/b.out
-check_output "its summary gives the tables: 8192 stacks on the 2 CPUs" \
-	'stacks \(tables of 8192 on 2 CPUs\)' cat /tmp/b.out
+check_output "its summary gives the tables: record's store, 4096 counts a CPU on the 2 CPUs" \
+	'stacks \(store 16384 stacks, 262144 frames; 4096 a CPU on 2 CPUs: [0-9.]+ MiB\)' \
+	cat /tmp/b.out
 hotstack status >/tmp/b.status
 check_output "hotstack status: the persistent session has 2 CPUs" \
 	'^[0-9]+ +0 +running +cpu-clock +99 Hz +2 ' cat /tmp/b.status

@@ -9,7 +9,7 @@ check "/proc/modules lists hotstack" grep -q '^hotstack ' /proc/modules
 check "/dev/hotstack is a character device" test -c /dev/hotstack
 check "/dev/hotstack is mode 0600, owned by root:root" \
 	sh -c '[ "$(stat -c %a:%u:%g /dev/hotstack)" = 600:0:0 ]'
-check_output "hotstack info reports ABI version 1" '^abi version: +1 ' hotstack info
+check_output "hotstack info reports ABI version 2" '^abi version: +2 ' hotstack info
 check_output "hotstack info reports the session limit" 'at most 16$' hotstack info
 tap "hs_vmtest getinfo" hs_vmtest getinfo
 

@@ -19,6 +19,8 @@ tap "hs_vmtest read-live" hs_vmtest read-live
 tap "hs_vmtest workload (exact stacks)" hs_vmtest workload 6 16 100 64
 tap "hs_vmtest workload (truncated)" hs_vmtest workload 40 1 300 16
 tap "hs_vmtest workload (collapsed)" hs_vmtest workload 30 1 300 64 collapse
+# One store of stacks for every CPU: the same stacks on two CPUs stored once.
+tap "hs_vmtest shared" hs_vmtest shared
 tap "hs_vmtest userstack" hs_vmtest userstack
 tap "hs_vmtest io-worker" hs_vmtest io-worker
 tap "hs_vmtest exec" hs_vmtest exec

@@ -399,7 +399,7 @@ check_output "diff with one profile is a usage error (status 2)" '^2$' \
 
 hotstack record $HS_RATE --table-entries 16 -o /tmp/d.folded -- \
 	sh -c 'echo "6 32 20" >/proc/hs_workload' >/tmp/d.out 2>&1
-check "record with a 16-entry table" [ $? -eq 0 ]
+check "record with a store of 16 stacks (--table-entries 16)" [ $? -eq 0 ]
 check_output "a full table shows in the profile as a [dropped] stack" \
 	'^\[dropped\];\[table full\] [0-9]+$' cat /tmp/d.folded
 check_output "record prints the table-full events as they come" \

@@ -206,6 +206,68 @@ int runas(int argc, char **argv)
 	return 127;
 }
 
+/*
+ * CONFIGURE @c on session @fd (CPU 0 alone, READY) and check what
+ * GET_STATS and the mapping say of its tables: @cpu_entries count
+ * entries a CPU.
+ */
+static void expect_tables(int fd, const struct hotstack_config *c, __u32 cpu_entries,
+			  const char *what)
+{
+	struct hotstack_stats st;
+	struct map m;
+
+	expect_cfg(fd, c, 0, what);
+	tap(!get_stats(fd, &st, 0) && st.table_entries == c->table_entries &&
+	    st.arena_frames == c->arena_frames && st.cpu_entries == cpu_entries && !st.pad4,
+	    "%s: GET_STATS says a store of %u stacks and %llu frames, %u count entries a CPU "
+	    "(%u, %llu, %u)", what, c->table_entries, (unsigned long long)c->arena_frames,
+	    cpu_entries, st.table_entries, (unsigned long long)st.arena_frames, st.cpu_entries);
+	if (map_session(fd, &m)) {
+		tap(false, "%s: mmap", what);
+		return;
+	}
+	tap(map_layout_ok(&m, c, 1, what) && m.h->cpu_entries == cpu_entries,
+	    "%s: the mapping's header and layout say so", what);
+	munmap(m.base, m.size);
+}
+
+/*
+ * hotstack_config.cpu_entries: its own size, or 0 for table_entries'; a
+ * caller of ABI 1 (a HOTSTACK_CONFIG_SIZE_VER1 struct) has no such field,
+ * whatever its memory holds past the struct. GET_STATS of
+ * HOTSTACK_STATS_SIZE_VER4 has no cpu_entries either: left as it was.
+ */
+static void test_cpu_entries(int fd)
+{
+	__u64 cpu0 = 1;
+	struct hotstack_config c;
+	struct hotstack_stats st;
+
+	default_config(&c);
+	c.cpus_ptr = (unsigned long)&cpu0;
+	c.cpus_words = 1;
+	c.cpu_entries = 64;
+	expect_tables(fd, &c, 64, "cpu_entries 64, a store of 2048");
+	c.cpu_entries = 0;
+	expect_tables(fd, &c, c.table_entries, "cpu_entries 0: table_entries'");
+	c.table_entries = 256;
+	c.cpu_entries = 4096;
+	c.size = HOTSTACK_CONFIG_SIZE_VER1;
+	expect_tables(fd, &c, 256, "an ABI 1 struct (VER1 size): table_entries' count entries");
+	c.size = sizeof(c);
+	c.cpu_entries = 4096;
+	expect_tables(fd, &c, 4096, "cpu_entries 4096 with a store of 256");
+
+	memset(&st, 0xa5, sizeof(st));
+	st.size = HOTSTACK_STATS_SIZE_VER4;
+	st.flags = 0;
+	tap(!xioctl(fd, HOTSTACK_IOC_GET_STATS, &st) && st.table_entries == 256 &&
+	    st.cpu_entries == 0xa5a5a5a5 && st.pad4 == 0xa5a5a5a5,
+	    "GET_STATS of VER4 size: table_entries %u, cpu_entries past its size left alone",
+	    st.table_entries);
+}
+
 void test_config_errors(void)
 {
 	struct hs_event_spec event = test_event;
@@ -223,8 +285,9 @@ void test_config_errors(void)
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, EINVAL, "STOP before CONFIGURE");
 	expect_ioc(fd, HOTSTACK_IOC_SNAPSHOT, NULL, EINVAL, "SNAPSHOT before CONFIGURE");
 	expect_ioc(fd, HOTSTACK_IOC_RESET, NULL, EINVAL, "RESET before CONFIGURE");
-	tap(get_stats(fd, &st, 0) == 0 && st.state == HOTSTACK_STATE_NEW && !st.total.samples,
-	    "GET_STATS before CONFIGURE: state NEW, no samples");
+	tap(get_stats(fd, &st, 0) == 0 && st.state == HOTSTACK_STATE_NEW && !st.total.samples &&
+	    !st.table_entries && !st.cpu_entries && !st.pad4,
+	    "GET_STATS before CONFIGURE: state NEW, no samples, no tables");
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	tap(p == MAP_FAILED && errno == EINVAL, "mmap before CONFIGURE: EINVAL");
 
@@ -252,10 +315,16 @@ void test_config_errors(void)
 	BAD(table_entries, 1U << 25, EINVAL);
 	BAD(arena_frames, 63, EINVAL);
 	BAD(arena_frames, (1ULL << 28) + 1, EINVAL);
+	BAD(cpu_entries, 1000, EINVAL);
+	BAD(cpu_entries, 8, EINVAL);
+	BAD(cpu_entries, 1U << 25, EINVAL);
+	BAD(pad2, 1, EINVAL);
 	BAD(cpus_words, 1, EINVAL);
 	BAD(cpus_ptr, 16, EINVAL);
 	BAD(size, 8, EINVAL);
 	BAD(table_entries, 1U << 24, E2BIG);
+	/* 256 MiB of count entries a CPU and generation: past max_memory_mb's 256. */
+	BAD(cpu_entries, 1U << 24, E2BIG);
 	BAD(budget_ppm, 1000001, EINVAL);
 	BAD(nr_cgroups, 1, EINVAL);
 	BAD(cgroups_ptr, 16, EINVAL);
@@ -400,10 +469,11 @@ void test_config_errors(void)
 
 		tap(map_session(fd, &m) == 0, "mmap with the exact length");
 		if (m.base) {
-			tap(m.h->version == HOTSTACK_MMAP_VERSION && m.h->nr_slots == 1 &&
-			    m.h->table_entries == 1024 && !(m.h->seq & 1) &&
-			    m.h->entry_size == sizeof(struct hotstack_entry),
-			    "mmap header: version, one slot, 1024 entries, even seq");
+			tap(map_layout_ok(&m, &c, 1, "mmap header") && !(m.h->seq & 1) &&
+			    m.h->slot_cpu[0] == 0,
+			    "mmap header: version 2, one slot (CPU 0), a store of %u stacks and "
+			    "%llu frames, %u count entries, the ABI's sizes and offsets, even seq",
+			    c.table_entries, (unsigned long long)c.arena_frames, c.cpu_entries);
 			tap(mprotect(m.base, m.size, PROT_READ | PROT_WRITE) != 0,
 			    "the mapping cannot be made writable");
 			/* Moved onto a place of our own: it would skip open/close. */
@@ -419,5 +489,6 @@ void test_config_errors(void)
 		}
 	}
 	expect_cfg(fd, &c, 0, "again once unmapped");
+	test_cpu_entries(fd);
 	close(fd);
 }

@@ -24,9 +24,10 @@ void run_workload(unsigned int depth, unsigned int patterns, unsigned int ms)
 }
 
 /*
- * Run hs_workload's 32 stacks on the RUNNING session @fd until one CPU's
- * table is full (a TABLE_FULL drop): how many of them one CPU samples in
- * one run depends on where the scheduler put the writer. A TAP line.
+ * Run hs_workload's 32 stacks on the RUNNING session @fd until a table is
+ * full (a TABLE_FULL drop: the store, or a CPU's count table, whichever
+ * the session made small): how many of them one CPU samples in one run
+ * depends on where the scheduler put the writer. A TAP line.
  */
 void fill_table(int fd, const char *what)
 {
@@ -39,7 +40,7 @@ void fill_table(int fd, const char *what)
 		get_stats(fd, &st, 0);
 	} while (ran && !st.total.drops[HOTSTACK_DROP_TABLE_FULL] && ++round < 100);
 	tap(ran && st.total.drops[HOTSTACK_DROP_TABLE_FULL],
-	    "%s: hs_workload ran until a CPU's table was full (%u more runs)", what, round);
+	    "%s: hs_workload ran until a table was full (%u more runs)", what, round);
 }
 
 /* CONFIGURE @c, START, run hs_workload, STOP: a TAP line each. */
@@ -565,42 +566,67 @@ void test_offline_event(void)
 		pthread_join(closer, NULL);
 }
 
-/*
- * Each slot's counters through the mapping: its entries and arena within
- * @max_entries and @max_frames. Returns how many slots reached the limit.
- */
-static int slots_within(int fd, const char *what, __u64 max_entries, __u64 max_frames)
-{
-	struct map m;
-	unsigned int slot, full = 0, over = 0;
+/* What tables_within() found: the store's use, and how many CPUs' count tables were full. */
+struct tables_use {
+	__u64 stacks, frames;	/* the store's */
+	unsigned int cpus_full;	/* CPUs with max_counts count entries */
+};
 
+/*
+ * The store and each CPU's count table through the mapping: the store
+ * within @max_stacks stacks and @max_frames frames, each CPU's count
+ * table within @max_counts entries (3/4 of each table: the module's
+ * probe limit). A TAP line; the figures in @u.
+ */
+static void tables_within(int fd, const char *what, __u64 max_stacks, __u64 max_frames,
+			  __u64 max_counts, struct tables_use *u)
+{
+	const struct hotstack_store_stats *ss;
+	struct map m;
+	unsigned int slot, over = 0;
+
+	memset(u, 0, sizeof(*u));
 	if (map_session(fd, &m)) {
 		tap(false, "%s: mmap", what);
-		return -1;
+		return;
 	}
+	ss = gen_store(&m, m.h->active);
+	u->stacks = ss->stacks;
+	u->frames = ss->arena_used;
+	printf("# %s: the store: %llu stacks, %llu arena frames\n", what,
+	       (unsigned long long)u->stacks, (unsigned long long)u->frames);
 	for (slot = 0; slot < m.h->nr_slots; slot++) {
 		const struct hotstack_cpu_stats *st = slot_stats(&m, m.h->active, slot);
 
-		over += st->entries > max_entries || st->arena_used > max_frames;
-		full += st->entries == max_entries || st->arena_used == max_frames;
-		printf("# %s: CPU %u: %llu entries, %llu arena frames\n", what, m.h->slot_cpu[slot],
-		       (unsigned long long)st->entries, (unsigned long long)st->arena_used);
+		over += st->entries > max_counts;
+		u->cpus_full += st->entries == max_counts;
+		printf("# %s: CPU %u: %llu count entries\n", what, m.h->slot_cpu[slot],
+		       (unsigned long long)st->entries);
 	}
-	tap(!over, "%s: every CPU's table within %llu entries and %llu frames", what,
-	    (unsigned long long)max_entries, (unsigned long long)max_frames);
+	tap(!over && u->stacks <= max_stacks && u->frames <= max_frames,
+	    "%s: the store within %llu stacks and %llu frames, every CPU's count table within "
+	    "%llu entries", what, (unsigned long long)max_stacks, (unsigned long long)max_frames,
+	    (unsigned long long)max_counts);
 	munmap(m.base, m.size);
-	return full;
 }
 
+/*
+ * Full tables, each kind on its own: the store (its places: TABLE_FULL,
+ * with SNAPSHOT and RESET after), a CPU's count table (TABLE_FULL too,
+ * the store with room), the store's arena (ARENA_FULL).
+ */
 void test_tablefull(void)
 {
 	struct hotstack_config c;
 	struct hotstack_stats st;
+	struct tables_use u;
 	int fd = open_dev();
 
+	/* The store full: 16 places (12 used) for every CPU, count tables of room. */
 	default_config(&c);
 	c.table_entries = 16;
-	expect_cfg(fd, &c, 0, "table full (16 entries)");
+	c.cpu_entries = 1024;
+	expect_cfg(fd, &c, 0, "table full (a store of 16 stacks)");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "table full: START");
 	fill_table(fd, "table full");
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "table full: STOP");
@@ -608,37 +634,167 @@ void test_tablefull(void)
 	tap(st.total.drops[HOTSTACK_DROP_TABLE_FULL] > 0,
 	    "table full: new stacks dropped as TABLE_FULL (%llu)",
 	    (unsigned long long)st.total.drops[HOTSTACK_DROP_TABLE_FULL]);
-	tap(slots_within(fd, "table full", 12, c.arena_frames) >= 1,
-	    "table full: a CPU's table holds its 12 entries (3/4 of 16)");
+	/* A CPU counts only what the store holds: 12 at most. */
+	tables_within(fd, "table full", 12, c.arena_frames, 12, &u);
+	tap(u.stacks == 12 && st.total.entries == 12,
+	    "table full: the store holds its 12 stacks (3/4 of 16), GET_STATS says so (%llu, %llu)",
+	    (unsigned long long)u.stacks, (unsigned long long)st.total.entries);
 	check_invariant(fd, "table full");
 	expect_ioc(fd, HOTSTACK_IOC_SNAPSHOT, NULL, 0, "table full: SNAPSHOT");
 	get_stats(fd, &st, HOTSTACK_STATS_READABLE);
-	tap(st.total.drops[HOTSTACK_DROP_TABLE_FULL] > 0 && st.generation == 1,
-	    "table full: the snapshot keeps the drops, generation 1");
+	tap(st.total.drops[HOTSTACK_DROP_TABLE_FULL] > 0 && st.generation == 1 &&
+	    st.total.entries == 12,
+	    "table full: the snapshot keeps the drops and the full store, generation 1");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "table full: START after SNAPSHOT");
 	run_workload(6, 4, 20);
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "table full: STOP");
 	get_stats(fd, &st, 0);
 	tap(st.total.counted > 0 && st.total.entries > 0,
-	    "table full: new stacks are counted again after SNAPSHOT (%llu entries)",
+	    "table full: new stacks are counted again after SNAPSHOT (%llu stored)",
 	    (unsigned long long)st.total.entries);
 	check_invariant(fd, "table full, after SNAPSHOT");
 	expect_ioc(fd, HOTSTACK_IOC_RESET, NULL, 0, "table full: RESET");
 	get_stats(fd, &st, 0);
-	tap(!st.total.samples && !st.total.entries && st.generation == 2,
+	tap(!st.total.samples && !st.total.entries && !st.total.arena_used && st.generation == 2,
 	    "table full: RESET empties the active generation");
 	get_stats(fd, &st, HOTSTACK_STATS_READABLE);
-	tap(!st.total.samples && !st.total.entries, "table full: RESET empties the other one");
+	tap(!st.total.samples && !st.total.entries && !st.total.arena_used,
+	    "table full: RESET empties the other one");
+	check_invariant(fd, "table full, after RESET");
+
+	/* A CPU's count table full: 16 entries (12 used), a store of 768 places. */
+	default_config(&c);
+	c.table_entries = 1024;
+	c.cpu_entries = 16;
+	expect_cfg(fd, &c, 0, "count table full (16 count entries a CPU, a store of 1024)");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "count table full: START");
+	fill_table(fd, "count table full");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "count table full: STOP");
+	get_stats(fd, &st, 0);
+	tables_within(fd, "count table full", 768, c.arena_frames, 12, &u);
+	tap(st.total.drops[HOTSTACK_DROP_TABLE_FULL] > 0 && u.cpus_full >= 1 && u.stacks < 768,
+	    "count table full: TABLE_FULL drops (%llu) with a CPU's count table at its 12 entries "
+	    "(3/4 of 16; %u CPUs) and the store with room (%llu of 768)",
+	    (unsigned long long)st.total.drops[HOTSTACK_DROP_TABLE_FULL], u.cpus_full,
+	    (unsigned long long)u.stacks);
+	check_invariant(fd, "count table full");
 
 	default_config(&c);
 	c.arena_frames = 64;
-	profile_workload(fd, &c, "arena full (64 frames)", 40, 4, 50);
+	profile_workload(fd, &c, "arena full (a store of 64 frames)", 40, 4, 50);
 	get_stats(fd, &st, 0);
 	tap(st.total.drops[HOTSTACK_DROP_ARENA_FULL] > 0,
 	    "arena full: deep new stacks dropped as ARENA_FULL (%llu)",
 	    (unsigned long long)st.total.drops[HOTSTACK_DROP_ARENA_FULL]);
-	slots_within(fd, "arena full", c.table_entries / 4 * 3, 64);
+	tables_within(fd, "arena full", c.table_entries / 4 * 3, 64, c.cpu_entries / 4 * 3, &u);
 	check_invariant(fd, "arena full");
+	close(fd);
+}
+
+/*
+ * Where kernel function @name is: [*@start, *@end), *@end the next symbol's
+ * address in /proc/kallsyms. Whether it was found.
+ */
+static bool ksym_range(const char *name, __u64 *start, __u64 *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256];
+	unsigned long long a;
+	char type;
+
+	*start = 0;
+	*end = ~0ULL;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name))
+			*start = a;
+	if (f && *start) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%llx", &a) == 1 && a > *start && a < *end)
+				*end = a;
+	}
+	if (f)
+		fclose(f);
+	return *start && *end != ~0ULL;
+}
+
+/*
+ * One store for every CPU: hs_workload's stacks run on the first CPU, then
+ * the same on the second (one pattern, the same kernel stacks), are stored
+ * once and counted by both: one hotstack_stack, a count entry in each
+ * CPU's table. GET_STATS' entries are the store's stacks, fewer than the
+ * CPUs' count entries added up. (A module that stored each CPU's stacks
+ * apart would have no place two CPUs' counts name; gen_walk() finds a
+ * stack stored twice.)
+ */
+void test_shared(void)
+{
+	struct hotstack_config c;
+	struct hotstack_stats st;
+	cpu_set_t set, old;
+	struct gen_view v;
+	struct map m;
+	__u64 leaf, leaf_end, cpu_entries = 0, leaf_shared = 0, leaf_stacks = 0;
+	unsigned int slot, i, nr;
+	int fd = open_dev();
+
+	default_config(&c);
+	expect_cfg(fd, &c, 0, "shared store: kernel stacks, no keys, every CPU");
+	if (map_session(fd, &m) || m.h->nr_slots < 2) {
+		tap(false, "shared store: mmap of a session of 2 CPUs or more");
+		if (m.base)
+			munmap(m.base, m.size);
+		close(fd);
+		return;
+	}
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "shared store: START");
+	sched_getaffinity(0, sizeof(old), &old);
+	for (slot = 0; slot < 2; slot++) {
+		CPU_ZERO(&set);
+		CPU_SET(m.h->slot_cpu[slot], &set);
+		tap(!sched_setaffinity(0, sizeof(set), &set) && workload_write(6, 1, 300),
+		    "shared store: hs_workload 300 ms on CPU %u", m.h->slot_cpu[slot]);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "shared store: STOP");
+	check_invariant(fd, "shared store");
+	get_stats(fd, &st, 0);
+
+	/* The stacks whose innermost frame is in hs_leaf: the workload's. */
+	tap(ksym_range("hs_leaf", &leaf, &leaf_end), "shared store: hs_leaf in /proc/kallsyms");
+	gen_walk(&m, m.h->active, &v, NULL);	/* check_invariant() said what was unsound */
+	for (slot = 0; slot < m.h->nr_slots; slot++)
+		cpu_entries += slot_stats(&m, m.h->active, slot)->entries;
+	for (i = 0; i < m.h->table_entries; i++) {
+		const struct hotstack_stack *s = gen_stacks(&m, m.h->active) + i;
+		__u64 ip;
+
+		if ((s->hash & HOTSTACK_STACK_STATE) != HOTSTACK_STACK_READY || !s->nr_kernel)
+			continue;
+		ip = gen_arena(&m, m.h->active)[s->frames];
+		if (ip < leaf || ip >= leaf_end)
+			continue;
+		leaf_stacks++;
+		/* Which CPUs count it: a count entry naming its place. */
+		for (slot = 0, nr = 0; slot < m.h->nr_slots; slot++) {
+			const struct hotstack_count *ct = cpu_counts(&m, m.h->active, slot);
+			__u32 k;
+
+			for (k = 0; k < m.h->cpu_entries; k++)
+				nr += ct[k].stack == i + 1;
+		}
+		leaf_shared += nr >= 2;
+	}
+	tap(leaf_shared > 0,
+	    "shared store: %llu of the %llu stacks in hs_leaf are counted on both CPUs, each one "
+	    "hotstack_stack (of %llu stacks counted on two CPUs or more)",
+	    (unsigned long long)leaf_shared, (unsigned long long)leaf_stacks,
+	    (unsigned long long)v.shared);
+	tap(st.total.entries == v.stacks && st.total.entries < cpu_entries,
+	    "shared store: GET_STATS' entries %llu are the store's stacks, fewer than the CPUs' "
+	    "count entries %llu", (unsigned long long)st.total.entries,
+	    (unsigned long long)cpu_entries);
+	munmap(m.base, m.size);
 	close(fd);
 }
 

@@ -22,10 +22,59 @@ static void genl_find_cb(const struct hs_status *st, void *data)
 	}
 }
 
+struct genl_attr {
+	uint16_t type;		/* the attribute looked for */
+	bool found;
+	uint32_t value;		/* a u32's */
+};
+
+static int genl_attr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct genl_attr *a = data;
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) == a->type &&
+		    !mnl_attr_validate(attr, MNL_TYPE_U32)) {
+			a->found = true;
+			a->value = mnl_attr_get_u32(attr);
+		}
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * u32 attribute @type of GET of session @id, read here from the message
+ * itself (not the tool's parse of it): whether it was there, in *@value.
+ */
+static bool genl_get_u32(struct hs_genl *g, uint32_t id, uint16_t type, uint32_t *value)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct genl_attr a = { .type = type };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	nlh = hs_genl_header(g, buf, g->family, NLM_F_ACK, HOTSTACK_CMD_GET,
+			     HOTSTACK_GENL_VERSION);
+	mnl_attr_put_u32(nlh, HOTSTACK_A_ID, id);
+	if (mnl_socket_sendto(g->nl, nlh, nlh->nlmsg_len) < 0)
+		return false;
+	do {
+		ret = mnl_socket_recvfrom(g->nl, buf, sizeof(buf));
+		if (ret > 0)
+			ret = mnl_cb_run(buf, ret, nlh->nlmsg_seq, g->portid, genl_attr_cb, &a);
+	} while (ret > 0);
+	*value = a.value;
+	return ret == 0 && a.found;
+}
+
 /*
  * GET reports exactly what GET_STATS does, for one session and in a dump;
- * the table figures it adds (capacity, fill of the fullest CPU) match the
- * per-CPU tables read through the mmap.
+ * the table figures it adds match the tables read through the mmap: the
+ * capacity the store's (3/4 of table_entries: what the session may hold
+ * of distinct stacks, whatever its CPUs), the fill the fullest table's, of
+ * the store and of each CPU's count table (a new stack needs a place in
+ * both).
  */
 void test_genl_status(void)
 {
@@ -34,17 +83,21 @@ void test_genl_status(void)
 	struct genl_find f = { 0 };
 	struct hs_genl g;
 	struct map m;
-	__u64 capacity = 0, samples = 0, timed = 0, handler_ns = 0, hist = 0, truncated = 0;
-	unsigned int slot, fill = 0, max_used, nr_slots;
+	__u64 capacity, samples = 0, timed = 0, handler_ns = 0, hist = 0, truncated = 0;
+	unsigned int slot, fill, max_used, cpu_max_used, nr_slots;
+	uint32_t cpu_entries = 0;
 	char *text, *line, *save;
 	double t0, t1;
 	int fd = open_dev(), i, drops_ok = 1;
 
 	default_config(&c);
-	c.table_entries = 16;	/* 12 usable a CPU: a table fills, with drops */
+	/* The store of 16 (12 used) fills, with drops; each CPU's 64 (48) do not. */
+	c.table_entries = 16;
+	c.cpu_entries = 64;
 	c.max_depth = 8;	/* some truncated */
 	c.keys = HOTSTACK_KEY_CONTEXT;
 	max_used = c.table_entries / 4 * 3;
+	cpu_max_used = c.cpu_entries / 4 * 3;
 	expect_cfg(fd, &c, 0, "netlink status");
 	t0 = now_s();
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "netlink status: START");
@@ -57,14 +110,15 @@ void test_genl_status(void)
 		close(fd);
 		return;
 	}
-	/* Independent of GET_STATS: each CPU's counters in the mapping. */
+	/* Independent of GET_STATS: the store's and each CPU's counters in the mapping. */
+	capacity = max_used;
+	fill = gen_store(&m, m.h->active)->stacks * 100 / max_used;
 	for (slot = 0; slot < m.h->nr_slots; slot++) {
 		const struct hotstack_cpu_stats *cs = slot_stats(&m, m.h->active, slot);
 		unsigned int b;
 
-		capacity += max_used;
-		if (cs->entries * 100 / max_used > fill)
-			fill = cs->entries * 100 / max_used;
+		if (cs->entries * 100 / cpu_max_used > fill)
+			fill = cs->entries * 100 / cpu_max_used;
 		samples += cs->samples;
 		timed += cs->timed;
 		handler_ns += cs->handler_ns;
@@ -97,8 +151,13 @@ void test_genl_status(void)
 	    (unsigned long long)f.st.samples, (unsigned long long)st.total.samples,
 	    (unsigned long long)f.st.counted, (unsigned long long)st.total.counted);
 	tap(f.st.capacity == capacity && f.st.fill_pct == fill && fill == 100,
-	    "netlink: capacity %llu, fill %u%%: the mmap's tables give %llu, %u%%",
-	    (unsigned long long)f.st.capacity, f.st.fill_pct, (unsigned long long)capacity, fill);
+	    "netlink: capacity %llu, fill %u%%: the mmap's store and count tables give %llu, %u%% "
+	    "(the store full)", (unsigned long long)f.st.capacity, f.st.fill_pct,
+	    (unsigned long long)capacity, fill);
+	tap(genl_get_u32(&g, st.id, HOTSTACK_A_CPU_ENTRIES, &cpu_entries) &&
+	    cpu_entries == st.cpu_entries && cpu_entries == c.cpu_entries,
+	    "netlink: HOTSTACK_A_CPU_ENTRIES %u is GET_STATS' cpu_entries (%u)", cpu_entries,
+	    st.cpu_entries);
 	tap(f.st.owner == (uint32_t)getpid(), "netlink: owner %u is this process", f.st.owner);
 	tap(f.st.event_type == c.event_type && f.st.event_config == c.event_config &&
 	    f.st.sample == c.sample && f.st.flags == c.flags && f.st.stacks == c.stacks &&
@@ -144,7 +203,8 @@ void test_genl_events(void)
 	int fd = open_dev();
 
 	default_config(&c);
-	c.table_entries = 16;
+	c.table_entries = 16;	/* the store fills: fill events, then a TABLE_FULL drop */
+	c.cpu_entries = 16;
 	expect_cfg(fd, &c, 0, "netlink events");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "netlink events: START");
 	fill_table(fd, "netlink events");
@@ -362,6 +422,7 @@ void test_genl_dump(void)
 	default_config(&c);
 	c.table_entries = 16;
 	c.arena_frames = 64;
+	c.cpu_entries = 16;
 	for (i = 0; i < 200; i++) {
 		fds[i] = open_dev();
 		ret |= xioctl(fds[i], HOTSTACK_IOC_CONFIGURE, &c);

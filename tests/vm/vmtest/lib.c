@@ -97,8 +97,15 @@ void default_config(struct hotstack_config *c)
 	}
 	c->stacks = HOTSTACK_STACK_KERNEL;
 	c->max_depth = 64;
-	c->table_entries = 1024;
-	c->arena_frames = 1 << 14;
+	/*
+	 * Room as ABI 1's tables of 1024 stacks and 16384 frames per CPU gave
+	 * the guests' 2 CPUs: one store of 2048 stacks and 32768 frames
+	 * shared by all, and 1024 count entries per CPU (not the store's
+	 * size: a mapping whose two tables differ).
+	 */
+	c->table_entries = 2048;
+	c->arena_frames = 1 << 15;
+	c->cpu_entries = 1024;
 }
 
 int get_stats(int fd, struct hotstack_stats *st, __u32 flags)
@@ -132,35 +139,335 @@ int map_session(int fd, struct map *m)
 	return m->h->mmap_size == m->size ? 0 : -1;
 }
 
-/* The counters of @slot in generation @gen, in the mapping. */
-const struct hotstack_cpu_stats *slot_stats(const struct map *m, unsigned int gen,
-						  unsigned int slot)
+#define ALIGN_TO(x, a)	(((x) + (a) - 1) / (a) * (a))
+
+/*
+ * Whether the mapping @m of a session configured with @c on @nr_cpus CPUs
+ * is laid out as uapi "mmap" and "Memory" say: the header padded to whole
+ * pages, then each generation's store (a page of its counters, then
+ * table_entries stacks and arena_frames frames, padded to a page) and
+ * nr_cpus slots (the CPU's counters, then cpu_entries count entries,
+ * padded to 128 bytes); cpu_entries 0 (or a struct too old to have it)
+ * is table_entries. Says what is not (@what).
+ */
+bool map_layout_ok(const struct map *m, const struct hotstack_config *c, unsigned int nr_cpus,
+		   const char *what)
 {
 	const struct hotstack_mmap_header *h = m->h;
+	__u64 page = sysconf(_SC_PAGESIZE);
+	__u32 cpu_entries = c->size > HOTSTACK_CONFIG_SIZE_VER1 && c->cpu_entries ?
+			    c->cpu_entries : c->table_entries;
+	__u64 hdr = ALIGN_TO(sizeof(*h) + nr_cpus * sizeof(__u32), page);
+	__u64 store = ALIGN_TO(page + c->table_entries * sizeof(struct hotstack_stack) +
+			       c->arena_frames * 8, page);
+	__u64 slot = ALIGN_TO(h->cpu_stats_size + cpu_entries * sizeof(struct hotstack_count), 128);
+	__u64 gen = store + nr_cpus * slot;
+	bool ok = h->version == HOTSTACK_MMAP_VERSION && h->header_size == sizeof(*h) &&
+		  h->nr_slots == nr_cpus && h->table_entries == c->table_entries &&
+		  h->arena_frames == c->arena_frames && h->cpu_entries == cpu_entries &&
+		  h->entry_size == sizeof(struct hotstack_stack) &&
+		  h->count_size == sizeof(struct hotstack_count) && h->store_stats_size == page &&
+		  h->cpu_stats_size >= sizeof(struct hotstack_cpu_stats) &&
+		  !(h->cpu_stats_size % 8) && h->store_size == store && h->slot_size == slot &&
+		  h->gen_offset[0] == hdr && h->gen_offset[1] == hdr + gen &&
+		  h->mmap_size == ALIGN_TO(hdr + 2 * gen, page) && h->mmap_size == m->size &&
+		  !h->pad && !h->reserved[0] && !h->reserved[1];
 
-	return (const void *)((const char *)m->base + h->gen_offset[gen] + slot * h->slot_size);
+	if (!ok)
+		printf("#   %s: version %u header_size %u nr_slots %u table_entries %u "
+		       "arena_frames %llu cpu_entries %u entry_size %u count_size %u "
+		       "store_stats_size %u cpu_stats_size %u store_size %llu slot_size %llu "
+		       "gen_offset %llu %llu mmap_size %llu pad %u; want store_size %llu "
+		       "slot_size %llu gen_offset %llu %llu\n", what, h->version, h->header_size,
+		       h->nr_slots, h->table_entries, (unsigned long long)h->arena_frames,
+		       h->cpu_entries, h->entry_size, h->count_size, h->store_stats_size,
+		       h->cpu_stats_size,
+		       (unsigned long long)h->store_size, (unsigned long long)h->slot_size,
+		       (unsigned long long)h->gen_offset[0], (unsigned long long)h->gen_offset[1],
+		       (unsigned long long)h->mmap_size, h->pad, (unsigned long long)store,
+		       (unsigned long long)slot, (unsigned long long)hdr,
+		       (unsigned long long)(hdr + gen));
+	return ok;
 }
 
-/* Sum of entry counts of generation @gen, and the slots' samples. */
-void map_sums(const struct map *m, unsigned int gen, __u64 *counts, __u64 *entries)
+/*
+ * The mapping of generation @gen (uapi "mmap"): its store of distinct
+ * stacks at gen_offset[gen] (the store's counters, its places, its
+ * arena), then each CPU slot's counters and count table.
+ */
+const struct hotstack_store_stats *gen_store(const struct map *m, unsigned int gen)
+{
+	return (const void *)((const char *)m->base + m->h->gen_offset[gen]);
+}
+
+const struct hotstack_stack *gen_stacks(const struct map *m, unsigned int gen)
+{
+	return (const void *)((const char *)gen_store(m, gen) + m->h->store_stats_size);
+}
+
+const __u64 *gen_arena(const struct map *m, unsigned int gen)
+{
+	return (const void *)((const char *)gen_stacks(m, gen) +
+			      (size_t)m->h->table_entries * m->h->entry_size);
+}
+
+/* The counters of @slot in generation @gen, in the mapping. */
+const struct hotstack_cpu_stats *slot_stats(const struct map *m, unsigned int gen,
+					    unsigned int slot)
 {
 	const struct hotstack_mmap_header *h = m->h;
-	unsigned int slot, i;
 
-	*counts = 0;
-	*entries = 0;
-	for (slot = 0; slot < h->nr_slots; slot++) {
-		const char *base = (const char *)m->base + h->gen_offset[gen] +
-				   slot * h->slot_size;
-		const struct hotstack_entry *e = (const void *)(base + h->cpu_stats_size);
+	return (const void *)((const char *)m->base + h->gen_offset[gen] + h->store_size +
+			      slot * h->slot_size);
+}
 
-		for (i = 0; i < h->table_entries; i++) {
-			if (!__atomic_load_n(&e[i].hash, __ATOMIC_ACQUIRE))
-				continue;
-			*counts += e[i].count;
-			(*entries)++;
-		}
+/* The count table of @slot in generation @gen: h->cpu_entries entries. */
+const struct hotstack_count *cpu_counts(const struct map *m, unsigned int gen,
+					unsigned int slot)
+{
+	return (const void *)((const char *)slot_stats(m, gen, slot) + m->h->cpu_stats_size);
+}
+
+/*
+ * The stack a count entry's @id (index + 1) names in generation @gen, or
+ * NULL when it is 0 or names no READY place (a read the header's seq did
+ * not cover, or a fault).
+ */
+static const struct hotstack_stack *stack_of(const struct map *m, unsigned int gen, __u32 id)
+{
+	const struct hotstack_stack *s;
+
+	if (!id || id > m->h->table_entries)
+		return NULL;
+	s = gen_stacks(m, gen) + id - 1;
+	if ((__atomic_load_n(&s->hash, __ATOMIC_ACQUIRE) & HOTSTACK_STACK_STATE) !=
+	    HOTSTACK_STACK_READY)
+		return NULL;
+	return s;
+}
+
+/* The stack count entry @c of generation @gen names, or NULL (free, or see stack_of()). */
+const struct hotstack_stack *count_stack(const struct map *m, unsigned int gen,
+					 const struct hotstack_count *c)
+{
+	/* The index first, then the rest (pairs with the kernel's release). */
+	return stack_of(m, gen, __atomic_load_n(&c->stack, __ATOMIC_ACQUIRE));
+}
+
+/* Whether READY stacks @a and @b of one store are the same stack: every key and frame. */
+static bool same_stack(const struct hotstack_stack *a, const struct hotstack_stack *b,
+		       const __u64 *arena)
+{
+	return a->hash == b->hash && a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
+	       a->flags == b->flags && a->context == b->context && a->depth == b->depth &&
+	       a->tgid == b->tgid && !memcmp(a->comm, b->comm, sizeof(a->comm)) &&
+	       a->cgroup == b->cgroup &&
+	       !memcmp(arena + a->frames, arena + b->frames,
+		       (a->nr_kernel + a->nr_user) * sizeof(*arena));
+}
+
+/* A READY place of the store, for the walk's sorts: its index, its frames. */
+struct walk_place {
+	__u32 i;
+	__u64 hash, start, end;
+};
+
+static int place_by_hash(const void *a, const void *b)
+{
+	const struct walk_place *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static int place_by_frames(const void *a, const void *b)
+{
+	const struct walk_place *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* One unsound thing a walk found: counted, and the first few said (@what). */
+#define WALK_BAD(v, what, ...) do {					\
+		if ((v)->bad++ < 3 && (what)) {				\
+			printf("#   %s: ", (what));				\
+			printf(__VA_ARGS__);				\
+			putchar('\n');					\
+		}							\
+	} while (0)
+
+/*
+ * Walk generation @gen of a quiet session (stopped, or the readable one)
+ * as the uapi header describes it, into @v: the store (every place taken
+ * counted in its counters, 3/4 of them at most, no FILLING place, each
+ * READY stack's frames its own within the arena's use, and those add up
+ * to it; no stack stored twice) and each CPU's count table (3/4 used at
+ * most; each entry names a READY stack, by the low bits of its hash, at
+ * most once a CPU, with a count; they add up to the CPU's counted and
+ * entries; its arena_used 0; samples == counted + drops). Unsound: v->bad, the first few printed under @what (NULL:
+ * quietly, for reads the header's seq may overtake). Whether all was sound.
+ */
+bool gen_walk(const struct map *m, unsigned int gen, struct gen_view *v, const char *what)
+{
+	const struct hotstack_mmap_header *h = m->h;
+	const struct hotstack_store_stats *ss = gen_store(m, gen);
+	const struct hotstack_stack *stacks = gen_stacks(m, gen);
+	const __u64 *arena = gen_arena(m, gen);
+	__u32 n = h->table_entries, i, k, nr_places = 0;
+	__u16 *cpus = calloc(n, sizeof(*cpus));		/* CPUs that count each place */
+	__u32 *last = calloc(n, sizeof(*last));		/* the last slot (+1) that did */
+	struct walk_place *p = malloc(n * sizeof(*p));
+	__u64 arena_used = __atomic_load_n(&ss->arena_used, __ATOMIC_RELAXED);
+	unsigned int slot, r;
+
+	memset(v, 0, sizeof(*v));
+	if (!cpus || !last || !p) {
+		WALK_BAD(v, what, "out of memory");
+		goto out;
 	}
+	for (r = 0; r < 6; r++)
+		if (ss->reserved[r])
+			WALK_BAD(v, what, "the store's reserved[%u] is %#llx", r,
+				 (unsigned long long)ss->reserved[r]);
+
+	/* The store: places taken, their state, their frames. */
+	for (i = 0; i < n; i++) {
+		const struct hotstack_stack *s = &stacks[i];
+		__u64 hash = __atomic_load_n(&s->hash, __ATOMIC_ACQUIRE), nr;
+
+		if (!hash)
+			continue;
+		v->stacks++;
+		switch (hash & HOTSTACK_STACK_STATE) {
+		case HOTSTACK_STACK_READY:
+			break;
+		case HOTSTACK_STACK_DEAD:
+			v->dead++;
+			continue;
+		case HOTSTACK_STACK_FILLING:
+			WALK_BAD(v, what, "place %u is still FILLING in a quiet generation", i);
+			continue;
+		default:
+			WALK_BAD(v, what, "place %u has hash %#llx: no state", i,
+				 (unsigned long long)hash);
+			continue;
+		}
+		v->ready++;
+		nr = s->nr_kernel + s->nr_user;
+		if (nr && (s->frames + nr > arena_used || s->frames + nr > h->arena_frames)) {
+			WALK_BAD(v, what, "stack %u's frames %u + %llu are past the %llu in use", i,
+				 s->frames, (unsigned long long)nr,
+				 (unsigned long long)arena_used);
+			continue;
+		}
+		v->frames += nr;
+		p[nr_places].i = i;
+		p[nr_places].hash = hash;
+		p[nr_places].start = s->frames;
+		p[nr_places++].end = s->frames + nr;
+	}
+	if (v->stacks != ss->stacks)
+		WALK_BAD(v, what, "%llu places taken, the store's counter says %llu",
+			 (unsigned long long)v->stacks, (unsigned long long)ss->stacks);
+	/* 3/4 of the places at most, as of every open-addressing table (uapi). */
+	if (v->stacks > n / 4 * 3)
+		WALK_BAD(v, what, "%llu places taken of %u: past 3/4", (unsigned long long)v->stacks,
+			 n);
+	/* Each stack's frames its own: the stored ones take the arena's use exactly. */
+	if (v->frames != arena_used)
+		WALK_BAD(v, what, "the stored stacks have %llu frames, the arena %llu in use",
+			 (unsigned long long)v->frames, (unsigned long long)arena_used);
+	qsort(p, nr_places, sizeof(*p), place_by_frames);
+	for (k = 1; k < nr_places; k++)
+		if (p[k].start < p[k - 1].end && p[k].start != p[k].end)
+			WALK_BAD(v, what, "stacks %u and %u share arena frames from %llu",
+				 p[k - 1].i, p[k].i, (unsigned long long)p[k].start);
+	/* Stored once: READY stacks of one hash, compared whole. */
+	qsort(p, nr_places, sizeof(*p), place_by_hash);
+	for (k = 0; k < nr_places; k++) {
+		__u32 j;
+
+		for (j = k + 1; j < nr_places && p[j].hash == p[k].hash; j++)
+			if (same_stack(&stacks[p[k].i], &stacks[p[j].i], arena))
+				WALK_BAD(v, what, "places %u and %u hold the same stack", p[k].i,
+					 p[j].i);
+	}
+
+	/* Each CPU's count table. */
+	for (slot = 0; slot < h->nr_slots; slot++) {
+		const struct hotstack_cpu_stats *cs = slot_stats(m, gen, slot);
+		const struct hotstack_count *c = cpu_counts(m, gen, slot);
+		__u64 counted = 0, entries = 0;
+
+		for (i = 0; i < h->cpu_entries; i++) {
+			__u32 id = __atomic_load_n(&c[i].stack, __ATOMIC_ACQUIRE);
+			const struct hotstack_stack *s;
+
+			if (!id)
+				continue;
+			entries++;
+			counted += c[i].count;
+			s = stack_of(m, gen, id);
+			if (!s) {
+				WALK_BAD(v, what, "CPU %u's count %u names place %u: not READY",
+					 h->slot_cpu[slot], i, id - 1);
+				continue;
+			}
+			if (c[i].tag != (__u32)s->hash || !c[i].count)
+				WALK_BAD(v, what, "CPU %u's count %u: tag %#x, hash %#llx, "
+					 "count %llu",
+					 h->slot_cpu[slot], i, c[i].tag,
+					 (unsigned long long)s->hash,
+					 (unsigned long long)c[i].count);
+			if (last[id - 1] == slot + 1) {
+				WALK_BAD(v, what, "CPU %u counts stack %u twice", h->slot_cpu[slot],
+					 id - 1);
+				continue;
+			}
+			last[id - 1] = slot + 1;
+			cpus[id - 1]++;
+		}
+		if (entries > h->cpu_entries / 4 * 3)
+			WALK_BAD(v, what, "CPU %u: %llu count entries of %u: past 3/4",
+				 h->slot_cpu[slot], (unsigned long long)entries, h->cpu_entries);
+		if (counted != cs->counted || entries != cs->entries || cs->arena_used ||
+		    cs->samples != cs->counted + hs_sum_drops(cs->drops))
+			WALK_BAD(v, what, "CPU %u: counts %llu of %llu entries; its counters: "
+				 "counted %llu, entries %llu, arena_used %llu, samples %llu, "
+				 "drops %llu", h->slot_cpu[slot], (unsigned long long)counted,
+				 (unsigned long long)entries, (unsigned long long)cs->counted,
+				 (unsigned long long)cs->entries,
+				 (unsigned long long)cs->arena_used,
+				 (unsigned long long)cs->samples,
+				 (unsigned long long)hs_sum_drops(cs->drops));
+		v->counted += counted;
+		v->counts += entries;
+		if (entries > v->max_cpu_entries)
+			v->max_cpu_entries = entries;
+		v->sum.samples += cs->samples;
+		v->sum.counted += cs->counted;
+		for (r = 0; r < HOTSTACK_DROP_MAX; r++)
+			v->sum.drops[r] += cs->drops[r];
+	}
+	for (k = 0; k < nr_places; k++) {
+		v->shared += cpus[p[k].i] >= 2;
+		v->unnamed += !cpus[p[k].i];
+	}
+	/*
+	 * A stack is stored by a CPU that then counts it: one no CPU counts
+	 * is a sample lost, unless a CPU's count table was full.
+	 */
+	if (v->unnamed && !v->sum.drops[HOTSTACK_DROP_TABLE_FULL])
+		WALK_BAD(v, what, "%llu stored stacks no CPU counts, and no TABLE_FULL drop",
+			 (unsigned long long)v->unnamed);
+	/* A DEAD place is a new stack whose frames found no room: a drop each. */
+	if (v->dead > v->sum.drops[HOTSTACK_DROP_ARENA_FULL] + v->sum.drops[HOTSTACK_DROP_BUSY])
+		WALK_BAD(v, what, "%llu DEAD places, more than the ARENA_FULL and BUSY drops",
+			 (unsigned long long)v->dead);
+out:
+	free(cpus);
+	free(last);
+	free(p);
+	return !v->bad;
 }
 
 /* Read the folded text of @fd until EOF; returns a malloc'd string. */
@@ -182,13 +489,21 @@ char *read_all(int fd)
 	return buf;
 }
 
-/* Check the sum invariant of a quiet session, through ioctl, mmap and read. */
+/*
+ * Check the sum invariant of a quiet session, through ioctl, mmap and
+ * read(); and that the mapping's store and count tables are sound and
+ * say what GET_STATS does (gen_walk()).
+ */
 void check_invariant(int fd, const char *what)
 {
+	const struct hotstack_store_stats *ss;
 	struct hotstack_stats st;
+	struct gen_view v;
 	struct map m;
-	__u64 counts, entries, text_sum = 0;
+	__u64 text_sum = 0;
 	char *text, *line, *save;
+	bool drops_same = true, sound;
+	unsigned int r;
 
 	tap(get_stats(fd, &st, 0) == 0, "%s: GET_STATS", what);
 	tap(st.total.samples == st.total.counted + hs_sum_drops(st.total.drops),
@@ -203,11 +518,24 @@ void check_invariant(int fd, const char *what)
 		tap(false, "%s: mmap the tables", what);
 		return;
 	}
-	map_sums(&m, m.h->active, &counts, &entries);
-	tap(counts == st.total.counted && entries == st.total.entries,
-	    "%s: mmap entry counts %llu == counted %llu, entries %llu == %llu", what,
-	    (unsigned long long)counts, (unsigned long long)st.total.counted,
-	    (unsigned long long)entries, (unsigned long long)st.total.entries);
+	sound = gen_walk(&m, m.h->active, &v, what);
+	tap(sound, "%s: the mmap's store and count tables are sound: %llu stacks stored, %llu "
+	    "counted on two CPUs or more, %llu count entries", what, (unsigned long long)v.stacks,
+	    (unsigned long long)v.shared, (unsigned long long)v.counts);
+	for (r = 0; r < HOTSTACK_DROP_MAX; r++)
+		drops_same &= v.sum.drops[r] == st.total.drops[r];
+	tap(v.counted == st.total.counted && v.sum.samples == st.total.samples && drops_same,
+	    "%s: mmap counts %llu == counted %llu, the CPUs' samples %llu == %llu, their drops "
+	    "GET_STATS'", what, (unsigned long long)v.counted,
+	    (unsigned long long)st.total.counted, (unsigned long long)v.sum.samples,
+	    (unsigned long long)st.total.samples);
+	/* GET_STATS' entries and arena_used are the store's, not the CPUs' sum. */
+	ss = gen_store(&m, m.h->active);
+	tap(v.stacks == st.total.entries && ss->stacks == st.total.entries &&
+	    ss->arena_used == st.total.arena_used,
+	    "%s: the store's stacks %llu == entries %llu, its frames %llu == arena_used %llu", what,
+	    (unsigned long long)v.stacks, (unsigned long long)st.total.entries,
+	    (unsigned long long)ss->arena_used, (unsigned long long)st.total.arena_used);
 	munmap(m.base, m.size);
 
 	text = read_all(fd);

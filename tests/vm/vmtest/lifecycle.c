@@ -18,6 +18,7 @@ static bool kept(int fd, const struct hotstack_config *c, __u64 size, __u64 coun
 
 	return !get_stats(fd, &st, 0) && st.state == HOTSTACK_STATE_READY &&
 	       st.table_entries == c->table_entries && st.arena_frames == c->arena_frames &&
+	       st.cpu_entries == (c->cpu_entries ? c->cpu_entries : c->table_entries) &&
 	       st.mmap_size == size && st.total.counted == counted;
 }
 
@@ -33,16 +34,23 @@ void test_lifecycle(void)
 	sampled(fd, &c, "lifecycle");
 	get_stats(fd, &st, 0);
 	tap(st.total.counted > 0 && st.table_entries == c.table_entries &&
-	    st.arena_frames == c.arena_frames,
-	    "lifecycle: GET_STATS gives the table size in use (%u entries, %llu frames)",
-	    st.table_entries, (unsigned long long)st.arena_frames);
+	    st.arena_frames == c.arena_frames && st.cpu_entries == c.cpu_entries,
+	    "lifecycle: GET_STATS gives the tables' sizes in use (a store of %u stacks and %llu "
+	    "frames, %u count entries a CPU)", st.table_entries,
+	    (unsigned long long)st.arena_frames, st.cpu_entries);
 
 	/* Past max_memory_mb: E2BIG, and the session is as it was. */
 	big = c;
 	big.arena_frames = HOTSTACK_MAX_ARENA;
-	expect_cfg(fd, &big, E2BIG, "lifecycle: tables past max_memory_mb");
+	expect_cfg(fd, &big, E2BIG, "lifecycle: a store past max_memory_mb");
 	tap(kept(fd, &c, st.mmap_size, st.total.counted),
 	    "lifecycle: after the refused CONFIGURE the previous tables and counts are kept");
+	/* The CPUs' count tables count too: 2 x 256 MiB a CPU. */
+	big = c;
+	big.cpu_entries = HOTSTACK_MAX_ENTRIES;
+	expect_cfg(fd, &big, E2BIG, "lifecycle: count tables past max_memory_mb");
+	tap(kept(fd, &c, st.mmap_size, st.total.counted),
+	    "lifecycle: and after that one too");
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "lifecycle: START after the refused CONFIGURE");
 	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "lifecycle: STOP");
 
@@ -113,7 +121,7 @@ void test_memcg(const char *cg)
 	c.table_entries = 1 << 16;
 	c.arena_frames = 1 << 20;
 	before = cg_read(cg, "memory.current");
-	expect_cfg(fd, &c, 0, "memcg: 11 MiB tables per CPU and generation");
+	expect_cfg(fd, &c, 0, "memcg: an 11 MiB store a generation");
 	get_stats(fd, &st, 0);
 	after = cg_read(cg, "memory.current");
 	/* memory.current moves by per-CPU batches of 64 pages: within 1 MiB. */
@@ -167,6 +175,7 @@ void test_churn(unsigned int n)
 
 		default_config(&c);
 		c.table_entries = 16;	/* small: fast to set up */
+		c.cpu_entries = 16;
 		c.flags = HOTSTACK_CFG_FREQ;
 		c.event_type = PERF_TYPE_SOFTWARE;
 		c.event_config = PERF_COUNT_SW_CPU_CLOCK;

@@ -49,7 +49,14 @@
  *   hs_vmtest offline-event        STOP and close with an event queued on a
  *                                  CPU that went offline (hs_inject.ko)
  *   hs_vmtest budget EVENT         a CPU budget lowers the rate, counts weighted
- *   hs_vmtest tablefull            full table and arena: drops, recovery
+ *   hs_vmtest tablefull            a full store, a full CPU count table, a
+ *                                  full arena: drops, recovery
+ *   hs_vmtest shared               one store for every CPU: a stack counted
+ *                                  on two CPUs is stored once
+ *   hs_vmtest store MS             every online CPU runs hs_workload's stacks
+ *                                  at once, MS ms each: stored once, exact
+ *   hs_vmtest store-memory         the tables' memory on 2, 8, 16, 64 CPUs
+ *                                  against the formula
  *   hs_vmtest unknown              read() of an address no symbol covers (hs_nmi)
  *   hs_vmtest switchregs           the middle of a context switch
  *                                  (hs_nmi; frame-pointer kernels)
@@ -123,6 +130,12 @@ int main(int argc, char **argv)
 		test_switchregs();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))
 		test_tablefull();
+	else if (argc == 2 && !strcmp(argv[1], "shared"))
+		test_shared();
+	else if (argc == 3 && !strcmp(argv[1], "store"))
+		test_store(strtoul(argv[2], NULL, 10));
+	else if (argc == 2 && !strcmp(argv[1], "store-memory"))
+		test_store_memory();
 	else if (argc == 3 && !strcmp(argv[1], "stress"))
 		test_stress(strtoul(argv[2], NULL, 10));
 	else if (argc == 3 && !strcmp(argv[1], "stress-pmu"))

@@ -130,14 +130,16 @@ static void off_sums(const struct map *m, const char *comm, __u64 by_ctx[8])
 	unsigned int slot, i;
 
 	memset(by_ctx, 0, 8 * sizeof(by_ctx[0]));
+	/* Each CPU's counts, of the stacks in the store they name. */
 	for (slot = 0; slot < h->nr_slots; slot++) {
-		const char *base = (const char *)m->base + h->gen_offset[h->active] +
-				   slot * h->slot_size;
-		const struct hotstack_entry *e = (const void *)(base + h->cpu_stats_size);
+		const struct hotstack_count *c = cpu_counts(m, h->active, slot);
 
-		for (i = 0; i < h->table_entries; i++)
-			if (e[i].hash && !strncmp(e[i].comm, comm, sizeof(e[i].comm)))
-				by_ctx[e[i].context & 7] += e[i].count;
+		for (i = 0; i < h->cpu_entries; i++) {
+			const struct hotstack_stack *e = count_stack(m, h->active, &c[i]);
+
+			if (e && !strncmp(e->comm, comm, sizeof(e->comm)))
+				by_ctx[e->context & 7] += c[i].count;
+		}
 	}
 }
 
@@ -163,8 +165,10 @@ static void off_config(struct hotstack_config *c)
 	c->stacks = HOTSTACK_STACK_KERNEL;
 	c->max_depth = 64;
 	c->keys = HOTSTACK_KEY_COMM;
-	c->table_entries = 1024;
-	c->arena_frames = 1 << 14;
+	/* ABI 1's 1024 stacks and 16384 frames a CPU, for the guests' 2 CPUs. */
+	c->table_entries = 2048;
+	c->arena_frames = 1 << 15;
+	c->cpu_entries = 1024;
 	c->off_cpu_tasks = 1024;
 }
 

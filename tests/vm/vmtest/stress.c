@@ -35,6 +35,7 @@ static void *stress_churn(void *arg)
 			continue;
 		stress_config(&c);
 		c.table_entries = 16;
+		c.cpu_entries = 16;
 		c.keys = HOTSTACK_KEY_ALL;
 		if (!xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) && !xioctl(fd, HOTSTACK_IOC_START, NULL))
 			__atomic_add_fetch(&stress_sessions, 1, __ATOMIC_RELAXED);
@@ -50,13 +51,15 @@ static void *stress_snap(void *arg)
 {
 	struct hotstack_config c;
 	struct hotstack_stats st;
+	struct gen_view v;
 	struct map m;
-	__u64 counts, entries;
+	bool sound;
 	int fd = open_dev(), i = 0;
 
 	(void)arg;
 	stress_config(&c);
 	c.table_entries = 64;
+	c.cpu_entries = 64;
 	c.keys = HOTSTACK_KEY_CONTEXT;
 	if (xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) || map_session(fd, &m) ||
 	    xioctl(fd, HOTSTACK_IOC_START, NULL)) {
@@ -74,16 +77,22 @@ static void *stress_snap(void *arg)
 		get_stats(fd, &st, HOTSTACK_STATS_READABLE);
 		stress_nmi_samples += st.total.nmi_samples;
 		stress_samples += st.total.samples;
-		map_sums(&m, m.h->readable, &counts, &entries);
-		if (st.total.samples != st.total.counted + hs_sum_drops(st.total.drops) ||
-		    counts != st.total.counted || entries != st.total.entries) {
+		/* The store and every CPU's counts sound, as GET_STATS says them. */
+		sound = gen_walk(&m, m.h->readable, &v, stress_bad < 5 ? "stress snapshot" : NULL);
+		if (!sound || st.total.samples != st.total.counted + hs_sum_drops(st.total.drops) ||
+		    v.counted != st.total.counted || v.stacks != st.total.entries ||
+		    v.sum.samples != st.total.samples) {
 			if (stress_bad++ < 5)
 				printf("#   snapshot %lu: samples %llu counted %llu drops %llu "
-				       "mmap %llu\n", stress_snapshots,
+				       "entries %llu; mmap: counts %llu, samples %llu, "
+				       "stacks %llu, %s\n", stress_snapshots,
 				       (unsigned long long)st.total.samples,
 				       (unsigned long long)st.total.counted,
 				       (unsigned long long)hs_sum_drops(st.total.drops),
-				       (unsigned long long)counts);
+				       (unsigned long long)st.total.entries,
+				       (unsigned long long)v.counted,
+				       (unsigned long long)v.sum.samples,
+				       (unsigned long long)v.stacks, sound ? "sound" : "unsound");
 		}
 		switch (++i % 16) {
 		case 5:

@@ -54,6 +54,21 @@ struct map {
 	const struct hotstack_mmap_header *h;
 };
 
+/* What gen_walk() found in one generation of a mapping. */
+struct gen_view {
+	__u64 stacks;		/* places taken in the store: READY, DEAD (FILLING) */
+	__u64 ready;		/* READY stacks */
+	__u64 dead;		/* DEAD places: taken, frames not stored */
+	__u64 frames;		/* the READY stacks' frames */
+	__u64 shared;		/* READY stacks two CPUs or more count */
+	__u64 unnamed;		/* READY stacks no CPU counts */
+	__u64 counts;		/* count entries in use, every CPU's */
+	__u64 max_cpu_entries;	/* the most count entries one CPU has */
+	__u64 counted;		/* the count entries' counts added up */
+	struct hotstack_cpu_stats sum;	/* samples, counted, drops: the CPUs' added up */
+	unsigned int bad;	/* what was unsound in it */
+};
+
 /* The outermost frames of a system call and of a secondary CPU's idle task. */
 #ifdef __aarch64__
 #define SYSCALL_ENTRY	"el0t_64_sync"
@@ -77,9 +92,18 @@ bool hw_event(void);
 void default_config(struct hotstack_config *c);
 int get_stats(int fd, struct hotstack_stats *st, __u32 flags);
 int map_session(int fd, struct map *m);
+bool map_layout_ok(const struct map *m, const struct hotstack_config *c, unsigned int nr_cpus,
+		   const char *what);
+const struct hotstack_store_stats *gen_store(const struct map *m, unsigned int gen);
+const struct hotstack_stack *gen_stacks(const struct map *m, unsigned int gen);
+const __u64 *gen_arena(const struct map *m, unsigned int gen);
 const struct hotstack_cpu_stats *slot_stats(const struct map *m, unsigned int gen,
-						  unsigned int slot);
-void map_sums(const struct map *m, unsigned int gen, __u64 *counts, __u64 *entries);
+					    unsigned int slot);
+const struct hotstack_count *cpu_counts(const struct map *m, unsigned int gen,
+					unsigned int slot);
+const struct hotstack_stack *count_stack(const struct map *m, unsigned int gen,
+					 const struct hotstack_count *c);
+bool gen_walk(const struct map *m, unsigned int gen, struct gen_view *v, const char *what);
 char *read_all(int fd);
 void check_invariant(int fd, const char *what);
 void expect_cfg(int fd, const struct hotstack_config *c, int want, const char *what);
@@ -105,6 +129,7 @@ void test_config_errors(void);
 bool workload_write(unsigned int depth, unsigned int patterns, unsigned int ms);
 void run_workload(unsigned int depth, unsigned int patterns, unsigned int ms);
 void fill_table(int fd, const char *what);
+void test_shared(void);
 void profile_workload(int fd, const struct hotstack_config *c, const char *what,
 		      unsigned int depth, unsigned int patterns, unsigned int ms);
 int split_frames(char *line, char **frames, int max);
@@ -117,6 +142,10 @@ void test_budget(const char *event);
 void test_hotplug_missed(void);
 void test_offline_event(void);
 void test_tablefull(void);
+
+/* store.c */
+void test_store(unsigned int ms);
+void test_store_memory(void);
 void test_unknown(void);
 void test_forkregs(void);
 void test_switchregs(void);
