@@ -149,20 +149,31 @@ static const struct {
  * The persistent session's tables: a store of 4096 stacks of 16 frames on
  * average, and each CPU's counts of up to 4096 of them, fewer where that
  * would take more than a quarter of max_memory_mb on this machine's
- * online CPUs, so that other sessions keep room.
+ * online CPUs, so that other sessions keep room: the counts halved first,
+ * while they take more than the store, else the store.
  */
 static void hotstack_autostart_size(struct hotstack_config *c)
 {
-	u64 budget = ((u64)hotstack_max_memory_mb << 20) / 4 / 2;
-	u64 store = 4096 * (sizeof(struct hotstack_stack) + 16 * sizeof(u64)) + 2 * PAGE_SIZE;
-	u32 entries = 4096;
+	u64 budget = ((u64)hotstack_max_memory_mb << 20) / 4 / 2, store, counts;
+	u32 stacks = 4096, entries = 4096;
 
-	while (entries > HOTSTACK_MIN_ENTRIES &&
-	       store + (u64)num_online_cpus() * (entries * sizeof(struct hotstack_count) + 1024) >
-	       budget)
-		entries /= 2;
-	c->table_entries = 4096;
-	c->arena_frames = 16 * 4096;
+	for (;;) {
+		store = stacks * (sizeof(struct hotstack_stack) + 16 * sizeof(u64)) + 2 * PAGE_SIZE;
+		counts = (u64)num_online_cpus() * (entries * sizeof(struct hotstack_count) + 1024);
+		if (store + counts <= budget)
+			break;
+		if (counts >= store && entries > HOTSTACK_MIN_ENTRIES)
+			entries /= 2;
+		else if (stacks > HOTSTACK_MIN_ENTRIES * 4)
+			stacks /= 2;
+		else if (entries > HOTSTACK_MIN_ENTRIES)
+			entries /= 2;
+		else
+			break;
+		entries = min(entries, stacks);
+	}
+	c->table_entries = stacks;
+	c->arena_frames = 16 * stacks;
 	c->cpu_entries = entries;
 }
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hotstack stack table: one CPU's open-addressing table of distinct stacks
- * plus the arena holding their frames.
+ * hotstack stack tables: a generation's store of distinct stacks, one for
+ * every CPU (open addressing, plus the arena holding their frames), and
+ * each CPU's count table naming the stacks it counted.
  *
- * One writer (the sampler on its CPU, never nested: sample.c makes sure),
- * any number of readers (read(), mmap users). A new entry is filled in and
- * then published by a release store of its hash; a hit is counted only
- * after comparing every field and frame, so two stacks are never merged.
+ * The store has any number of writers at once (the samplers of every CPU,
+ * in NMI or hardirq context: lock-free, see hs_store_add()); a count table
+ * has one (the sampler on its CPU, never nested: sample.c makes sure). Any
+ * number of readers (read(), mmap users): a stack is filled in, then
+ * published by a release store of its hash; a count entry names only a
+ * published stack. A hit is counted only after comparing every field and
+ * frame, so two stacks are never merged.
  * Built into the module and, with a small shim, into host unit tests.
  */
 #ifndef _HOTSTACK_STACKTAB_H
@@ -50,7 +54,7 @@
 /*
  * struct hs_key - what identifies a stack besides its frames, laid out as
  * HS_KEY_WORDS words right before the frames (one hash covers both), its
- * first word like hotstack_entry's nr_kernel..depth.
+ * first word like hotstack_stack's nr_kernel..depth.
  */
 struct hs_key {
 	u16 nr_kernel;

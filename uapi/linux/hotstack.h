@@ -3,7 +3,9 @@
  * hotstack: in-kernel aggregating stack sampler -- user ABI.
  *
  * This header is the manual of the ABI between the hotstack module and
- * its users. Everything here is stable once released; it only grows.
+ * its users. Within an ABI version it only grows; HOTSTACK_ABI_VERSION
+ * says when it changed incompatibly (2: one store of stacks for all CPUs,
+ * in place of a table per CPU).
  *
  * Device
  * ------
@@ -76,7 +78,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Bumped when the ABI changes incompatibly; it never has. */
+/* Bumped when the ABI changes incompatibly: 2, the store (see "mmap"). */
 #define HOTSTACK_ABI_VERSION	2
 
 /* Deepest stack, in frames, a session may ask for. */
@@ -297,10 +299,10 @@ enum hotstack_state {
  * @pad2:	must be 0
  *
  * Memory: each of the two generations holds the store, @table_entries *
- * 48 + @arena_frames * 8 bytes, and each configured CPU's count table,
- * @cpu_entries * 16 bytes (plus a page of counters for each), so that a
- * stack seen on every CPU is kept once (ABI 1 kept a table of stacks per
- * CPU).
+ * 48 + @arena_frames * 8 bytes after a page of counters, and each
+ * configured CPU's count table, @cpu_entries * 16 bytes after 320 of
+ * counters (rounded up to 128), so that a stack seen on every CPU is kept
+ * once (ABI 1 kept a table of stacks per CPU).
  *
  * Off-CPU sessions (HOTSTACK_CFG_OFF_CPU): instead of perf events, a
  * probe on the scheduler's sched_switch tracepoint, attached only while
@@ -394,7 +396,7 @@ enum hotstack_drop {
 	HOTSTACK_DROP_NO_STACK = 4,	/* nothing could be walked */
 	HOTSTACK_DROP_COLLISION = 5,	/* as many stacks of its hash compared */
 	HOTSTACK_DROP_SHORT_WAIT = 6,	/* off-CPU: a wait under min_block_us */
-	HOTSTACK_DROP_BUSY = 7,		/* new stack, another CPU storing it still */
+	HOTSTACK_DROP_BUSY = 7,		/* new stack, other CPUs storing stacks still */
 	HOTSTACK_DROP_MAX = 8		/* room in the ABI */
 };
 
@@ -423,7 +425,9 @@ enum hotstack_uw_stop {
  * @nmi_samples: samples taken in NMI context
  * @truncated:	counted samples whose stack was cut at max_depth
  * @entries:	count table entries in use (the distinct stacks this CPU
- *		counted); GET_STATS' total: the store's stacks instead
+ *		counted); GET_STATS' total: the store's places taken instead
+ *		(hotstack_store_stats.stacks: its stacks, and the rare places
+ *		left DEAD)
  * @arena_used:	0; GET_STATS' total: the store's frames in use
  * @timed:	samples whose handler time was measured: one in
  *		HOTSTACK_TIMED_EVERY (reading the clock costs as much as the
@@ -650,7 +654,7 @@ struct hotstack_stack {
 #define HOTSTACK_STACK_STATE	3ULL
 #define HOTSTACK_STACK_READY	1ULL	/* complete: every field and frame */
 #define HOTSTACK_STACK_FILLING	2ULL	/* being written by a CPU */
-#define HOTSTACK_STACK_DEAD	3ULL	/* taken, but its frames found no room */
+#define HOTSTACK_STACK_DEAD	3ULL	/* taken, its frames not stored (full, busy) */
 
 /**
  * struct hotstack_count - one distinct stack a CPU counted
@@ -719,7 +723,7 @@ struct hotstack_count {
  * a count entry is published only after its stack is complete.
  */
 struct hotstack_store_stats {
-	__u64 stacks;		/* places taken (READY, FILLING, DEAD) */
+	__u64 stacks;		/* places taken (READY, FILLING, DEAD) or reserved */
 	__u64 arena_used;	/* frames in use */
 	__u64 reserved[6];	/* 0 */
 };
@@ -1081,9 +1085,9 @@ enum hotstack_genl_attr {
 	HOTSTACK_A_DROPS,		/* nested: u64 per drop reason, attribute = reason + 1 */
 	HOTSTACK_A_NMI_SAMPLES,		/* u64 */
 	HOTSTACK_A_TRUNCATED,		/* u64 */
-	HOTSTACK_A_ENTRIES,		/* u64: distinct stacks held, all CPUs */
-	HOTSTACK_A_CAPACITY,		/* u64: distinct stacks the tables may hold */
-	HOTSTACK_A_FILL_PCT,		/* u32: fullest CPU table, % of its capacity */
+	HOTSTACK_A_ENTRIES,		/* u64: places the store has taken (total.entries) */
+	HOTSTACK_A_CAPACITY,		/* u64: distinct stacks the store may hold */
+	HOTSTACK_A_FILL_PCT,		/* u32: the store or the fullest CPU count table, % */
 	HOTSTACK_A_COST_NS,		/* u64: mean handler time per sample */
 	HOTSTACK_A_OVERHEAD_PPM,	/* u64: handler time / CPU time, parts per million */
 	HOTSTACK_A_EVENT,		/* u32: enum hotstack_event (EVENT messages) */
@@ -1114,7 +1118,10 @@ enum hotstack_event {
 	HOTSTACK_EV_STARTED = 1,	/* START */
 	HOTSTACK_EV_STOPPED = 2,	/* STOP (or close while running) */
 	HOTSTACK_EV_CLOSED = 3,		/* the session's file was closed */
-	/* A CPU's table reached VALUE % (50, 75, 90, 100): once per generation each. */
+	/*
+	 * The store or a CPU's count table reached VALUE % (50, 75, 90, 100)
+	 * of its capacity: once per generation each.
+	 */
 	HOTSTACK_EV_TABLE_FILL = 4,
 	HOTSTACK_EV_DROP = 5,		/* first drop for reason VALUE in this generation */
 	/* perf throttled the event (too many samples a tick): once per generation. */

@@ -50,6 +50,11 @@ check "read() of an unconfigured session without autostart is empty" \
 check_refused "insmod autostart=1 autostart_event=bogus is refused" \
 	'autostart_event=bogus is not an event hotstack knows' \
 	reload autostart=1 autostart_event=bogus
+# A small max_memory_mb: the persistent session's store and counts made
+# smaller to fit a quarter of it (1 MiB: 256 KiB), said in dmesg.
+small_autostart() { reload autostart=1 max_memory_mb=1 && dmesg | tail -n 5; }
+check_output "insmod autostart=1 max_memory_mb=1: tables made smaller, said" \
+	'autostart: cpu-clock at 99 Hz, a store of (64|128|256|512) stacks' small_autostart
 check "insmod autostart=1 autostart_freq=1000" reload autostart=1 autostart_freq=1000
 echo "6 4 50" >/proc/hs_workload
 check_output "cat /dev/hotstack shows the persistent session's stacks" \
