@@ -28,7 +28,8 @@ trap 'rm -f "$script"' EXIT
 cat >"$script" <<'SCRIPT'
 . /tests/lib.sh
 check "insmod the module DKMS built" insmod /tests/dkms-hotstack.ko
-check_output "hotstack info talks to it" '^abi version: +1 ' hotstack info
+check_output "hotstack info talks to it: the tool's ABI" \
+	'^abi version: +([0-9]+) \(this tool: \1\)' hotstack info
 check "hotstack record -d 1 with it" hotstack record -d 1 -o /tmp/dkms.folded
 check "rmmod it" rmmod hotstack
 SCRIPT
