@@ -45,7 +45,7 @@ const struct hs_option hs_session_options[] = {
 	{ HS_SESSION_OPT_ARENA, "arena-frames", "N", "frames the store holds for all its stacks, "
 	  "64-268435456 (default 262144)" },
 	{ HS_SESSION_OPT_CPU_ENTRIES, "cpu-entries", "N", "distinct stacks each CPU counts, a "
-	  "power of two 16-16777216 (default 4096, at most --table-entries)" },
+	  "power of two 16-16777216 (default 4096, more on 8 CPUs or fewer; at most --table-entries)" },
 	{ HS_SESSION_OPT_BUDGET, "budget", "PCT%", "CPU time sampling may take on each CPU, "
 	  "0.0001-100%: the module lowers the rate to fit and weights each sample by its "
 	  "period (with -p or a command: every CPU's event, the others filtered out)" },
@@ -97,7 +97,7 @@ void hs_config_defaults(struct hs_config *c)
 	c->abi.max_depth = 127;
 	c->abi.table_entries = 16384;
 	c->abi.arena_frames = 262144;
-	c->abi.cpu_entries = 4096;
+	c->abi.cpu_entries = HS_CPU_ENTRIES;
 }
 
 /* --keys: a comma-separated list of comm, pid, context and cgroup, none empty. */
@@ -517,6 +517,16 @@ static void hs_config_fit(int fd, struct hs_config *c, const char *cmd)
 		used = info.user_memory_used;
 		where = "this user's quota";
 	}
+	/*
+	 * Few CPUs: record's and top's default counts made larger, as far as
+	 * 1 MiB of count tables a generation (a CPU of 2 or 4 counts as many
+	 * stacks as the store holds, of 8 half of that; 16 CPUs and more keep
+	 * 4096): a CPU sees as many distinct stacks on a small machine as on
+	 * a big one, and 16 CPUs still take at most 1.2 times 2 CPUs' memory.
+	 */
+	while (c->abi.cpu_entries >= HS_CPU_ENTRIES && c->abi.cpu_entries < c->abi.table_entries &&
+	       (uint64_t)cpus * c->abi.cpu_entries * 2 * sizeof(struct hotstack_count) <= 1 << 20)
+		c->abi.cpu_entries *= 2;
 	/* Lowered to fit, never raised: a command's own smaller default stays. */
 	if (hs_fit_tables(max_memory, used, cpus, &c->abi) != 1)
 		return;

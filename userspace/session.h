@@ -78,6 +78,9 @@ extern const struct hs_option hs_session_options[];
 extern const struct hs_option hs_off_cpu_options[];
 extern const struct hs_option hs_wall_options[];
 
+/* record's and top's counts a CPU: more on a machine of few CPUs (session.c). */
+#define HS_CPU_ENTRIES	4096
+
 /* record's defaults (cycles at 4000 Hz, kernel stacks, depth 127, ...). */
 void hs_config_defaults(struct hs_config *c);
 

@@ -14,8 +14,8 @@ check_output "cat /dev/hotstack shows the persistent session's stacks" ' [0-9]+$
 hotstack record -a -d 1 -o /tmp/b.folded >/tmp/b.out 2>&1
 check "hotstack record -a -d 1 with the defaults" [ $? -eq 0 ]
 sed 's/^/#   /' /tmp/b.out
-check_output "its summary gives the tables: record's store, 4096 counts a CPU on the 2 CPUs" \
-	'stacks \(store 16384 stacks, 262144 frames; 4096 a CPU on 2 CPUs: [0-9.]+ MiB\)' \
+check_output "its summary gives the tables: record's store, and on 2 CPUs as many counts a CPU" \
+	'stacks \(store 16384 stacks, 262144 frames; 16384 a CPU on 2 CPUs: [0-9.]+ MiB\)' \
 	cat /tmp/b.out
 hotstack status >/tmp/b.status
 check_output "hotstack status: the persistent session has 2 CPUs" \
