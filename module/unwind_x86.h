@@ -70,6 +70,37 @@ static inline bool hs_off_task_stack(struct pt_regs *regs)
 }
 
 /*
+ * The walk is at an interrupt's registers (kernel mode) on the task or IRQ
+ * stack whose bp does not lead up that stack: the interrupted code's rbp
+ * was no frame pointer there. The frame-pointer unwinder would end the
+ * walk at the next step too, but for current it first says so on the
+ * console, once a boot ("kernel stack regs at ... has bad 'bp' value"),
+ * as it does under perf: seen in a debug guest's rcu_preempt, preempted
+ * at an interrupt's end and walked by the off-CPU probe. Its own test
+ * (update_stack_state()): the next frame on this stack, above the
+ * registers. An encoded bp (another interrupt's registers) is the
+ * unwinder's; registers on an exception stack lead to another stack.
+ */
+static __always_inline bool hs_regs_bp_bad(struct unwind_state *state)
+{
+#ifdef CONFIG_UNWINDER_FRAME_POINTER
+	struct pt_regs *regs = state->regs;
+	unsigned long bp;
+
+	if (likely(!regs) || state->next_bp || user_mode(regs))
+		return false;
+	bp = regs->bp;
+	if ((bp & 1) || (state->stack_info.type != STACK_TYPE_TASK &&
+			 state->stack_info.type != STACK_TYPE_IRQ))
+		return false;
+	return bp < (unsigned long)(regs + 1) ||
+	       !on_stack(&state->stack_info, (void *)bp, 2 * sizeof(long));
+#else
+	return false;
+#endif
+}
+
+/*
  * A precise (PEBS) sample's registers, as Intel's ds.c makes them (6.1 to
  * 7.x): the interrupt's, with the IP of the record; their flags are the
  * record's (legacy PEBS) or PERF_EFLAGS_EXACT alone (adaptive PEBS, Ice
@@ -146,7 +177,7 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 			return;
 		}
 		addr = unwind_get_return_address(state);
-		if (!addr || !hs_walk_push(w, addr, collapse))
+		if (!addr || !hs_walk_push(w, addr, collapse) || hs_regs_bp_bad(state))
 			return;
 	}
 }

@@ -14,7 +14,9 @@
  * (frame-pointer kernels only); "precise N" N rounds whose samples have
  * the registers perf makes for an adaptive PEBS record (the interrupt's,
  * PERF_EFLAGS_EXACT, the record's IP: here hs_nmi_precise_ip()), of
- * interrupted kernel code only.
+ * interrupted kernel code only; "badbp N" N samples from NMIs a kprobe's
+ * handler sends to its own CPU, in the int3 of code spinning with rbp 8,
+ * on no stack (frame-pointer kernels only).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +24,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -34,6 +37,7 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
+#include <asm/linkage.h>
 #include <asm/nmi.h>
 #include <asm/perf_event.h>
 #include <asm/vsyscall.h>
@@ -253,6 +257,81 @@ static int hs_nmi_switch(unsigned long n)
 	return ret;
 }
 
+#ifdef CONFIG_UNWINDER_FRAME_POINTER
+/*
+ * "badbp N": this CPU spins in hs_nmi_badbp_spin() with rbp 8 (on no
+ * stack), interrupts off (no walk of the kernel's own, lockdep's or
+ * KASAN's in an interrupt, meets that rbp), until *@wait (rdi) is 0; a
+ * kprobe at hs_nmi_badbp_at takes an NMI of its own CPU in its handler
+ * (int3's exception, whose registers are those of the spin): a sample
+ * whose walk goes up through them, and their bp leads nowhere. objtool
+ * is told that rbp is no frame pointer here.
+ */
+void hs_nmi_badbp_spin(int *wait);
+extern const char hs_nmi_badbp_at[];
+asm(".pushsection .text, \"ax\"\n"
+	".type hs_nmi_badbp_spin, @function\n"
+	"hs_nmi_badbp_spin:\n\t"
+	"push %rbp\n\t"
+	"mov $8, %ebp\n\t"
+	"mov $100000000, %ecx\n"
+	"hs_nmi_badbp_at:\n\t"
+	"pause\n\t"
+	"cmpl $0, (%rdi)\n\t"
+	"je 1f\n\t"
+	"dec %ecx\n\t"
+	"jnz hs_nmi_badbp_at\n"
+	"1:\tpop %rbp\n\t"
+	ASM_RET
+	".size hs_nmi_badbp_spin, . - hs_nmi_badbp_spin\n"
+	".popsection\n");
+STACK_FRAME_NON_STANDARD(hs_nmi_badbp_spin);
+
+static int hs_badbp_wait;
+
+static int hs_nmi_badbp_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned int i;
+
+	if (!READ_ONCE(hs_badbp_wait))
+		return 0;
+	this_cpu_write(hs_pending, 1);
+	atomic64_inc(&hs_sent);
+	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
+	for (i = 0; i < 100000000 && this_cpu_read(hs_pending); i++)
+		cpu_relax();
+	WRITE_ONCE(hs_badbp_wait, 0);
+	return 0;
+}
+
+static int hs_nmi_badbp(unsigned long n)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)hs_nmi_badbp_at,
+		.pre_handler = hs_nmi_badbp_pre,
+	};
+	int err = register_kprobe(&kp), ret = err;
+
+	while (!ret && n--) {
+		local_irq_disable();
+		WRITE_ONCE(hs_badbp_wait, 1);
+		hs_nmi_badbp_spin(&hs_badbp_wait);
+		if (READ_ONCE(hs_badbp_wait) || this_cpu_read(hs_pending))
+			ret = -ETIMEDOUT;
+		this_cpu_write(hs_pending, 0);
+		local_irq_enable();
+	}
+	if (!err)
+		unregister_kprobe(&kp);
+	return ret;
+}
+#else
+static int hs_nmi_badbp(unsigned long n)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t len,
 			    loff_t *ppos)
 {
@@ -286,6 +365,12 @@ static ssize_t hs_nmi_write(struct file *file, const char __user *ubuf, size_t l
 		ret = kstrtoul(buf + 7, 10, &rounds);
 		if (!ret)
 			ret = hs_nmi_switch(rounds);
+		return ret ? ret : len;
+	}
+	if (!strncmp(buf, "badbp ", 6)) {
+		ret = kstrtoul(buf + 6, 10, &rounds);
+		if (!ret)
+			ret = hs_nmi_badbp(rounds);
 		return ret ? ret : len;
 	}
 	if (!strncmp(buf, "fork ", 5)) {

@@ -15,6 +15,7 @@ if [ -e /tests/hs_nmi.ko ]; then
 	tap "hs_vmtest unknown" hs_vmtest unknown
 	tap "hs_vmtest forkregs" hs_vmtest forkregs
 	tap "hs_vmtest switchregs" hs_vmtest switchregs
+	tap "hs_vmtest badbpregs" hs_vmtest badbpregs
 	tap "hs_vmtest precise" hs_vmtest precise
 	tap "hs_vmtest hardirq" hs_vmtest hardirq
 	tap "hs_vmtest stress $rounds" hs_vmtest stress $rounds

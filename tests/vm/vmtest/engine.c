@@ -879,6 +879,57 @@ void test_switchregs(void)
 }
 
 /*
+ * Samples from NMIs taken in a kprobe's handler, in the int3 of code
+ * whose rbp is no frame pointer (hs_nmi "badbp": rbp 8): the walk goes up
+ * through the exception's registers and ends there, at the probed IP, as
+ * the frame-pointer unwinder's own walk would end, but without its word
+ * on the console (hs_regs_bp_bad(); looked for at once, and the harness
+ * fails the run on a WARNING line).
+ */
+void test_badbpregs(void)
+{
+	static const char top[] = "hs_nmi_badbp_at [hs_nmi];asm_exc_int3;";
+	struct hotstack_config c;
+	int fd = open_dev(), p = open("/proc/hs_nmi", O_WRONLY);
+	unsigned long long total = 0, good = 0, n;
+	char *text, *line, *save, *cnt;
+	ssize_t w;
+
+	default_config(&c);
+	c.flags = 0;
+	c.sample = 1000000000000ULL;	/* the event itself stays quiet */
+	c.max_depth = 64;
+	expect_cfg(fd, &c, 0, "badbpregs: kernel stacks, a quiet event");
+	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "badbpregs: START");
+	w = p >= 0 ? write(p, "badbp 10", 8) : -1;
+	if (w < 0 && errno == EOPNOTSUPP) {
+		printf("# badbpregs: not a frame-pointer kernel: rbp is no frame pointer here\n");
+		goto out;
+	}
+	tap(w == 8, "badbpregs: 10 NMIs in a kprobe's int3 of code with rbp 8");
+	expect_ioc(fd, HOTSTACK_IOC_STOP, NULL, 0, "badbpregs: STOP");
+	text = read_all(fd);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		cnt = strrchr(line, ' ');
+		n = cnt ? strtoull(cnt + 1, NULL, 10) : 0;
+		total += n;
+		if (!strncmp(line, top, sizeof(top) - 1) && strstr(line, ";hs_nmi_badbp_pre [hs_nmi]"))
+			good += n;
+		else
+			printf("#   %.300s\n", line);
+	}
+	tap(good == 10 && total == 10, "badbpregs: every stack ends at the probed code, the "
+	    "kprobe's handler in it (%llu of %llu samples)", good, total);
+	tap(system("dmesg | grep -E \"has bad ('bp' )?value\"") != 0,
+	    "badbpregs: the kernel's frame-pointer unwinder said nothing of that bp");
+	free(text);
+out:
+	if (p >= 0)
+		close(p);
+	close(fd);
+}
+
+/*
  * A precise sample (hs_nmi "precise": the registers perf makes for an
  * adaptive PEBS record, flags PERF_EFLAGS_EXACT and the record's IP):
  * its IP innermost, then the interrupted code's callers.

@@ -62,6 +62,8 @@
  *                                  (hs_nmi; frame-pointer kernels)
  *   hs_vmtest forkregs             a kernel thread before its first frame
  *                                  (hs_nmi; frame-pointer kernels)
+ *   hs_vmtest badbpregs            an interrupt of code whose rbp is no frame
+ *                                  pointer (hs_nmi; frame-pointer kernels)
  *   hs_vmtest hardirq              hardirq code under [hardirq] (an NMI sampler)
  *   hs_vmtest hold-keys            keep perf's software event keys and the
  *                                  sched tracepoints' static calls patched
@@ -128,6 +130,8 @@ int main(int argc, char **argv)
 		test_forkregs();
 	else if (argc == 2 && !strcmp(argv[1], "switchregs"))
 		test_switchregs();
+	else if (argc == 2 && !strcmp(argv[1], "badbpregs"))
+		test_badbpregs();
 	else if (argc == 2 && !strcmp(argv[1], "tablefull"))
 		test_tablefull();
 	else if (argc == 2 && !strcmp(argv[1], "shared"))

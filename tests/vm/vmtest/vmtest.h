@@ -149,6 +149,7 @@ void test_store_memory(void);
 void test_unknown(void);
 void test_forkregs(void);
 void test_switchregs(void);
+void test_badbpregs(void);
 void test_precise(void);
 void test_hardirq(void);
 
