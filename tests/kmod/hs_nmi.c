@@ -268,7 +268,7 @@ static int hs_nmi_switch(unsigned long n)
  * is told that rbp is no frame pointer here.
  */
 void hs_nmi_badbp_spin(int *wait);
-extern const char hs_nmi_badbp_at[];
+void hs_nmi_badbp_at(void);	/* a label in it: the probed instruction */
 asm(".pushsection .text, \"ax\"\n"
 	".type hs_nmi_badbp_spin, @function\n"
 	"hs_nmi_badbp_spin:\n\t"
