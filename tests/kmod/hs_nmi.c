@@ -268,7 +268,6 @@ static int hs_nmi_switch(unsigned long n)
  * is told that rbp is no frame pointer here.
  */
 void hs_nmi_badbp_spin(int *wait);
-void hs_nmi_badbp_at(void);	/* a label in it: the probed instruction */
 asm(".pushsection .text, \"ax\"\n"
 	".type hs_nmi_badbp_spin, @function\n"
 	"hs_nmi_badbp_spin:\n\t"
@@ -307,7 +306,7 @@ static int hs_nmi_badbp_pre(struct kprobe *p, struct pt_regs *regs)
 static int hs_nmi_badbp(unsigned long n)
 {
 	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)hs_nmi_badbp_at,
+		.symbol_name = "hs_nmi_badbp_at",	/* the label in the spin */
 		.pre_handler = hs_nmi_badbp_pre,
 	};
 	int err = register_kprobe(&kp), ret = err;
