@@ -290,7 +290,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		if (re.tty)
-			hs_live_status_line(fd, now - start, o.s.abi.table_entries, o.s.off_cpu,
+			hs_live_status_line(fd, &m, now - start, o.s.abi.table_entries, o.s.off_cpu,
 					    o.s.wall);
 		hs_capture_maps(u, &m, o.s.abi.pid, child, uw, 0);
 		if (poll(&pfd, 1, 250) > 0 && have_genl)
@@ -326,7 +326,7 @@ int cmd_record(int argc, char **argv)
 	if (hs_write_profile("record", o.output, o.format, &p, NULL))
 		goto out_genl;
 	hs_record_unnamed(&p);
-	hs_live_compute(&st, st.table_entries, p.seconds, o.s.off_cpu, &l);
+	hs_live_compute(&st, st.table_entries, p.seconds, o.s.off_cpu, NULL, &l);
 	hs_unwind_summary(&st, uw, uwtext, sizeof(uwtext));
 	if (o.s.off_cpu) {
 		char text[512];

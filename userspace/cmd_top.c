@@ -156,11 +156,13 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 	const struct hotstack_cpu_stats *t = &fr->st.total;
 	uint64_t filtered = t->drops[HOTSTACK_DROP_FILTERED], lost;
 	struct hs_live l;
+	char fill[64];
 	unsigned int i;
 	int first = 1, ns;
 
 	ns = fr->p && hs_profile_ns(fr->p);
-	hs_live_compute(&fr->st, fr->table_entries, fr->interval, ns, &l);
+	hs_live_compute(&fr->st, fr->table_entries, fr->interval, ns,
+			fr->fill.cpu_entries ? &fr->fill : NULL, &l);
 	lost = l.dropped - filtered;
 	fprintf(f, "hotstack top - %s, %s, %u CPU%s, up %.1f s, sorted by %s\n", fr->event,
 		fr->rate, fr->st.nr_cpus, fr->st.nr_cpus == 1 ? "" : "s", fr->elapsed,
@@ -190,9 +192,9 @@ static void hs_top_header(FILE *f, const struct hs_top_frame *fr)
 	else
 		fprintf(f, "%s, filtered out %llu, %llu in NMI\n", first ? "" : ")",
 			(unsigned long long)filtered, (unsigned long long)t->nmi_samples);
-	fprintf(f, "stacks: %llu distinct, store %.0f%% full (%llu of %llu)\n",
+	fprintf(f, "stacks: %llu distinct, store %.0f%% full (%llu of %llu)%s\n",
 		(unsigned long long)t->entries, l.fill, (unsigned long long)t->entries,
-		(unsigned long long)l.capacity);
+		(unsigned long long)l.capacity, hs_live_cpu_fill(&l, fill, sizeof(fill)));
 	fprintf(f, "cost: %.0f ns/%s, overhead %.3f%% CPU\n", l.cost_ns,
 		ns ? "switch" : "sample", l.overhead);
 	if (l.budget[0])
@@ -335,6 +337,7 @@ static int hs_top_refresh(struct hs_top *t)
 		if (ret)
 			return ret;
 		fr->st.total = c.total;		/* the counters of exactly that copy */
+		fr->fill = c.fill;
 		ret = hs_table_profile(&c, &t->ks.k, t->u, t->o.s.abi.pid, &t->p, t->o.s.profile_flags);
 		hs_table_copy_free(&c);
 	} else {

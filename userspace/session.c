@@ -722,11 +722,15 @@ int hs_session_stats(int fd, uint32_t flags, struct hotstack_stats *st)
 }
 
 void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
-		     int off_cpu, struct hs_live *l)
+		     int off_cpu, const struct hs_table_fill *f, struct hs_live *l)
 {
 	const struct hotstack_cpu_stats *t = &st->total;
+	/* A count table too takes entries up to 3/4 of its places. */
+	uint64_t per_cpu = f ? (uint64_t)f->cpu_entries * 3 / 4 : 0;
 
 	memset(l, 0, sizeof(*l));
+	l->cpu_fill = per_cpu ? 100.0 * f->most / per_cpu : -1;
+	l->cpu = f ? f->cpu : 0;
 	/*
 	 * The store takes stacks up to 3/4 of its entries (the module's probe
 	 * limit), every CPU's together: each stack is kept once.
@@ -751,6 +755,15 @@ void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, do
 			 (unsigned long long)st->rate_changes);
 }
 
+const char *hs_live_cpu_fill(const struct hs_live *l, char *buf, size_t size)
+{
+	if (l->cpu_fill < 0)
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, ", CPU %u's counts %.0f%% full", l->cpu, l->cpu_fill);
+	return buf;
+}
+
 void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, int wall,
 		     char *buf, size_t size)
 {
@@ -767,26 +780,31 @@ void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, i
 		 l->cost_ns, l->budget[0] ? "; " : "", l->budget);
 }
 
-void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu, int wall)
+void hs_live_status_line(int fd, const struct hs_table_map *m, double elapsed,
+			 uint32_t table_entries, int off_cpu, int wall)
 {
 	struct hotstack_stats st;
+	struct hs_table_fill f;
 	struct hs_live l;
+	char fill[64];
 
 	if (hs_session_stats(fd, 0, &st) || !st.nr_cpus)
 		return;
-	hs_live_compute(&st, table_entries, elapsed, off_cpu, &l);
+	hs_live_compute(&st, table_entries, elapsed, off_cpu,
+			m && !hs_table_fullest(m, &f) ? &f : NULL, &l);
+	hs_live_cpu_fill(&l, fill, sizeof(fill));
 	if (off_cpu) {
 		char text[512];
 
 		hs_live_off_cpu(&st, &l, wall, text, sizeof(text));
-		fprintf(stderr, "\r[%6.1fs] %llu stacks (%.0f%% of %llu), %s\033[K", elapsed,
+		fprintf(stderr, "\r[%6.1fs] %llu stacks (%.0f%% of %llu%s), %s\033[K", elapsed,
 			(unsigned long long)st.total.entries, l.fill,
-			(unsigned long long)l.capacity, text);
+			(unsigned long long)l.capacity, fill, text);
 		return;
 	}
-	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu), %llu dropped, "
+	fprintf(stderr, "\r[%6.1fs] %8.0f samples/s, %llu stacks (%.0f%% of %llu%s), %llu dropped, "
 		"%.0f ns/sample, %.3f%% CPU%s%s\033[K", elapsed, l.rate,
-		(unsigned long long)st.total.entries, l.fill, (unsigned long long)l.capacity,
+		(unsigned long long)st.total.entries, l.fill, (unsigned long long)l.capacity, fill,
 		(unsigned long long)l.dropped, l.cost_ns, l.overhead, l.budget[0] ? "; " : "",
 		l.budget);
 }

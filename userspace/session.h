@@ -157,11 +157,22 @@ struct hs_live {
 	double cost_ns;		/* mean handler time of a sample */
 	double overhead;	/* that time over the CPU time of the session's CPUs, % */
 	char budget[128];	/* with a budget: what it did ("" without) */
+	/* The fullest CPU count table: */
+	double cpu_fill;	/* ... its entries in use, % of its capacity (< 0: not known) */
+	uint32_t cpu;		/* ... its CPU */
 };
 
-/* @st's counters, over @seconds (for the rate), a store of @table_entries. */
+struct hs_table_fill;
+struct hs_table_map;
+
+/*
+ * @st's counters, over @seconds (for the rate), a store of @table_entries;
+ * the fullest count table from @f (NULL: not known).
+ */
 void hs_live_compute(const struct hotstack_stats *st, uint32_t table_entries, double seconds,
-		     int off_cpu, struct hs_live *l);
+		     int off_cpu, const struct hs_table_fill *f, struct hs_live *l);
+/* ", CPU N's counts X% full" when @l knows it, else "": into @buf. */
+const char *hs_live_cpu_fill(const struct hs_live *l, char *buf, size_t size);
 /*
  * An off-CPU session's counters as record's summary and status line give
  * them (nanoseconds: time; handler runs: switches, and @wall's samples),
@@ -174,7 +185,8 @@ void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, i
  * record's status line on a terminal (stderr): \r, the line, clear to the
  * end: elapsed time, samples/s, stacks and fill, drops, cost, overhead.
  */
-void hs_live_status_line(int fd, double elapsed, uint32_t table_entries, int off_cpu, int wall);
+void hs_live_status_line(int fd, const struct hs_table_map *m, double elapsed,
+			 uint32_t table_entries, int off_cpu, int wall);
 
 struct hs_uwload;
 /*

@@ -73,7 +73,8 @@ static int hs_layout_ok(const struct hs_table_map *m, const struct hs_hdr_view *
 	uint64_t store, end;
 
 	/* A count names its stack by index + 1, in 32 bits. */
-	if (v->table_entries >= UINT32_MAX || v->gen_offset < sizeof(struct hotstack_mmap_header) ||
+	if (v->table_entries >= UINT32_MAX ||
+	    v->gen_offset < sizeof(struct hotstack_mmap_header) + (uint64_t)v->nr_slots * 4 ||
 	    v->store_stats_size < sizeof(struct hotstack_store_stats) ||
 	    v->cpu_stats_size < sizeof(struct hotstack_cpu_stats) ||
 	    (v->store_stats_size | v->cpu_stats_size | v->store_size | v->slot_size |
@@ -168,6 +169,43 @@ static int hs_stack_ready(const struct hotstack_stack *s)
 }
 
 /*
+ * The fullest count table of generation @v: its entries in use, its CPU
+ * in *@cpu (each read as it is now).
+ */
+static uint64_t hs_fullest(const struct hs_table_map *m, const struct hs_hdr_view *v,
+			   uint32_t *cpu)
+{
+	const struct hotstack_mmap_header *h = m->base;
+	const char *slots = (const char *)hs_store(m, v) + v->store_size;
+	uint64_t most = 0, n;
+	uint32_t slot;
+
+	*cpu = 0;
+	for (slot = 0; slot < v->nr_slots; slot++) {
+		const struct hotstack_cpu_stats *st = (const void *)(slots + slot * v->slot_size);
+
+		n = __atomic_load_n(&st->entries, __ATOMIC_RELAXED);
+		if (n > most) {
+			most = n;
+			*cpu = h->slot_cpu[slot];
+		}
+	}
+	return most;
+}
+
+int hs_table_fullest(const struct hs_table_map *m, struct hs_table_fill *f)
+{
+	struct hs_hdr_view v;
+	int ret = m->base ? hs_read_header(m, HS_GEN_ACTIVE, &v) : -EINVAL;
+
+	if (ret)
+		return ret;
+	f->cpu_entries = v.cpu_entries;
+	f->most = hs_fullest(m, &v, &f->cpu);
+	return 0;
+}
+
+/*
  * One copy of generation @v: every CPU's counts added up by the stack
  * they name (@counts: one per stack of the store), then the stacks
  * counted, in the store's order, with their frames.
@@ -206,6 +244,8 @@ static int hs_copy_once(const struct hs_table_map *m, const struct hs_hdr_view *
 			counts[idx] += __atomic_load_n(&e[i].count, __ATOMIC_RELAXED);
 		}
 	}
+	c->fill.cpu_entries = v->cpu_entries;
+	c->fill.most = hs_fullest(m, v, &c->fill.cpu);
 	/* As GET_STATS totals them: a CPU's count entries are not distinct stacks. */
 	c->total.entries = __atomic_load_n(&store->stacks, __ATOMIC_RELAXED);
 	c->total.arena_used = __atomic_load_n(&store->arena_used, __ATOMIC_RELAXED);

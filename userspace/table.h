@@ -43,6 +43,16 @@ struct hs_table_item {
 	uint64_t count;
 };
 
+/* The fullest CPU count table of a generation. */
+struct hs_table_fill {
+	uint64_t most;		/* its count entries in use */
+	uint32_t cpu;		/* its CPU */
+	uint32_t cpu_entries;	/* count entries per CPU (0: not known) */
+};
+
+/* The fullest count table of the active generation now (a live view). 0 or -errno. */
+int hs_table_fullest(const struct hs_table_map *m, struct hs_table_fill *f);
+
 /* A private copy of one generation: each stored stack once, every CPU's counts added. */
 struct hs_table_copy {
 	struct hs_table_item *items;	/* in the store's order */
@@ -54,6 +64,7 @@ struct hs_table_copy {
 	 * entries and arena_used are the store's.
 	 */
 	struct hotstack_cpu_stats total;
+	struct hs_table_fill fill;	/* its fullest CPU count table */
 	uint64_t generation;
 	uint32_t state, keys, stacks;
 };

@@ -11,6 +11,7 @@
 #include <linux/hotstack.h>
 
 #include "session.h"
+#include "table.h"
 #include "view.h"
 
 struct hs_profile;
@@ -38,6 +39,7 @@ struct hs_top_frame {
 	double interval;		/* seconds the shown generation sampled */
 	struct hotstack_stats st;	/* that generation's counters */
 	uint32_t table_entries;		/* the store's stacks, as configured */
+	struct hs_table_fill fill;	/* its fullest CPU count table (cpu_entries 0: not known) */
 	const char *source;		/* how its stacks were read and named */
 	int by_total;
 	const struct hs_view *view;	/* the rows' keys (NULL: functions) */

@@ -131,6 +131,11 @@ static void like_read(void **state)
 	/* Eight stacks in the store, nine count entries. */
 	assert_int_equal(c.nr, 8);
 	assert_int_equal(hs_synth_stats(&s, 1, 0)->entries + hs_synth_stats(&s, 1, 1)->entries, 9);
+	/* The fullest count table: slot 0's 5 (CPU 0), of 64. */
+	assert_int_equal(hs_synth_stats(&s, 1, 0)->entries, 5);
+	assert_int_equal(c.fill.most, 5);
+	assert_int_equal(c.fill.cpu, 0);
+	assert_int_equal(c.fill.cpu_entries, 64);
 	/* The counters as GET_STATS totals them: the store's stacks and frames. */
 	assert_int_equal(c.total.entries, 8);
 	assert_int_equal(c.total.arena_used, 2 + 2 + 2 + 2 + 1 + 3 + 0 + 2);
@@ -165,6 +170,43 @@ static void like_read(void **state)
 	hs_table_copy_free(&c);
 	free(s.buf);
 	hs_ksyms_free(&k);
+}
+
+/*
+ * The fullest CPU count table, live (the active generation) and in a
+ * copy: its entries and its CPU, by the slot's CPU number.
+ */
+static void fullest_count_table(void **state)
+{
+	static const uint64_t a[] = { 0xffffffff81000110 }, b[] = { 0xffffffff81000210 };
+	struct hs_table_map m = { 0 };
+	struct hs_table_fill f;
+	struct hs_table_copy c;
+	struct hs_synth s;
+
+	(void)state;
+	assert_int_equal(hs_synth_init_store(&s, 3, 64, 16, 256), 0);
+	s.h->slot_cpu[2] = 7;
+	m.base = s.buf;
+	m.size = s.size;
+	assert_int_equal(hs_table_fullest(&m, &f), 0);
+	assert_int_equal(f.most, 0);
+	assert_int_equal(f.cpu_entries, 16);
+	/* Active generation: slot 2 (CPU 7) counts two stacks, slot 0 one. */
+	assert_non_null(hs_synth_add(&s, 0, 0, a, 1, 0, 1));
+	assert_non_null(hs_synth_add(&s, 0, 2, a, 1, 0, 1));
+	assert_non_null(hs_synth_add(&s, 0, 2, b, 1, 0, 1));
+	assert_int_equal(hs_table_fullest(&m, &f), 0);
+	assert_int_equal(f.most, 2);
+	assert_int_equal(f.cpu, 7);
+	assert_int_equal(hs_table_copy(&m, HS_GEN_ACTIVE, &c), 0);
+	assert_int_equal(c.fill.most, 2);
+	assert_int_equal(c.fill.cpu, 7);
+	hs_table_copy_free(&c);
+	/* Not a table: refused. */
+	s.h->version = 1;
+	assert_int_equal(hs_table_fullest(&m, &f), -EINVAL);
+	free(s.buf);
 }
 
 /*
@@ -447,6 +489,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(like_read),
+		cmocka_unit_test(fullest_count_table),
 		cmocka_unit_test(counts_merge_by_stack),
 		cmocka_unit_test(bad_counts_skipped),
 		cmocka_unit_test(header_checked),

@@ -239,6 +239,12 @@ static void frame_header(void **state)
 			"cost: 1000 ns/sample, overhead 0.006% CPU\n",
 			"stacks from: synthetic\n", NULL);
 	free(text);
+	/* With the mapping: the fullest CPU's count table too (6 of 3/4 of 16). */
+	fr.fill = (struct hs_table_fill){ .most = 6, .cpu = 1, .cpu_entries = 16 };
+	text = render(&fr, 20, 10);
+	assert_in_order(text, "stacks: 4 distinct, store 33% full (4 of 12), CPU 1's counts 50% "
+			"full\n", NULL);
+	free(text);
 	/* Before the first refresh: the header says it waits. */
 	fr.p = NULL;
 	text = render(&fr, 20, 10);

@@ -27,8 +27,9 @@ check_output "the header has samples/s, the interval, drops and filtered-out sam
 	cat /tmp/top.out
 [ "$HS_EVENT" = cycles ] &&
 	check "every sample of each interval was taken in NMI context" all_in_nmi /tmp/top.out
-check_output "the header has distinct stacks and the store's fill" \
-	'^stacks: [1-9][0-9]* distinct, store [0-9]+% full \([0-9]+ of [0-9]+\)$' cat /tmp/top.out
+check_output "the header has distinct stacks, the store's fill and the fullest CPU's counts" \
+	"^stacks: [1-9][0-9]* distinct, store [0-9]+% full \\([0-9]+ of [0-9]+\\), CPU [0-9]+'s counts [0-9]+% full$" \
+	cat /tmp/top.out
 check_output "the header has the cost per sample and the overhead" \
 	'^cost: [1-9][0-9]* ns/sample, overhead [0-9.]+% CPU$' cat /tmp/top.out
 check_output "as root the stacks come from the mmap, named by the tool" \
