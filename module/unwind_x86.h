@@ -75,9 +75,10 @@ static inline bool hs_off_task_stack(struct pt_regs *regs)
  * was no frame pointer there. The frame-pointer unwinder would end the
  * walk at the next step too, but for current it first says so on the
  * console, once a boot ("kernel stack regs at ... has bad 'bp' value"),
- * as it does under perf: seen in a debug guest's rcu_preempt, preempted
- * at an interrupt's end and walked by the off-CPU probe. Its own test
- * (update_stack_state()): the next frame on this stack, above the
+ * as it does under perf (once in a debug guest, in rcu_preempt: the
+ * off-CPU probe walks a task preempted at an interrupt's end through its
+ * registers; lockdep's and KASAN's stack saves walk the same). Its own
+ * test (update_stack_state()): the next frame on this stack, above the
  * registers. An encoded bp (another interrupt's registers) is the
  * unwinder's; registers on an exception stack lead to another stack.
  */
