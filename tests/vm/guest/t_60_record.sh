@@ -294,8 +294,8 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	pty_ready
 	hs_vmtest pty 1.5 '^C' /tmp/offp.raw -- hotstack record --off-cpu -o /tmp/offp.folded -- \
 		sleep 60 >/tmp/offp.out 2>&1
-	check_output "record --off-cpu's status line on a terminal: time off the CPU, switches" \
-		'\] +[0-9]+ stacks \([0-9]+% of [0-9]+\), [0-9]+\.[0-9]{6} s off the CPU timed in [0-9]+ switches' \
+	check_output "record --off-cpu's status line on a terminal: stacks and fills, time off the CPU, switches" \
+		'\] +[0-9]+ stacks \([0-9]+% of [0-9]+, CPU [0-9]+.s counts [0-9]+% full\), [0-9]+\.[0-9]{6} s off the CPU timed in [0-9]+ switches' \
 		cat /tmp/offp.raw
 	# A budget: past it, one switch-out in W timed and counted W times.
 	hotstack record --off-cpu --budget 0.01% -o /tmp/offb.folded -- \
