@@ -73,9 +73,14 @@ check "99% of its user stacks of main reach _start through __libc_start_main" \
 	'^_start;__libc_start_main;(__libc_start_call_main|libc\.so\.6\+0x[0-9a-f]+);main;' 99
 # Each expected stack, and nothing but them or a frame above the leaf (a
 # sample between calls), or uw_run's clock read, or main's setup before
-# uw_run (its arguments read: strtok_r, strtod).
+# uw_run (its arguments read: strtok_r, strtod). A walk before the
+# process's tables were loaded goes by frame pointers, and loses a leaf's
+# caller where the leaf makes no frame (libc's getppid, a PLT stub): as
+# many others as record's summary counts such walks (its OUT, $2) are
+# those (a debug guest, the host loaded: 20 of 1837, 47 walks so).
 expected() {
-	after_main "$1" | awk '
+	early=$(sed -n "s/.* \([0-9]*\) walks before their process's tables.*/\1/p" "$2")
+	after_main "$1" | awk -v early="${early:-0}" '
 		NR == FNR { want[$0] = 1; for (s = $0; sub(/;[^;]*$/, "", s); ) part[s] = 1; next }
 		{ n = $NF; $NF = ""; sub(/ $/, ""); total += n
 		  if ($0 in want) { seen[$0] += n; exact += n }
@@ -86,8 +91,9 @@ expected() {
 		END {
 			for (s in want) if (!seen[s]) { missing++; print "# missing: " s }
 			printf "# %d samples from main: %d in the expected stacks, %d above a leaf, " \
-				"%d in the clock or before uw_run, %d unexpected\n", total, exact, above,
-				aside, bad
+				"%d in the clock or before uw_run, %d others (%d walks before their " \
+				"process'"'"'s tables)\n", total, exact, above, aside, bad, early
+			bad = bad > early ? bad - early : 0
 			# The clock and the setup aside: a system call each, they
 			# weigh more the slower the kernel (a debug kernel, a
 			# loaded host); as do the frames above a leaf, a sample
@@ -97,7 +103,7 @@ expected() {
 		}' /tmp/uw-expect -
 }
 check "every stack uw_tree runs is recorded (80% of its samples but the clock's), nothing else (1% at most)" \
-	expected /tmp/uw.folded
+	expected /tmp/uw.folded /tmp/uw.out
 check_output "record's summary says how the user walks went" \
 	'user stacks: [0-9]+ walked, [0-9.]+% to their outermost frame; frames by unwind tables [1-9][0-9]*' \
 	cat /tmp/uw.out
@@ -106,7 +112,7 @@ check_output "record's summary says how the user walks went" \
 hotstack record -e $HS_EVENT $HS_RATE --stacks user -o /tmp/uwfp.folded -- uw_tree_fp $args \
 	>/tmp/uwfp.out 2>&1
 check "record --stacks user -- uw_tree_fp (frame pointers)" [ $? -eq 0 ]
-check "uw_tree_fp: the same stacks, every one, nothing else" expected /tmp/uwfp.folded
+check "uw_tree_fp: the same stacks, every one, nothing else" expected /tmp/uwfp.folded /tmp/uwfp.out
 # Frame pointers alone (--call-graph fp) on the frame-pointer build: the
 # same stacks again (a leaf that makes no frame loses its caller there).
 hotstack record -e $HS_EVENT $HS_RATE --stacks user --call-graph fp -o /tmp/uwfp2.folded -- \
