@@ -210,7 +210,7 @@ static int hotstack_put_stats(struct sk_buff *skb, struct hotstack_session *s)
 	    hotstack_put_u64(skb, HOTSTACK_A_COST_NS, cost) ||
 	    hotstack_put_u64(skb, HOTSTACK_A_OVERHEAD_PPM, overhead) ||
 	    nla_put_u32(skb, HOTSTACK_A_BUDGET_PPM, c->budget_ppm) ||
-	    hotstack_put_u64(skb, HOTSTACK_A_MEMORY, s->tabs.size + s->tabs.off_size) ||
+	    hotstack_put_u64(skb, HOTSTACK_A_MEMORY, hs_tables_bytes(&s->tabs)) ||
 	    nla_put_u32(skb, HOTSTACK_A_CPU_ENTRIES, c->cpu_entries))
 		return -EMSGSIZE;
 	if (c->budget_ppm &&

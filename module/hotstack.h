@@ -104,6 +104,7 @@ enum hs_uw_counter {
  * @pid:	its process, referenced
  * @nr:		mappings in @maps, sorted
  * @missed:	a sample missed them since they were set: reported once
+ * @serial:	its number, never another's (hs_urc: the CPUs' rule caches)
  * @bytes:	what it takes
  * @dead:	on hs_unwind.dead once replaced or dropped, until @gp
  * @gp:		the grace period its readers are gone after
@@ -113,6 +114,7 @@ struct hs_uproc {
 	struct pid *pid;
 	u32 nr;
 	u32 missed;
+	u64 serial;
 	u64 bytes;
 	struct list_head dead;
 	unsigned long gp;
@@ -190,6 +192,8 @@ struct hs_unwind {
  *		(ktime_get_mono_fast_ns()): the next sample counts from it
  * @uw:		user walks by unwind tables, by enum hs_uw_counter (this
  *		CPU's sampler and off-CPU probe write them, one at a time)
+ * @urc:	[HS_URC_SIZE] with unwind tables: the rules those walks found
+ *		(uwtab.h), written as @uw is
  * @unwind:	the x86 kernel walk's unwinder state: here, not on the stack,
  *		where the kernel's CONFIG_INIT_STACK_ALL_ZERO would clear it
  *		on every sample before __unwind_start() clears it again
@@ -215,6 +219,7 @@ struct hs_slot {
 	u32 off_gap, rnd;
 	u64 wall_ns;
 	u64 uw[HS_UWC_NR];
+	struct hs_urc *urc;
 #ifdef CONFIG_X86_64
 	struct unwind_state unwind;
 #endif
@@ -303,7 +308,15 @@ struct hs_tables {
 	struct pid **off_procs;		/* [off.mask + 1] */
 	size_t off_rec_size;
 	size_t off_size;
+	/* With unwind tables: the slots' rule caches (hs_slot.urc), held so too. */
+	size_t urc_size;
 };
+
+/* What @t holds of the memory limits and quotas. */
+static inline size_t hs_tables_bytes(const struct hs_tables *t)
+{
+	return t->size + t->off_size + t->urc_size;
+}
 
 /* The off-CPU record of index @i of @t (its key: t->off.keys[i]). */
 static __always_inline struct hs_off_task *hs_off_rec(const struct hs_tables *t, u32 i)

@@ -71,8 +71,10 @@ static void hs_free_tables(struct hs_tables *t)
 {
 	size_t i;
 
-	for (i = 0; t->slots && i < t->nr_slots; i++)
+	for (i = 0; t->slots && i < t->nr_slots; i++) {
 		kfree(t->slots[i].buf);
+		kfree(t->slots[i].urc);
+	}
 	kfree(t->slots);
 	kfree(t->store);
 	kfree(t->slot_of_cpu);
@@ -85,8 +87,8 @@ static void hs_free_tables(struct hs_tables *t)
 	kvfree(t->off.homes);
 	kvfree(t->off_recs);
 	kvfree(t->off_procs);
-	atomic64_sub(t->size + t->off_size, &hotstack_memory);
-	hotstack_user_unreserve(t->user, t->size + t->off_size);
+	atomic64_sub(hs_tables_bytes(t), &hotstack_memory);
+	hotstack_user_unreserve(t->user, hs_tables_bytes(t));
 	memset(t, 0, sizeof(*t));
 }
 
@@ -214,12 +216,14 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 		if (c->flags & HOTSTACK_CFG_TASK)
 			t->off_size += sizeof(*t->off_procs) * c->off_cpu_tasks;
 	}
-	ret = hotstack_user_reserve(user, size + t->off_size);
+	if (c->flags & HOTSTACK_CFG_USER_TABLES)
+		t->urc_size = (size_t)nr_slots * HS_URC_SIZE * sizeof(struct hs_urc);
+	ret = hotstack_user_reserve(user, size + t->off_size + t->urc_size);
 	if (ret)
 		return ret;
 	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20,
-			       size + t->off_size)) {
-		hotstack_user_unreserve(user, size + t->off_size);
+			       size + t->off_size + t->urc_size)) {
+		hotstack_user_unreserve(user, size + t->off_size + t->urc_size);
 		return -E2BIG;
 	}
 	t->size = size;
@@ -312,6 +316,12 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 				       GFP_KERNEL_ACCOUNT, cpu_to_node(slot_cpu[i]));
 		if (!sl->buf)
 			goto out_nomem;
+		if (t->urc_size) {
+			sl->urc = kcalloc_node(HS_URC_SIZE, sizeof(*sl->urc), GFP_KERNEL_ACCOUNT,
+					       cpu_to_node(slot_cpu[i]));
+			if (!sl->urc)
+				goto out_nomem;
+		}
 	}
 	kfree(slot_cpu);
 	return 0;

@@ -30,6 +30,9 @@
 
 atomic64_t hotstack_unwind_memory = ATOMIC64_INIT(0);
 
+/* The last process entry's serial (hs_uproc.serial), of every session. */
+static atomic64_t hs_uproc_serial = ATOMIC64_INIT(0);
+
 /* Slots of a new process set; it doubles when half full. */
 #define HS_UPROCS_MIN_BITS	10
 #define HS_UPROCS_MAX_BITS	20
@@ -480,6 +483,7 @@ long hotstack_ioc_set_maps(struct hotstack_session *s, void __user *uarg)
 		goto out_pid;
 	p->bytes = struct_size(p, maps, a.nr_maps);
 	p->nr = a.nr_maps;
+	p->serial = atomic64_inc_return(&hs_uproc_serial);
 	p->pid = get_pid(pid);
 	mmgrab(mm);
 	p->mm = mm;

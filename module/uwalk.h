@@ -52,6 +52,33 @@ static __always_inline void hs_uw_want(const struct hotstack_session *s)
 }
 
 /*
+ * The rule of address @next in process @proc: this CPU's cached one, else
+ * looked up in the table of the mapping it is in (*@map: the last mapping
+ * found, kept across a walk) and cached. NULL: no rule (frame pointers).
+ */
+static __always_inline const struct hotstack_unwind_rule *
+hs_urule(const struct hotstack_session *s, struct hs_slot *slot, const struct hs_uproc *proc,
+	 const struct hs_umap **map, unsigned long next)
+{
+	struct hs_urc *e = hs_urc_slot(slot->urc, next);
+	const struct hotstack_unwind_rule *r = hs_urc_get(e, proc->serial, next);
+	const struct hs_umap *m = *map;
+
+	if (r)
+		return r;
+	if (!m || next < m->start || next >= m->end)
+		*map = m = hs_umap_find(proc->maps, proc->nr, next);
+	if (m && m->tab) {
+		r = hs_utab_find(m->tab, next - m->bias);
+		if (r)
+			hs_urc_put(e, proc->serial, next, r);
+	} else if (!m && !READ_ONCE(proc->missed) && !xchg((u32 *)&proc->missed, 1)) {
+		hs_uw_want(s);
+	}
+	return r;
+}
+
+/*
  * The user stack of the current task from @regs by the session's tables
  * into @w, counted in @slot's uw[] (each walk ends as complete, truncated,
  * or one stop). @regs: the interrupted ones (user mode or not).
@@ -90,16 +117,7 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 		}
 		/* A return address is looked up as its call: the address before. */
 		next = first ? pc : pc - 1;
-		r = NULL;
-		if (proc) {
-			if (!map || next < map->start || next >= map->end)
-				map = hs_umap_find(proc->maps, proc->nr, next);
-			if (map && map->tab)
-				r = hs_utab_find(map->tab, next - map->bias);
-			else if (!map && !READ_ONCE(proc->missed) &&
-				 !xchg((u32 *)&proc->missed, 1))
-				hs_uw_want(s);
-		}
+		r = proc ? hs_urule(s, slot, proc, &map, next) : NULL;
 		if (!r || r->kind == HOTSTACK_UW_NONE) {
 			/* No rule: the frame record at the frame pointer. */
 			if (!fp)

@@ -206,4 +206,47 @@ static __always_inline const struct hs_umap *hs_umap_find(const struct hs_umap *
 	return lo && addr < maps[lo - 1].end ? &maps[lo - 1] : NULL;
 }
 
+/*
+ * struct hs_urc - a rule a CPU found for an address: one entry of that
+ * CPU's cache of them (HS_URC_SIZE, direct-mapped by address), so that a
+ * walk through code it walked before looks up neither the mapping nor the
+ * table. A process is named by its serial (struct hs_uproc.serial, never
+ * reused): an entry of a process whose maps were replaced or dropped is
+ * never found again, and the tables a rule is in live as long as the
+ * session. One writer, the CPU's walk; never read by another CPU.
+ * @pc:		the address looked up
+ * @proc:	the serial of the process whose maps and tables gave it (0: none)
+ * @rule:	the rule
+ */
+struct hs_urc {
+	u64 pc;
+	u64 proc;
+	const struct hotstack_unwind_rule *rule;
+};
+
+#define HS_URC_BITS	8
+#define HS_URC_SIZE	BIT(HS_URC_BITS)
+
+/* The entry of cache @c[HS_URC_SIZE] that @pc may be in. */
+static __always_inline struct hs_urc *hs_urc_slot(struct hs_urc *c, u64 pc)
+{
+	return &c[(pc * 0x61c8864680b583ebULL) >> (64 - HS_URC_BITS)];
+}
+
+/* The rule cached in @e for @pc of process @proc (a serial), or NULL. */
+static __always_inline const struct hotstack_unwind_rule *hs_urc_get(const struct hs_urc *e,
+								     u64 proc, u64 pc)
+{
+	return e->pc == pc && e->proc == proc ? e->rule : NULL;
+}
+
+/* Cache in @e rule @r (not NULL) of process @proc (a serial) for @pc. */
+static __always_inline void hs_urc_put(struct hs_urc *e, u64 proc, u64 pc,
+				       const struct hotstack_unwind_rule *r)
+{
+	e->pc = pc;
+	e->proc = proc;
+	e->rule = r;
+}
+
 #endif

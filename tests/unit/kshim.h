@@ -22,6 +22,9 @@
 #ifndef unlikely
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
+#ifndef BIT
+#define BIT(n)		(1UL << (n))
+#endif
 
 typedef uint8_t u8;
 typedef uint16_t u16;

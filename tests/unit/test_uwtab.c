@@ -174,6 +174,47 @@ static void maps_found(void **state)
 	assert_null(hs_umap_find(maps, 0, 0x1000));
 }
 
+/*
+ * The CPUs' rule cache: a rule is found again for its address and process
+ * only; an entry taken by another address, or a process's maps replaced
+ * (a new serial), finds nothing; an empty cache finds nothing.
+ */
+static void rule_cache(void **state)
+{
+	static const struct hotstack_unwind_rule rules[2];
+	static struct hs_urc cache[HS_URC_SIZE];
+	u64 pc, other = 0, serial;
+	struct hs_urc *e;
+	unsigned int used = 0, i;
+
+	(void)state;
+	for (i = 0; i < HS_URC_SIZE; i++)
+		for (serial = 0; serial < 3; serial++)
+			assert_null(hs_urc_get(&cache[i], serial, 0));
+	e = hs_urc_slot(cache, 0x401234);
+	hs_urc_put(e, 7, 0x401234, &rules[1]);
+	assert_ptr_equal(hs_urc_get(hs_urc_slot(cache, 0x401234), 7, 0x401234), &rules[1]);
+	assert_null(hs_urc_get(e, 8, 0x401234));
+	assert_null(hs_urc_get(e, 7, 0x401235));
+	/* Another address of the same entry takes it. */
+	for (pc = 0x401235; !other; pc++)
+		if (hs_urc_slot(cache, pc) == e)
+			other = pc;
+	hs_urc_put(e, 7, other, &rules[0]);
+	assert_null(hs_urc_get(e, 7, 0x401234));
+	assert_ptr_equal(hs_urc_get(e, 7, other), &rules[0]);
+	/* Neighbouring return addresses spread over the cache. */
+	for (i = 0; i < HS_URC_SIZE; i++)
+		cache[i].proc = 0;
+	for (pc = 0x401000; pc < 0x401000 + 4 * HS_URC_SIZE; pc += 4) {
+		e = hs_urc_slot(cache, pc);
+		assert_true(e >= cache && e < cache + HS_URC_SIZE);
+		used += !e->proc;
+		e->proc = 1;
+	}
+	assert_true(used > HS_URC_SIZE / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +222,7 @@ int main(void)
 		cmocka_unit_test(rows_checked),
 		cmocka_unit_test(rules_checked),
 		cmocka_unit_test(maps_found),
+		cmocka_unit_test(rule_cache),
 	};
 
 	return cmocka_run_group_tests_name("uwtab", tests, NULL, NULL);

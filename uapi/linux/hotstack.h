@@ -50,10 +50,11 @@
  * and reported, not sampled): per generation, a store of distinct stacks
  * (a page of counters, 48 bytes a stack and 8 a frame, rounded up to a
  * page) and per CPU a count table (its counters, 16 bytes an entry,
- * rounded up to 128 bytes), plus a header; all sessions together stay
- * under max_memory_mb (E2BIG), and the pages are charged to the memory
- * cgroup of the process that configures (ENOMEM past its limit; no OOM
- * kill).
+ * rounded up to 128 bytes), plus a header; with HOTSTACK_CFG_USER_TABLES
+ * each such CPU also caches the unwind rules its walks found (256 of 24
+ * bytes, not mapped). All sessions together stay under max_memory_mb
+ * (E2BIG), and the memory is charged to the memory cgroup of the process
+ * that configures (ENOMEM past its limit; no OOM kill).
  *
  * ioctl conventions
  * -----------------
