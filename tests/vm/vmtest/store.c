@@ -85,15 +85,17 @@ void test_store(unsigned int ms)
 	int fd = open_dev();
 	struct map m;
 	bool sound;
+	__u64 used;
 
 	default_config(&c);
 	c.table_entries = 4096;
 	c.arena_frames = 1 << 16;
 	c.cpu_entries = 256;
 	expect_cfg(fd, &c, 0, "store: every CPU, a store of 4096 stacks, 256 counts a CPU");
-	tap(memory_used() == formula(&c, cpus),
+	used = memory_used();
+	tap(used == formula(&c, cpus),
 	    "store: GET_INFO's memory_used is the formula's on %u CPUs (%llu, %llu bytes)", cpus,
-	    (unsigned long long)memory_used(), (unsigned long long)formula(&c, cpus));
+	    (unsigned long long)used, (unsigned long long)formula(&c, cpus));
 	expect_ioc(fd, HOTSTACK_IOC_START, NULL, 0, "store: START");
 	ran = run_everywhere(ms);
 	tap(ran == cpus, "store: hs_workload ran on each of the %u CPUs at once (%u did)", cpus,
