@@ -135,7 +135,8 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 			fp = next;
 			nfp++;
 		} else {
-			switch (r->kind) {
+			/* The commonest kind tested first. */
+			switch (__builtin_expect(r->kind, HOTSTACK_UW_CFA_SP)) {
 			case HOTSTACK_UW_CFA_SP:
 				cfa = sp + r->cfa_off;
 				break;
@@ -186,27 +187,28 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 				counter = HS_UWC_STOP + HOTSTACK_UWS_STACK;
 				break;
 			}
-			/* arm64: a leaf's return address is in the link register. */
-			if (!(r->flags & HOTSTACK_UWF_RA_SAVED)) {
-				if (!first) {
-					counter = HS_UWC_STOP + HOTSTACK_UWS_LINK;
-					break;
-				}
-				ra = lr;
-			}
-			/* The frame's saved words, both in one access where two. */
-			switch (r->flags & (HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED)) {
-			case HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED:
-				ok = hs_uw_get2(cfa + r->ra_off, &ra, cfa + r->fp_off, &fp, !read);
-				break;
+			/*
+			 * The frame's saved words, both in one access where two
+			 * (the commonest, x86_64's return address alone, first).
+			 */
+			switch (__builtin_expect(r->flags & (HOTSTACK_UWF_RA_SAVED |
+							     HOTSTACK_UWF_FP_SAVED),
+						 HOTSTACK_UWF_RA_SAVED)) {
 			case HOTSTACK_UWF_RA_SAVED:
 				ok = hs_uw_get(cfa + r->ra_off, &ra, !read);
 				break;
-			case HOTSTACK_UWF_FP_SAVED:
-				ok = hs_uw_get(cfa + r->fp_off, &fp, !read);
+			case HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED:
+				ok = hs_uw_get2(cfa + r->ra_off, &ra, cfa + r->fp_off, &fp, !read);
 				break;
 			default:
-				ok = true;
+				/* arm64: a leaf's return address is in the link register. */
+				if (!first) {
+					counter = HS_UWC_STOP + HOTSTACK_UWS_LINK;
+					goto out;
+				}
+				ra = lr;
+				ok = !(r->flags & HOTSTACK_UWF_FP_SAVED) ||
+				     hs_uw_get(cfa + r->fp_off, &fp, !read);
 			}
 			if (!ok) {
 				counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
