@@ -705,6 +705,15 @@ static void test_wall_budget(int fd)
  */
 #define WALL_SLACK	(8 * 1000000ULL)
 
+/* Runs of an exact workload (test_wall()'s, test_offcpu()'s) at most. */
+#define OFF_TRIES	3
+
+/* Wall-clock time @all of a thread that lived @life_ns is short of it. */
+static bool wall_short(__u64 all, __u64 life_ns)
+{
+	return all * 100 + WALL_SLACK * 100 < life_ns * 99;
+}
+
 static void test_wall(int fd)
 {
 	struct off_thread w[] = {
@@ -715,7 +724,7 @@ static void test_wall(int fd)
 	struct hotstack_stats st;
 	struct map m;
 	__u64 on, all;
-	unsigned int i;
+	unsigned int i, k, try;
 	int ret;
 
 	wall_config(&c);
@@ -727,13 +736,37 @@ static void test_wall(int fd)
 	wall_config(&c);
 	c.precise = 1;
 	expect_cfg(fd, &c, EINVAL, "wall with a precise level");
-	wall_config(&c);
-	ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
-	tap(ret == 0 && xioctl(fd, HOTSTACK_IOC_START, NULL) == 0,
-	    "wall: CONFIGURE (off-CPU and cpu-clock every 100 us) and START (%s)",
-	    strerrorname_np(ret));
-	off_workload(w, 2);
-	xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+	/*
+	 * A run whose thread's time falls short of its lifetime is made
+	 * again, as test_offcpu()'s (16.6 ms of the sleeper's once on
+	 * trixie-debug, the host loaded): OFF_TRIES runs at most.
+	 */
+	for (try = 1;; try++) {
+		wall_config(&c);
+		ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
+		if (!ret)
+			ret = xioctl(fd, HOTSTACK_IOC_START, NULL);
+		if (ret)
+			break;
+		off_workload(w, 2);
+		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+		if (try == OFF_TRIES || map_session(fd, &m))
+			break;
+		for (i = k = 0; i < 2; i++) {
+			wall_sums(&m, w[i].comm, &on, &all);
+			if (wall_short(all, w[i].life_ns)) {
+				printf("#   wall: run %u: %s: %.3f ms on the CPU + %.3f off it, "
+				       "of a %.3f ms life\n", try, w[i].comm, on / 1e6,
+				       (all - on) / 1e6, w[i].life_ns / 1e6);
+				k++;
+			}
+		}
+		munmap(m.base, m.size);
+		if (!k)
+			break;
+	}
+	tap(ret == 0, "wall: CONFIGURE (off-CPU and cpu-clock every 100 us) and START "
+	    "(%s; %u run%s)", strerrorname_np(ret), try, try > 1 ? "s" : "");
 	get_stats(fd, &st, 0);
 	check_invariant(fd, "wall");
 	if (map_session(fd, &m)) {
@@ -743,7 +776,7 @@ static void test_wall(int fd)
 	for (i = 0; i < 2; i++) {
 		wall_sums(&m, w[i].comm, &on, &all);
 		tap(all * 100 <= w[i].life_ns * 101 + WALL_SLACK * 100 &&
-		    all * 100 + WALL_SLACK * 100 >= w[i].life_ns * 99,
+		    !wall_short(all, w[i].life_ns),
 		    "wall: %s: %.3f ms on the CPU (sampled) + %.3f off it == its lifetime "
 		    "%.3f ms (1%%, and 8 ms)", w[i].comm, on / 1e6, (all - on) / 1e6,
 		    w[i].life_ns / 1e6);
@@ -948,9 +981,6 @@ static void test_offcpu_in_progress(int fd)
 	free(text);
 	check_invariant(fd, "off-cpu waits in progress at START");
 }
-
-/* Runs of test_offcpu()'s exact workload at most. */
-#define OFF_TRIES	3
 
 /*
  * Thread @t's wait is longer than its time off the CPU for @ctx in @by
