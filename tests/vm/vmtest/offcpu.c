@@ -705,13 +705,121 @@ static void test_wall_budget(int fd)
  */
 #define WALL_SLACK	(8 * 1000000ULL)
 
+/* What each kind of test_offcpu()'s threads waits in, and in what function. */
+static const struct { int ctx; const char *frame; } off_expect[] = {
+	[OFF_SLEEP] = { HOTSTACK_CTX_SLEEP, "hrtimer_nanosleep" },
+	[OFF_PIPE] = { HOTSTACK_CTX_SLEEP, "pipe_read" },
+	[OFF_FUTEX] = { HOTSTACK_CTX_SLEEP, "futex_wait" },
+	[OFF_VFORK] = { HOTSTACK_CTX_UNINTERRUPTIBLE, "kernel_clone" },
+	[OFF_SPIN] = { HOTSTACK_CTX_RUNQUEUE, NULL },
+};
+
+/*
+ * Thread @t's wait is longer than its time off the CPU for @ctx in @by
+ * (the run queue's too), its CPU time and OFF_TICK_NS, by more than 1%.
+ * The vfork parent, woken when the child has released its memory, then
+ * sleeps in waitpid() until the child has exited (11 ms of S on
+ * trixie-debug, the host loaded): its S counts too.
+ */
+static bool off_wait_short(const __u64 by[8], const struct off_thread *t, int ctx)
+{
+	__u64 also = t->kind == OFF_VFORK ? by[HOTSTACK_CTX_SLEEP] : 0;
+
+	return (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + also + t->cpu_ns + OFF_TICK_NS) * 100 <
+	       t->wait_ns * 99;
+}
+
 /* Runs of an exact workload (test_wall()'s, test_offcpu()'s) at most. */
 #define OFF_TRIES	3
+
+/*
+ * The threads of @t[@n] whose time in tables @m falls short of what they
+ * measured, each said (of run @try): an exact workload's check.
+ */
+typedef unsigned int off_short_fn(const struct map *m, const struct off_thread *t,
+				  unsigned int n, unsigned int try);
+
+/*
+ * An exact workload, @t[@n], in a session @config makes: CONFIGURE, START,
+ * the workload and STOP, made again while @short_of finds a thread short
+ * (a loaded host stalls a vCPU where no thread can measure it; a profiler
+ * that loses time loses it every run), OFF_TRIES runs at most. Returns
+ * CONFIGURE's or START's error; *@runs: the runs made.
+ */
+static int off_runs(int fd, void (*config)(struct hotstack_config *c), struct off_thread *t,
+		    unsigned int n, off_short_fn *short_of, unsigned int *runs)
+{
+	struct hotstack_config c;
+	struct map m;
+	unsigned int try, k;
+	int ret;
+
+	for (try = 1;; try++) {
+		config(&c);
+		ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
+		if (!ret)
+			ret = xioctl(fd, HOTSTACK_IOC_START, NULL);
+		if (ret)
+			break;
+		off_workload(t, n);
+		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
+		if (try == OFF_TRIES || map_session(fd, &m))
+			break;
+		k = short_of(&m, t, n, try);
+		munmap(m.base, m.size);
+		if (!k)
+			break;
+	}
+	*runs = try;
+	return ret;
+}
 
 /* Wall-clock time @all of a thread that lived @life_ns is short of it. */
 static bool wall_short(__u64 all, __u64 life_ns)
 {
 	return all * 100 + WALL_SLACK * 100 < life_ns * 99;
+}
+
+static unsigned int wall_short_of(const struct map *m, const struct off_thread *t,
+				  unsigned int n, unsigned int try)
+{
+	unsigned int i, k = 0;
+	__u64 on, all;
+
+	for (i = 0; i < n; i++) {
+		wall_sums(m, t[i].comm, &on, &all);
+		if (wall_short(all, t[i].life_ns)) {
+			printf("#   wall: run %u: %s: %.3f ms on the CPU + %.3f off it, "
+			       "of a %.3f ms life\n", try, t[i].comm, on / 1e6, (all - on) / 1e6,
+			       t[i].life_ns / 1e6);
+			k++;
+		}
+	}
+	return k;
+}
+
+static unsigned int off_short_of(const struct map *m, const struct off_thread *t,
+				 unsigned int n, unsigned int try)
+{
+	unsigned int i, k = 0;
+	__u64 by[8];
+	int ctx;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].kind == OFF_SPIN)
+			continue;
+		ctx = off_expect[t[i].kind].ctx;
+		off_sums(m, t[i].comm, by);
+		if (off_wait_short(by, &t[i], ctx)) {
+			printf("#   off-cpu: run %u: %s: %.3f ms off the CPU (S %.3f R %.3f), "
+			       "%.3f on it, of a %.3f ms wait\n", try, t[i].comm,
+			       (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE]) / 1e6,
+			       by[HOTSTACK_CTX_SLEEP] / 1e6, by[HOTSTACK_CTX_RUNQUEUE] / 1e6,
+			       t[i].cpu_ns / 1e6, t[i].wait_ns / 1e6);
+			k++;
+		}
+	}
+	return k;
 }
 
 static void test_wall(int fd)
@@ -724,7 +832,7 @@ static void test_wall(int fd)
 	struct hotstack_stats st;
 	struct map m;
 	__u64 on, all;
-	unsigned int i, k, try;
+	unsigned int i, try;
 	int ret;
 
 	wall_config(&c);
@@ -737,34 +845,12 @@ static void test_wall(int fd)
 	c.precise = 1;
 	expect_cfg(fd, &c, EINVAL, "wall with a precise level");
 	/*
-	 * A run whose thread's time falls short of its lifetime is made
-	 * again, as test_offcpu()'s (16.6 ms of the sleeper's once on
-	 * trixie-debug, the host loaded): OFF_TRIES runs at most.
+	 * Made again when a thread's time falls short of its lifetime: what
+	 * a stalled vCPU takes between its last switch-in and its rename is
+	 * under the new name (16.6 ms of the sleeper's once on trixie-debug,
+	 * the host loaded).
 	 */
-	for (try = 1;; try++) {
-		wall_config(&c);
-		ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
-		if (!ret)
-			ret = xioctl(fd, HOTSTACK_IOC_START, NULL);
-		if (ret)
-			break;
-		off_workload(w, 2);
-		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
-		if (try == OFF_TRIES || map_session(fd, &m))
-			break;
-		for (i = k = 0; i < 2; i++) {
-			wall_sums(&m, w[i].comm, &on, &all);
-			if (wall_short(all, w[i].life_ns)) {
-				printf("#   wall: run %u: %s: %.3f ms on the CPU + %.3f off it, "
-				       "of a %.3f ms life\n", try, w[i].comm, on / 1e6,
-				       (all - on) / 1e6, w[i].life_ns / 1e6);
-				k++;
-			}
-		}
-		munmap(m.base, m.size);
-		if (!k)
-			break;
-	}
+	ret = off_runs(fd, wall_config, w, 2, wall_short_of, &try);
 	tap(ret == 0, "wall: CONFIGURE (off-CPU and cpu-clock every 100 us) and START "
 	    "(%s; %u run%s)", strerrorname_np(ret), try, try > 1 ? "s" : "");
 	get_stats(fd, &st, 0);
@@ -982,21 +1068,6 @@ static void test_offcpu_in_progress(int fd)
 	check_invariant(fd, "off-cpu waits in progress at START");
 }
 
-/*
- * Thread @t's wait is longer than its time off the CPU for @ctx in @by
- * (the run queue's too), its CPU time and OFF_TICK_NS, by more than 1%.
- * The vfork parent, woken when the child has released its memory, then
- * sleeps in waitpid() until the child has exited (11 ms of S on
- * trixie-debug, the host loaded): its S counts too.
- */
-static bool off_wait_short(const __u64 by[8], const struct off_thread *t, int ctx)
-{
-	__u64 also = t->kind == OFF_VFORK ? by[HOTSTACK_CTX_SLEEP] : 0;
-
-	return (by[ctx] + by[HOTSTACK_CTX_RUNQUEUE] + also + t->cpu_ns + OFF_TICK_NS) * 100 <
-	       t->wait_ns * 99;
-}
-
 void test_offcpu(void)
 {
 	static const char *const reasons[8] = {
@@ -1010,13 +1081,6 @@ void test_offcpu(void)
 		{ .comm = "hs_off_vfork", .kind = OFF_VFORK },
 		{ .comm = "hs_off_spin1", .kind = OFF_SPIN },
 		{ .comm = "hs_off_spin2", .kind = OFF_SPIN },
-	};
-	static const struct { int ctx; const char *frame; } expect[] = {
-		[OFF_SLEEP] = { HOTSTACK_CTX_SLEEP, "hrtimer_nanosleep" },
-		[OFF_PIPE] = { HOTSTACK_CTX_SLEEP, "pipe_read" },
-		[OFF_FUTEX] = { HOTSTACK_CTX_SLEEP, "futex_wait" },
-		[OFF_VFORK] = { HOTSTACK_CTX_UNINTERRUPTIBLE, "kernel_clone" },
-		[OFF_SPIN] = { HOTSTACK_CTX_RUNQUEUE, NULL },
 	};
 	bool have = kallsyms_has("__tracepoint_sched_switch\n");
 	struct hotstack_config c;
@@ -1058,37 +1122,9 @@ void test_offcpu(void)
 	 * bound adds the thread's CPU time, which misses what a loaded host
 	 * stalls the vCPU while the thread runs (OFF_TICK_NS: 11 ms of a
 	 * pipe wait once on trixie-debug): a run that falls short of it is
-	 * made again, OFF_TRIES runs at most, its figures said. A profiler
-	 * that loses time loses it every run.
+	 * made again.
 	 */
-	for (try = 1;; try++) {
-		off_config(&c);
-		ret = xioctl(fd, HOTSTACK_IOC_CONFIGURE, &c);
-		if (!ret)
-			ret = xioctl(fd, HOTSTACK_IOC_START, NULL);
-		if (ret)
-			break;
-		off_workload(t, sizeof(t) / sizeof(t[0]));
-		xioctl(fd, HOTSTACK_IOC_STOP, NULL);
-		if (try == OFF_TRIES || map_session(fd, &m))
-			break;
-		for (i = k = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-			if (t[i].kind == OFF_SPIN)
-				continue;
-			off_sums(&m, t[i].comm, by);
-			if (off_wait_short(by, &t[i], expect[t[i].kind].ctx)) {
-				printf("#   off-cpu: run %u: %s: %.3f ms off the CPU (S %.3f R %.3f), "
-				       "%.3f on it, of a %.3f ms wait\n", try, t[i].comm,
-				       (by[expect[t[i].kind].ctx] + by[HOTSTACK_CTX_RUNQUEUE]) / 1e6,
-				       by[HOTSTACK_CTX_SLEEP] / 1e6, by[HOTSTACK_CTX_RUNQUEUE] / 1e6,
-				       t[i].cpu_ns / 1e6, t[i].wait_ns / 1e6);
-				k++;
-			}
-		}
-		munmap(m.base, m.size);
-		if (!k)
-			break;
-	}
+	ret = off_runs(fd, off_config, t, sizeof(t) / sizeof(t[0]), off_short_of, &try);
 	tap(ret == 0, "off-cpu: CONFIGURE and START (%u run%s)", try, try > 1 ? "s" : "");
 	get_stats(fd, &st, 0);
 	tap(hs_sum_drops(st.total.drops) == 0 && st.untimed == 0 && st.interrupts > 0,
@@ -1103,7 +1139,7 @@ void test_offcpu(void)
 	}
 	text = read_all(fd);
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int ctx = expect[t[i].kind].ctx;
+		int ctx = off_expect[t[i].kind].ctx;
 		char want[128];
 
 		off_sums(&m, t[i].comm, by);
@@ -1137,7 +1173,7 @@ void test_offcpu(void)
 		    "its lifetime %.3f ms (1%%)", t[i].comm, off / 1e6,
 		    by[HOTSTACK_CTX_SLEEP] / 1e6, by[HOTSTACK_CTX_UNINTERRUPTIBLE] / 1e6,
 		    by[HOTSTACK_CTX_RUNQUEUE] / 1e6, t[i].cpu_ns / 1e6, t[i].life_ns / 1e6);
-		if (!expect[t[i].kind].frame)
+		if (!off_expect[t[i].kind].frame)
 			continue;
 		snprintf(want, sizeof(want), "%s;[%s];", t[i].comm, reasons[ctx]);
 		for (k = 0; text; ) {
@@ -1146,13 +1182,13 @@ void test_offcpu(void)
 			if (!l)
 				break;
 			e = strchrnul(l, '\n');
-			if (memmem(l, e - l, expect[t[i].kind].frame,
-				   strlen(expect[t[i].kind].frame)))
+			if (memmem(l, e - l, off_expect[t[i].kind].frame,
+				   strlen(off_expect[t[i].kind].frame)))
 				break;
 			k = e - text;
 		}
 		tap(strstr(text + k, want) != NULL, "off-cpu: %s: a stack under %s with %s",
-		    t[i].comm, want, expect[t[i].kind].frame);
+		    t[i].comm, want, off_expect[t[i].kind].frame);
 	}
 	free(text);
 	munmap(m.base, m.size);
