@@ -185,7 +185,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 			   const struct cpumask *mask, u64 seed, struct hs_user *user)
 {
 	unsigned int nr_slots = cpumask_weight(mask), i, g;
-	size_t hdr_size, store_size, slot_size, size, nr_pages, p;
+	size_t hdr_size, store_size, slot_size, size, held, nr_pages, p;
 	struct hotstack_mmap_header *h;
 	unsigned int *slot_cpu;
 	int cpu, ret;
@@ -218,12 +218,12 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	}
 	if (c->flags & HOTSTACK_CFG_USER_TABLES)
 		t->urc_size = (size_t)nr_slots * HS_URC_SIZE * sizeof(struct hs_urc);
-	ret = hotstack_user_reserve(user, size + t->off_size + t->urc_size);
+	held = size + t->off_size + t->urc_size;	/* hs_tables_bytes() once @t is made */
+	ret = hotstack_user_reserve(user, held);
 	if (ret)
 		return ret;
-	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20,
-			       size + t->off_size + t->urc_size)) {
-		hotstack_user_unreserve(user, size + t->off_size + t->urc_size);
+	if (!hs_memory_reserve(&hotstack_memory, (s64)hotstack_max_memory_mb << 20, held)) {
+		hotstack_user_unreserve(user, held);
 		return -E2BIG;
 	}
 	t->size = size;
