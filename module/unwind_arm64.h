@@ -258,11 +258,14 @@ static __always_inline void hs_uw_start(struct pt_regs *regs, unsigned long *pc,
 #define HS_UW_SIG_PC	(128 + 176 + 8 + 32 * 8)
 #define hs_uw_ret(addr)		hs_strip_pac(addr, true)
 
+/* Every read goes through copy_from_user_nofault(): a walk may start at once. */
+#define hs_uw_begin(sp)		true
+
 /*
  * One word of the user stack at @addr into *@val; false when it cannot be
  * read. copy_from_user_nofault() checks the range and never sleeps.
  */
-static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val, bool first)
+static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val)
 {
 	return !copy_from_user_nofault(val, (const void __user *)addr, sizeof(*val));
 }
@@ -273,7 +276,7 @@ static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val, bo
  * cannot be read.
  */
 static __always_inline bool hs_uw_get2(unsigned long a, unsigned long *va, unsigned long b,
-				       unsigned long *vb, bool first)
+				       unsigned long *vb)
 {
 	unsigned long rec[2];
 
@@ -284,7 +287,7 @@ static __always_inline bool hs_uw_get2(unsigned long a, unsigned long *va, unsig
 		*vb = rec[b > a];
 		return true;
 	}
-	return hs_uw_get(a, va, first) && hs_uw_get(b, vb, first);
+	return hs_uw_get(a, va) && hs_uw_get(b, vb);
 }
 
 #endif

@@ -297,18 +297,27 @@ static __always_inline void hs_uw_start(struct pt_regs *regs, unsigned long *pc,
 #define hs_uw_ret(addr)		(addr)
 
 /*
- * One word of the user stack at @addr into *@val; false when it cannot be
- * read. Page faults are disabled (uwalk.h). The walk's @first read, in an
- * NMI, goes through copy_from_user_nofault(), which checks
- * nmi_uaccess_okay() (see hs_walk_user()); the others are a range check
- * and a load in a user access window of their own.
+ * Whether a walk from stack pointer @sp may read user memory: in an NMI,
+ * its first read goes through copy_from_user_nofault(), which checks
+ * nmi_uaccess_okay() (see hs_walk_user()): the word at the stack pointer.
+ * What it says holds until the NMI returns.
  */
-static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val, bool first)
+static __always_inline bool hs_uw_begin(unsigned long sp)
+{
+	unsigned long word;
+
+	return !in_nmi() || !copy_from_user_nofault(&word, (const void __user *)sp, sizeof(word));
+}
+
+/*
+ * One word of the user stack at @addr into *@val; false when it cannot be
+ * read. Page faults are disabled (uwalk.h) and hs_uw_begin() said the walk
+ * may read: a range check and a load in a user access window of its own.
+ */
+static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val)
 {
 	const unsigned long __user *p = (const unsigned long __user *)addr;
 
-	if (first && in_nmi())
-		return !copy_from_user_nofault(val, p, sizeof(*val));
 	if (!user_access_begin(p, sizeof(*val)))
 		return false;
 	unsafe_get_user(*val, p, fault);
@@ -322,18 +331,15 @@ fault:
 /*
  * Two words of the user stack, at @a and @b (within 64 KiB of each
  * other: a frame's saved words) into *@va and *@vb, in one user access
- * window; false when either cannot be read. @first: as hs_uw_get().
+ * window; false when either cannot be read. As hs_uw_get().
  */
 static __always_inline bool hs_uw_get2(unsigned long a, unsigned long *va, unsigned long b,
-				       unsigned long *vb, bool first)
+				       unsigned long *vb)
 {
 	unsigned long lo = min(a, b);
 	const unsigned long __user *pa = (const unsigned long __user *)a;
 	const unsigned long __user *pb = (const unsigned long __user *)b;
 
-	if (first && in_nmi())
-		return !copy_from_user_nofault(va, pa, sizeof(*va)) &&
-		       !copy_from_user_nofault(vb, pb, sizeof(*vb));
 	if (!user_access_begin((const void __user *)lo, max(a, b) - lo + sizeof(*vb)))
 		return false;
 	unsafe_get_user(*va, pa, fault);

@@ -51,31 +51,178 @@ static __always_inline void hs_uw_want(const struct hotstack_session *s)
 	hotstack_unwind_miss(s->uw, task_tgid_nr_ns(current, s->pid_ns));
 }
 
+/* What a walk uses where no rule holds: the frame record at the frame pointer. */
+static const struct hotstack_unwind_rule hs_urule_none = { .kind = HOTSTACK_UW_NONE };
+
 /*
  * The rule of address @next in process @proc: this CPU's cached one, else
  * looked up in the table of the mapping it is in (*@map: the last mapping
- * found, kept across a walk) and cached. NULL: no rule (frame pointers).
+ * found, kept across a walk) and cached; &hs_urule_none where none holds.
  */
 static __always_inline const struct hotstack_unwind_rule *
 hs_urule(const struct hotstack_session *s, struct hs_slot *slot, const struct hs_uproc *proc,
 	 const struct hs_umap **map, unsigned long next)
 {
 	struct hs_urc *e = hs_urc_slot(slot->urc, next);
-	const struct hotstack_unwind_rule *r = hs_urc_get(e, proc->serial, next);
+	const struct hotstack_unwind_rule *r;
 	const struct hs_umap *m = *map;
 
-	if (r)
-		return r;
+	/* A cached rule is never NULL. */
+	if (hs_urc_hit(e, proc->serial, next))
+		return e->rule;
 	if (!m || next < m->start || next >= m->end)
 		*map = m = hs_umap_find(proc->maps, proc->nr, next);
 	if (m && m->tab) {
 		r = hs_utab_find(m->tab, next - m->bias);
-		if (r)
+		if (r) {
 			hs_urc_put(e, proc->serial, next, r);
+			return r;
+		}
 	} else if (!m && !READ_ONCE(proc->missed) && !xchg((u32 *)&proc->missed, 1)) {
 		hs_uw_want(s);
 	}
-	return r;
+	return &hs_urule_none;
+}
+
+/*
+ * A user walk's registers, as each step leaves them.
+ * @pc:		the frame's address (pushed)
+ * @next:	the address its rule is looked up at: @pc for the interrupted
+ *		instruction (the first frame, a signal's), else a return
+ *		address's call, the address before
+ * @sp, @fp, @lr: the frame's stack pointer, frame pointer, link register
+ * @steps:	steps taken (collapsed sessions: bounded by hs_walk_steps())
+ * @ntab, @nfp:	frames walked by tables and by frame pointers
+ */
+struct hs_uregs {
+	unsigned long pc, next, sp, fp, lr;
+	unsigned int steps, ntab, nfp;
+};
+
+/* A step of the walk ended: on to the next frame (else a uw[] counter, HS_UWC_NR: none). */
+#define HS_UW_ON	(HS_UWC_NR + 1)
+
+/* The caller's frame at return address @ra: pushed, or the walk's end. */
+static __always_inline unsigned int hs_uw_caller(struct hs_walk *w, struct hs_uregs *u,
+						 unsigned long ra, const bool collapse)
+{
+	u->pc = hs_uw_ret(ra);
+	u->next = u->pc - 1;
+	if (!u->pc)
+		return HS_UWC_COMPLETE;
+	return hs_walk_push(w, u->pc, collapse) ? HS_UW_ON : HS_UWC_NR;
+}
+
+/*
+ * One step of the walk in @u, from its frame to its caller's: HS_UW_ON, or
+ * how the walk ended.
+ */
+static __always_inline unsigned int hs_uw_step(const struct hotstack_session *s,
+					       struct hs_slot *slot, struct hs_walk *w,
+					       const struct hs_uproc *proc,
+					       const struct hs_umap **map, struct hs_uregs *u,
+					       const bool collapse)
+{
+	const struct hotstack_unwind_rule *r;
+	unsigned long cfa, ra, next, fp, lr;
+	bool ok;
+
+	/* Every step keeps a frame or ends the walk, but for collapse. */
+	if (collapse && ++u->steps > hs_walk_steps(w)) {
+		w->truncated = true;
+		return HS_UWC_NR;
+	}
+	r = proc ? hs_urule(s, slot, proc, map, u->next) : &hs_urule_none;
+	/* The commonest kind tested first. */
+	switch (__builtin_expect(r->kind, HOTSTACK_UW_CFA_SP)) {
+	case HOTSTACK_UW_CFA_SP:
+		cfa = u->sp + r->cfa_off;
+		break;
+	case HOTSTACK_UW_CFA_FP:
+		cfa = u->fp + r->cfa_off;
+		break;
+	case HOTSTACK_UW_PLT:
+		cfa = u->sp + 8 + ((u->pc & 15) >= r->cfa_off ? 8 : 0);
+		break;
+	case HOTSTACK_UW_NONE:
+		/* No rule: the frame record at the frame pointer. */
+		if (!u->fp)
+			return HS_UWC_COMPLETE;
+		if (u->fp < u->sp || (u->fp & (sizeof(long) - 1)))
+			return HS_UWC_STOP + HOTSTACK_UWS_FP;
+		if (!hs_uw_get2(u->fp, &next, u->fp + 8, &ra))
+			return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+		u->sp = u->fp + 16;
+		u->fp = next;
+		u->nfp++;
+		return hs_uw_caller(w, u, ra, collapse);
+	case HOTSTACK_UW_END:
+		return HS_UWC_COMPLETE;
+	case HOTSTACK_UW_SIGNAL:
+		/*
+		 * The code the signal interrupted: its registers as the kernel
+		 * saved them. No order between its stack and the handler's (an
+		 * alternate signal stack): a frame kept each, or the walk ends.
+		 */
+		if (!hs_uw_get(u->sp + HS_UW_SIG_PC, &ra) ||
+		    !hs_uw_get(u->sp + HS_UW_SIG_FP, &fp) ||
+		    (HS_UW_SIG_LR && !hs_uw_get(u->sp + HS_UW_SIG_LR, &lr)) ||
+		    !hs_uw_get(u->sp + HS_UW_SIG_SP, &next))
+			return HS_UWC_STOP + HOTSTACK_UWS_SIGNAL;
+		if (HS_UW_SIG_LR)
+			u->lr = lr;
+		u->sp = next;
+		u->fp = fp;
+		u->ntab++;
+		/* An interrupted instruction, not a return address. */
+		u->pc = ra;
+		u->next = ra;
+		if (!ra)
+			return HS_UWC_COMPLETE;
+		return hs_walk_push(w, ra, collapse) ? HS_UW_ON : HS_UWC_NR;
+	default:
+		return HS_UWC_STOP + HOTSTACK_UWS_EXPR;
+	}
+	/*
+	 * Each caller's frame above the one before: no loop. An arm64 leaf
+	 * that made no frame has its CFA at the stack pointer, its return
+	 * address in the link register: the first frame's alone (a later one
+	 * stops, below).
+	 */
+	if (cfa < u->sp || (cfa == u->sp && (r->flags & HOTSTACK_UWF_RA_SAVED)) ||
+	    (cfa & (sizeof(long) - 1)))
+		return HS_UWC_STOP + HOTSTACK_UWS_STACK;
+	/*
+	 * The frame's saved words, both in one access where two (the
+	 * commonest, x86_64's return address alone, first).
+	 */
+	switch (__builtin_expect(r->flags & (HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED),
+				 HOTSTACK_UWF_RA_SAVED)) {
+	case HOTSTACK_UWF_RA_SAVED:
+		ok = hs_uw_get(cfa + r->ra_off, &ra);
+		break;
+	case HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED:
+		ok = hs_uw_get2(cfa + r->ra_off, &ra, cfa + r->fp_off, &fp);
+		if (ok)
+			u->fp = fp;
+		break;
+	default:
+		/* arm64: a leaf's return address is in the link register. */
+		if (u->next != u->pc)
+			return HS_UWC_STOP + HOTSTACK_UWS_LINK;
+		ra = u->lr;
+		ok = true;
+		if (!(r->flags & HOTSTACK_UWF_FP_SAVED))
+			break;
+		ok = hs_uw_get(cfa + r->fp_off, &fp);
+		if (ok)
+			u->fp = fp;
+	}
+	if (!ok)
+		return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+	u->sp = cfa;
+	u->ntab++;
+	return hs_uw_caller(w, u, ra, collapse);
 }
 
 /*
@@ -87,19 +234,17 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 						struct hs_slot *slot, struct hs_walk *w,
 						struct pt_regs *regs, const bool collapse)
 {
-	unsigned long pc, sp, fp, lr, cfa, ra = 0, next;
-	const struct hotstack_unwind_rule *r;
 	const struct hs_umap *map = NULL;
 	const struct hs_uproc *proc;
-	/* How the walk ended: HS_UWC_NR, cut at max_depth (counted as truncated). */
-	unsigned int steps = 0, counter = HS_UWC_COMPLETE, ntab = 0, nfp = 0;
-	bool first = true, read = false, ok;
+	struct hs_uregs u = {};
+	unsigned int end;
 
 	regs = hs_user_regs(regs);
 	if (!regs)
 		return;
-	hs_uw_start(regs, &pc, &sp, &fp, &lr);
-	if (!hs_walk_push(w, pc, collapse) || !hs_uw_64bit(regs))
+	hs_uw_start(regs, &u.pc, &u.sp, &u.fp, &u.lr);
+	u.next = u.pc;
+	if (!hs_walk_push(w, u.pc, collapse) || !hs_uw_64bit(regs))
 		return;
 	slot->uw[HS_UWC_WALKS]++;
 	proc = hs_uproc_find(s->uw, current->mm);
@@ -108,132 +253,18 @@ static __always_inline void hs_walk_user_tables(const struct hotstack_session *s
 		hs_uw_want(s);
 	}
 	pagefault_disable();
-	for (;;) {
-		/* Every step keeps a frame or ends the walk, but for collapse. */
-		if (collapse && ++steps > hs_walk_steps(w)) {
-			w->truncated = true;
-			counter = HS_UWC_NR;
-			break;
-		}
-		/* A return address is looked up as its call: the address before. */
-		next = first ? pc : pc - 1;
-		r = proc ? hs_urule(s, slot, proc, &map, next) : NULL;
-		if (!r || r->kind == HOTSTACK_UW_NONE) {
-			/* No rule: the frame record at the frame pointer. */
-			if (!fp)
-				break;
-			if (fp < sp || (fp & (sizeof(long) - 1))) {
-				counter = HS_UWC_STOP + HOTSTACK_UWS_FP;
-				break;
-			}
-			if (!hs_uw_get2(fp, &next, fp + 8, &ra, !read)) {
-				counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
-				break;
-			}
-			read = true;
-			sp = fp + 16;
-			fp = next;
-			nfp++;
-		} else {
-			/* The commonest kind tested first. */
-			switch (__builtin_expect(r->kind, HOTSTACK_UW_CFA_SP)) {
-			case HOTSTACK_UW_CFA_SP:
-				cfa = sp + r->cfa_off;
-				break;
-			case HOTSTACK_UW_CFA_FP:
-				cfa = fp + r->cfa_off;
-				break;
-			case HOTSTACK_UW_PLT:
-				cfa = sp + 8 + ((pc & 15) >= r->cfa_off ? 8 : 0);
-				break;
-			case HOTSTACK_UW_END:
-				goto out;
-			case HOTSTACK_UW_SIGNAL:
-				/*
-				 * The code the signal interrupted: its registers as
-				 * the kernel saved them. No order between its stack
-				 * and the handler's (an alternate signal stack): a
-				 * frame kept each, or the walk ends.
-				 */
-				if (!hs_uw_get(sp + HS_UW_SIG_PC, &ra, !read) ||
-				    !hs_uw_get(sp + HS_UW_SIG_FP, &fp, false) ||
-				    (HS_UW_SIG_LR && !hs_uw_get(sp + HS_UW_SIG_LR, &lr, false)) ||
-				    !hs_uw_get(sp + HS_UW_SIG_SP, &sp, false)) {
-					counter = HS_UWC_STOP + HOTSTACK_UWS_SIGNAL;
-					goto out;
-				}
-				read = true;
-				ntab++;
-				pc = ra;
-				/* An interrupted instruction, not a return address. */
-				first = true;
-				if (!pc || !hs_walk_push(w, pc, collapse)) {
-					counter = pc ? HS_UWC_NR : HS_UWC_COMPLETE;
-					goto out;
-				}
-				continue;
-			default:
-				counter = HS_UWC_STOP + HOTSTACK_UWS_EXPR;
-				goto out;
-			}
-			/*
-			 * Each caller's frame above the one before: no loop. An
-			 * arm64 leaf that made no frame has its CFA at the stack
-			 * pointer, its return address in the link register: the
-			 * first frame's alone (a later one stops, below).
-			 */
-			if (cfa < sp || (cfa == sp && (r->flags & HOTSTACK_UWF_RA_SAVED)) ||
-			    (cfa & (sizeof(long) - 1))) {
-				counter = HS_UWC_STOP + HOTSTACK_UWS_STACK;
-				break;
-			}
-			/*
-			 * The frame's saved words, both in one access where two
-			 * (the commonest, x86_64's return address alone, first).
-			 */
-			switch (__builtin_expect(r->flags & (HOTSTACK_UWF_RA_SAVED |
-							     HOTSTACK_UWF_FP_SAVED),
-						 HOTSTACK_UWF_RA_SAVED)) {
-			case HOTSTACK_UWF_RA_SAVED:
-				ok = hs_uw_get(cfa + r->ra_off, &ra, !read);
-				break;
-			case HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED:
-				ok = hs_uw_get2(cfa + r->ra_off, &ra, cfa + r->fp_off, &fp, !read);
-				break;
-			default:
-				/* arm64: a leaf's return address is in the link register. */
-				if (!first) {
-					counter = HS_UWC_STOP + HOTSTACK_UWS_LINK;
-					goto out;
-				}
-				ra = lr;
-				ok = !(r->flags & HOTSTACK_UWF_FP_SAVED) ||
-				     hs_uw_get(cfa + r->fp_off, &fp, !read);
-			}
-			if (!ok) {
-				counter = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
-				break;
-			}
-			read = true;
-			sp = cfa;
-			ntab++;
-		}
-		pc = hs_uw_ret(ra);
-		first = false;
-		if (!pc)
-			break;
-		if (!hs_walk_push(w, pc, collapse)) {
-			counter = HS_UWC_NR;
-			break;
-		}
-	}
-out:
+	if (hs_uw_begin(u.sp))
+		do
+			end = hs_uw_step(s, slot, w, proc, &map, &u, collapse);
+		while (end == HS_UW_ON);
+	else
+		end = HS_UWC_STOP + HOTSTACK_UWS_FAULT;
 	pagefault_enable();
-	slot->uw[HS_UWC_TABLE] += ntab;
-	slot->uw[HS_UWC_FP] += nfp;
-	if (counter < HS_UWC_NR)
-		slot->uw[counter]++;
-	if (counter == HS_UWC_STOP + HOTSTACK_UWS_FAULT)
+	slot->uw[HS_UWC_TABLE] += u.ntab;
+	slot->uw[HS_UWC_FP] += u.nfp;
+	if (end < HS_UWC_NR)
+		slot->uw[end]++;
+	if (end == HS_UWC_STOP + HOTSTACK_UWS_FAULT)
 		w->fault = true;
 }
 

@@ -233,11 +233,10 @@ static __always_inline struct hs_urc *hs_urc_slot(struct hs_urc *c, u64 pc)
 	return &c[(pc * 0x61c8864680b583ebULL) >> (64 - HS_URC_BITS)];
 }
 
-/* The rule cached in @e for @pc of process @proc (a serial), or NULL. */
-static __always_inline const struct hotstack_unwind_rule *hs_urc_get(const struct hs_urc *e,
-								     u64 proc, u64 pc)
+/* Whether @e holds the rule of @pc of process @proc (a serial: never 0). */
+static __always_inline bool hs_urc_hit(const struct hs_urc *e, u64 proc, u64 pc)
 {
-	return e->pc == pc && e->proc == proc ? e->rule : NULL;
+	return e->pc == pc && e->proc == proc;
 }
 
 /* Cache in @e rule @r (not NULL) of process @proc (a serial) for @pc. */

@@ -189,20 +189,22 @@ static void rule_cache(void **state)
 
 	(void)state;
 	for (i = 0; i < HS_URC_SIZE; i++)
-		for (serial = 0; serial < 3; serial++)
-			assert_null(hs_urc_get(&cache[i], serial, 0));
+		for (serial = 1; serial < 4; serial++)
+			assert_false(hs_urc_hit(&cache[i], serial, 0));
 	e = hs_urc_slot(cache, 0x401234);
 	hs_urc_put(e, 7, 0x401234, &rules[1]);
-	assert_ptr_equal(hs_urc_get(hs_urc_slot(cache, 0x401234), 7, 0x401234), &rules[1]);
-	assert_null(hs_urc_get(e, 8, 0x401234));
-	assert_null(hs_urc_get(e, 7, 0x401235));
+	assert_true(hs_urc_hit(hs_urc_slot(cache, 0x401234), 7, 0x401234));
+	assert_ptr_equal(e->rule, &rules[1]);
+	assert_false(hs_urc_hit(e, 8, 0x401234));
+	assert_false(hs_urc_hit(e, 7, 0x401235));
 	/* Another address of the same entry takes it. */
 	for (pc = 0x401235; !other; pc++)
 		if (hs_urc_slot(cache, pc) == e)
 			other = pc;
 	hs_urc_put(e, 7, other, &rules[0]);
-	assert_null(hs_urc_get(e, 7, 0x401234));
-	assert_ptr_equal(hs_urc_get(e, 7, other), &rules[0]);
+	assert_false(hs_urc_hit(e, 7, 0x401234));
+	assert_true(hs_urc_hit(e, 7, other));
+	assert_ptr_equal(e->rule, &rules[0]);
 	/* Neighbouring return addresses spread over the cache. */
 	for (i = 0; i < HS_URC_SIZE; i++)
 		cache[i].proc = 0;
