@@ -290,4 +290,7 @@ static __always_inline bool hs_uw_get2(unsigned long a, unsigned long *va, unsig
 	return hs_uw_get(a, va) && hs_uw_get(b, vb);
 }
 
+/* The frame record at @fp: the caller's frame pointer, the return address. */
+#define hs_uw_record(fp, next, ra)	hs_uw_get2(fp, next, (fp) + 8, ra)
+
 #endif

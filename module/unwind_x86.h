@@ -329,6 +329,26 @@ fault:
 }
 
 /*
+ * The frame record at @fp: the caller's frame pointer into *@next, the
+ * return address into *@ra, in one user access window. As hs_uw_get().
+ */
+static __always_inline bool hs_uw_record(unsigned long fp, unsigned long *next,
+					 unsigned long *ra)
+{
+	const struct hs_user_frame __user *f = (const struct hs_user_frame __user *)fp;
+
+	if (!user_access_begin(f, sizeof(*f)))
+		return false;
+	unsafe_get_user(*next, &f->next_fp, fault);
+	unsafe_get_user(*ra, &f->ret, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
+/*
  * Two words of the user stack, at @a and @b (within 64 KiB of each
  * other: a frame's saved words) into *@va and *@vb, in one user access
  * window; false when either cannot be read. As hs_uw_get().

@@ -133,8 +133,8 @@ static __always_inline unsigned int hs_uw_step(const struct hotstack_session *s,
 		return HS_UWC_NR;
 	}
 	r = proc ? hs_urule(s, slot, proc, map, u->next) : &hs_urule_none;
-	/* The commonest kind tested first. */
-	switch (__builtin_expect(r->kind, HOTSTACK_UW_CFA_SP)) {
+	/* The commonest kind tested first (x86_64's without frame pointers). */
+	switch (__builtin_expect(r->kind, HS_UW_SP_RA)) {
 	case HOTSTACK_UW_CFA_SP:
 		cfa = u->sp + r->cfa_off;
 		break;
@@ -144,13 +144,34 @@ static __always_inline unsigned int hs_uw_step(const struct hotstack_session *s,
 	case HOTSTACK_UW_PLT:
 		cfa = u->sp + 8 + ((u->pc & 15) >= r->cfa_off ? 8 : 0);
 		break;
+	case HS_UW_SP_RA:
+		/* The CFA_SP case below, in short: RA_SAVED, cfa_off > 0. */
+		cfa = u->sp + r->cfa_off;
+		if (cfa <= u->sp || (cfa & (sizeof(long) - 1)))
+			return HS_UWC_STOP + HOTSTACK_UWS_STACK;
+		if (!hs_uw_get(cfa + r->ra_off, &ra))
+			return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+		u->sp = cfa;
+		u->ntab++;
+		return hs_uw_caller(w, u, ra, collapse);
+	case HS_UW_RECORD:
+		/* A frame record's rule: the CFA_FP case below, in short. */
+		cfa = u->fp + 16;
+		if (cfa <= u->sp || (cfa & (sizeof(long) - 1)))
+			return HS_UWC_STOP + HOTSTACK_UWS_STACK;
+		if (!hs_uw_record(u->fp, &next, &ra))
+			return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
+		u->sp = cfa;
+		u->fp = next;
+		u->ntab++;
+		return hs_uw_caller(w, u, ra, collapse);
 	case HOTSTACK_UW_NONE:
 		/* No rule: the frame record at the frame pointer. */
 		if (!u->fp)
 			return HS_UWC_COMPLETE;
 		if (u->fp < u->sp || (u->fp & (sizeof(long) - 1)))
 			return HS_UWC_STOP + HOTSTACK_UWS_FP;
-		if (!hs_uw_get2(u->fp, &next, u->fp + 8, &ra))
+		if (!hs_uw_record(u->fp, &next, &ra))
 			return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
 		u->sp = u->fp + 16;
 		u->fp = next;

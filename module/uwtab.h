@@ -32,7 +32,8 @@
  * @nr_pages:	pages of 2^@shift the rows span: the last row's page + 1
  * @shift:	a page's size, as a shift (HS_UTAB_MIN_SHIFT..HS_UTAB_MAX_SHIFT)
  * @bytes:	what it takes, this header included
- * @rules:	[nr_rules], checked copies of the ABI's
+ * @rules:	[nr_rules], checked copies of the ABI's (their kinds the
+ *		module's: hs_urule_kind())
  * @page:	[nr_pages + 1]: the first row at or past each page's start
  *		(@page[nr_pages] == @nr_rows)
  * @pc_lo:	[nr_rows]: the low bits of each row's offset (its page: @page)
@@ -73,6 +74,33 @@ static inline bool hs_urule_valid(const struct hotstack_unwind_rule *r, bool arc
 		return false;
 	/* x86_64's call pushes the return address: it is always at CFA - 8. */
 	return !arch_x86 || ((r->flags & HOTSTACK_UWF_RA_SAVED) && r->ra_off == -8);
+}
+
+/*
+ * The module's own kinds for the commonest rules, so that the walk tells
+ * them apart by their kind alone and takes them in short:
+ * HS_UW_SP_RA:	HOTSTACK_UW_CFA_SP, above the stack pointer, with the
+ *		return address saved alone (x86_64 without frame pointers)
+ * HS_UW_RECORD: a frame record's: HOTSTACK_UW_CFA_FP at the frame pointer
+ *		+ 16, the return address at CFA - 8 and the caller's frame
+ *		pointer at CFA - 16 (code built with frame pointers, on both
+ *		architectures)
+ * hs_utab_build() gives them to the table's copy of each such rule.
+ */
+enum {
+	HS_UW_SP_RA = HOTSTACK_UW_KINDS,
+	HS_UW_RECORD,
+};
+
+/* The kind the module keeps checked rule @r as. */
+static inline u8 hs_urule_kind(const struct hotstack_unwind_rule *r)
+{
+	if (r->kind == HOTSTACK_UW_CFA_SP && r->cfa_off > 0 && r->flags == HOTSTACK_UWF_RA_SAVED)
+		return HS_UW_SP_RA;
+	if (r->kind == HOTSTACK_UW_CFA_FP && r->cfa_off == 16 && r->ra_off == -8 &&
+	    r->fp_off == -16 && r->flags == (HOTSTACK_UWF_RA_SAVED | HOTSTACK_UWF_FP_SAVED))
+		return HS_UW_RECORD;
+	return r->kind;
 }
 
 /* Bytes a table of @nr_rows rows, @nr_rules rules and @nr_pages pages takes. */
@@ -128,6 +156,8 @@ static inline struct hs_utab *hs_utab_build(void *mem, const struct hotstack_unw
 	t->shift = shift;
 	t->bytes = hs_utab_size(nr_rows, nr_rules, nr_pages);
 	memcpy(rl, rules, (size_t)nr_rules * sizeof(*rules));
+	for (i = 0; i < nr_rules; i++)
+		rl[i].kind = hs_urule_kind(&rl[i]);
 	for (i = 0; i < nr_rows; i++) {
 		while (p <= rows[i].pc >> shift)
 			page[p++] = i;

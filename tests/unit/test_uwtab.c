@@ -217,6 +217,42 @@ static void rule_cache(void **state)
 	assert_true(used > HS_URC_SIZE / 2);
 }
 
+/*
+ * The commonest rules get the module's own kinds (hs_urule_kind()): a
+ * frame record's (CFA at the frame pointer + 16, the return address and
+ * the caller's frame pointer below it) HS_UW_RECORD, a CFA above the stack
+ * pointer with the return address saved alone HS_UW_SP_RA; a rule that
+ * differs in any field keeps its kind.
+ */
+static void module_kinds(void **state)
+{
+	static const struct hotstack_unwind_rule rules[] = {
+		R(HOTSTACK_UW_CFA_FP, RA | FP, -16, -8, 16), R(HOTSTACK_UW_CFA_FP, RA | FP, -16, -8, 24),
+		R(HOTSTACK_UW_CFA_FP, RA | FP, -24, -8, 16), R(HOTSTACK_UW_CFA_FP, RA | FP, -8, -16, 16),
+		R(HOTSTACK_UW_CFA_FP, RA, 0, -8, 16), R(HOTSTACK_UW_CFA_SP, RA | FP, -16, -8, 16),
+		R(HOTSTACK_UW_CFA_SP, RA, 0, -8, 8), R(HOTSTACK_UW_CFA_SP, RA, 0, -16, 32),
+		R(HOTSTACK_UW_CFA_SP, RA, 0, -8, 0), R(HOTSTACK_UW_CFA_SP, RA, 0, -8, -8),
+		R(HOTSTACK_UW_CFA_SP, 0, 0, 0, 0), R(HOTSTACK_UW_NONE, 0, 0, 0, 0),
+	};
+	static const u8 kinds[] = {
+		HS_UW_RECORD, HOTSTACK_UW_CFA_FP, HOTSTACK_UW_CFA_FP, HOTSTACK_UW_CFA_FP,
+		HOTSTACK_UW_CFA_FP, HOTSTACK_UW_CFA_SP, HS_UW_SP_RA, HS_UW_SP_RA,
+		HOTSTACK_UW_CFA_SP, HOTSTACK_UW_CFA_SP, HOTSTACK_UW_CFA_SP, HOTSTACK_UW_NONE,
+	};
+	struct hotstack_unwind_row rows[12];
+	struct hs_utab *t;
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < 12; i++)
+		rows[i] = (struct hotstack_unwind_row){ .pc = 16 * i, .rule = i };
+	t = build(rows, 12, rules, 12);
+	assert_non_null(t);
+	for (i = 0; i < 12; i++)
+		assert_int_equal(t->rules[i].kind, kinds[i]);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +261,7 @@ int main(void)
 		cmocka_unit_test(rules_checked),
 		cmocka_unit_test(maps_found),
 		cmocka_unit_test(rule_cache),
+		cmocka_unit_test(module_kinds),
 	};
 
 	return cmocka_run_group_tests_name("uwtab", tests, NULL, NULL);
