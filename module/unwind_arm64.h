@@ -291,6 +291,10 @@ static __always_inline bool hs_uw_get2(unsigned long a, unsigned long *va, unsig
 }
 
 /* The frame record at @fp: the caller's frame pointer, the return address. */
-#define hs_uw_record(fp, next, ra)	hs_uw_get2(fp, next, (fp) + 8, ra)
+static __always_inline bool hs_uw_record(unsigned long fp, unsigned long *next,
+					 unsigned long *ra)
+{
+	return hs_uw_get2(fp, next, fp + 8, ra);
+}
 
 #endif

@@ -73,6 +73,10 @@ done
 # perf --call-graph dwarf (8 KiB of stack copied a sample) on the one
 # without. One line each:
 #   USER BUILD DEPTH MODE ELAPSED_NS SAMPLES [BYTES_PER_SAMPLE]
+# Addresses the same every run (ASLR off): where a CPU's rule cache
+# (direct-mapped by address, module/uwtab.h) has two frames collide
+# depends on them, and moved a run's figure by 4 ns a frame.
+echo 0 >/proc/sys/kernel/randomize_va_space
 ucalls=$((1000 * scale))
 urun() {
 	build=$1 depth=$2 mode=$3
