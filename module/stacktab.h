@@ -236,12 +236,15 @@ static __always_inline bool hs_stack_equal(const struct hotstack_stack *e, const
 
 /*
  * How long a lookup waits for a place another CPU is filling with its
- * hash (ns): storing takes well under a microsecond in NMI or hardirq
- * context; only a hypervisor that stops the storing vCPU makes it longer.
+ * hash (ns): storing takes a few microseconds at most (a 1024-frame
+ * stack's 8 KiB copied) in NMI or hardirq context; only a hypervisor that
+ * stops the storing vCPU makes it longer, and then the sample is dropped
+ * (HOTSTACK_DROP_BUSY) rather than held: a long NMI makes perf lower the
+ * machine's kernel.perf_event_max_sample_rate ("interrupt took too long").
  */
-#define HS_FILL_WAIT_NS		(10 * 1000 * 1000)
+#define HS_FILL_WAIT_NS		(50 * 1000)
 /* ... looking at the clock once in this many re-reads. */
-#define HS_FILL_SPINS		256
+#define HS_FILL_SPINS		32
 /* Times an arena claim is tried again after another CPU's claim won. */
 #define HS_ARENA_TRIES		64
 

@@ -678,7 +678,8 @@ static void busy_while_another_cpu_fills(void **state)
 	assert_int_equal(add_on(f->b, stack(f, a, 2, 0)), HOTSTACK_DROP_BUSY);
 	waited = local_clock() - t0;
 	assert_true(waited >= HS_FILL_WAIT_NS);
-	assert_true(waited < 100 * HS_FILL_WAIT_NS);
+	/* Bounded: under a second, on a host as loaded as a cold make check's. */
+	assert_true(waited < 1000 * 1000 * 1000);
 	assert_int_equal(entries(f->b), 0);
 	/* Another stack of that hash (forced) must wait as well. */
 	assert_int_equal(addh_on(f->b, stack(f, b, 1, 0), h), HOTSTACK_DROP_BUSY);
