@@ -43,8 +43,12 @@ if [ ! -e "$sysroot/.done" ]; then
 	ln -sf /dev/null "$sysroot/etc/systemd/system/serial-getty@.service"
 	ln -sf /dev/null "$sysroot/etc/systemd/system/getty@.service"
 	echo hotstack-vm >"$sysroot/etc/hostname"
+	# From /: coreutils 9.1's cp --parents sets the modes of the parents
+	# it makes by their path from the working directory (an absolute
+	# source elsewhere fails on its first missing parent).
 	for path; do
-		cp -a --parents "$(readlink -f "$path")" "$sysroot/"
+		path=$(readlink -f "$path")
+		(cd / && cp -a --parents "${path#/}" "$sysroot/")
 	done
 	touch "$sysroot/.done"
 fi
