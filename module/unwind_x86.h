@@ -209,6 +209,29 @@ struct hs_user_frame {
 	unsigned long ret;
 };
 
+/*
+ * The frame record at @fp: the caller's frame pointer into *@next, the
+ * return address into *@ra, in one user access window of their own (a
+ * range check and two loads); false when it cannot be read. Page faults
+ * disabled, and past the walk's first read in an NMI (hs_walk_user(),
+ * hs_uw_begin()).
+ */
+static __always_inline bool hs_uw_record(unsigned long fp, unsigned long *next,
+					 unsigned long *ra)
+{
+	const struct hs_user_frame __user *f = (const struct hs_user_frame __user *)fp;
+
+	if (!user_access_begin(f, sizeof(*f)))
+		return false;
+	unsafe_get_user(*next, &f->next_fp, fault);
+	unsafe_get_user(*ra, &f->ret, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
 static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs,
 					 const bool collapse)
 {
@@ -251,12 +274,8 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 		if (!prev && in_nmi()) {
 			if (copy_from_user_nofault(&frame, fp, sizeof(frame)))
 				goto fault;
-		} else {
-			if (!user_access_begin(fp, sizeof(frame)))
-				goto fault;
-			unsafe_get_user(frame.next_fp, &fp->next_fp, fault_open);
-			unsafe_get_user(frame.ret, &fp->ret, fault_open);
-			user_access_end();
+		} else if (!hs_uw_record((unsigned long)fp, &frame.next_fp, &frame.ret)) {
+			goto fault;
 		}
 		if (!frame.ret || !hs_walk_push(w, frame.ret, collapse))
 			break;
@@ -265,8 +284,6 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	pagefault_enable();
 	return;
 
-fault_open:
-	user_access_end();
 fault:
 	w->fault = true;
 	pagefault_enable();
@@ -321,26 +338,6 @@ static __always_inline bool hs_uw_get(unsigned long addr, unsigned long *val)
 	if (!user_access_begin(p, sizeof(*val)))
 		return false;
 	unsafe_get_user(*val, p, fault);
-	user_access_end();
-	return true;
-fault:
-	user_access_end();
-	return false;
-}
-
-/*
- * The frame record at @fp: the caller's frame pointer into *@next, the
- * return address into *@ra, in one user access window. As hs_uw_get().
- */
-static __always_inline bool hs_uw_record(unsigned long fp, unsigned long *next,
-					 unsigned long *ra)
-{
-	const struct hs_user_frame __user *f = (const struct hs_user_frame __user *)fp;
-
-	if (!user_access_begin(f, sizeof(*f)))
-		return false;
-	unsafe_get_user(*next, &f->next_fp, fault);
-	unsafe_get_user(*ra, &f->ret, fault);
 	user_access_end();
 	return true;
 fault:
