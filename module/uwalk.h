@@ -113,6 +113,16 @@ static __always_inline unsigned int hs_uw_caller(struct hs_walk *w, struct hs_ur
 	return hs_walk_push(w, u->pc, collapse) ? HS_UW_ON : HS_UWC_NR;
 }
 
+/* A frame walked by its rule: @cfa is the caller's stack pointer, @ra its return address. */
+static __always_inline unsigned int hs_uw_by_rule(struct hs_walk *w, struct hs_uregs *u,
+						  unsigned long cfa, unsigned long ra,
+						  const bool collapse)
+{
+	u->sp = cfa;
+	u->ntab++;
+	return hs_uw_caller(w, u, ra, collapse);
+}
+
 /*
  * One step of the walk in @u, from its frame to its caller's: HS_UW_ON, or
  * how the walk ended.
@@ -151,9 +161,7 @@ static __always_inline unsigned int hs_uw_step(const struct hotstack_session *s,
 			return HS_UWC_STOP + HOTSTACK_UWS_STACK;
 		if (!hs_uw_get(cfa + r->ra_off, &ra))
 			return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
-		u->sp = cfa;
-		u->ntab++;
-		return hs_uw_caller(w, u, ra, collapse);
+		return hs_uw_by_rule(w, u, cfa, ra, collapse);
 	case HS_UW_RECORD:
 		/* A frame record's rule: the CFA_FP case below, in short. */
 		cfa = u->fp + 16;
@@ -161,10 +169,8 @@ static __always_inline unsigned int hs_uw_step(const struct hotstack_session *s,
 			return HS_UWC_STOP + HOTSTACK_UWS_STACK;
 		if (!hs_uw_record(u->fp, &next, &ra))
 			return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
-		u->sp = cfa;
 		u->fp = next;
-		u->ntab++;
-		return hs_uw_caller(w, u, ra, collapse);
+		return hs_uw_by_rule(w, u, cfa, ra, collapse);
 	case HOTSTACK_UW_NONE:
 		/* No rule: the frame record at the frame pointer. */
 		if (!u->fp)
@@ -241,9 +247,7 @@ static __always_inline unsigned int hs_uw_step(const struct hotstack_session *s,
 	}
 	if (!ok)
 		return HS_UWC_STOP + HOTSTACK_UWS_FAULT;
-	u->sp = cfa;
-	u->ntab++;
-	return hs_uw_caller(w, u, ra, collapse);
+	return hs_uw_by_rule(w, u, cfa, ra, collapse);
 }
 
 /*
