@@ -181,12 +181,15 @@ requests() {
 	awk -v s="${2:-}" 's == "" || $5 == s { n++ } END { print n + 0 }' "$1/log" 2>/dev/null ||
 		echo 0
 }
-# wait_requests DIR N [STATUS]: until N requests (answered STATUS) came, at most 20 s.
+# wait_requests DIR N [STATUS]: until N requests (answered STATUS) came, at
+# most 60 s: an agent just started opens its session first (kernel symbols,
+# START, the tables of what it samples) and pushes at the end of its first
+# whole interval, which a guest beside a cold run's kernel builds slows.
 have_requests() {
 	[ $(requests "$1" "${3:-}") -ge $2 ]
 }
 wait_requests() {
-	wait_until have_requests "$@"
+	wait_for 60 have_requests "$@"
 }
 
 # container_cgroups: cgroup paths (below the cgroup2 root) as the runtimes

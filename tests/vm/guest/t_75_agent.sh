@@ -255,8 +255,8 @@ check_output "a 400 is logged with the server's words, and the profile not sent 
 	'refused profile [0-9]+ \[[0-9]+, [0-9]+\) with HTTP 400: Bad Request: not sent again' \
 	cat /tmp/a4.log
 sent_once() {
-	# What the listener saw, said when it fails.
-	cat $L/log
+	# What the listener saw and the agent said, said when it fails.
+	cat $L/log /tmp/a4.log
 	[ $(param from <$L/log | sort | uniq -d | wc -l) -eq 0 ] && [ $(wc -l <$L/log) -ge 3 ]
 }
 check "each interval was sent once only" sent_once
