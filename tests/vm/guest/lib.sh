@@ -181,15 +181,20 @@ requests() {
 	awk -v s="${2:-}" 's == "" || $5 == s { n++ } END { print n + 0 }' "$1/log" 2>/dev/null ||
 		echo 0
 }
-# wait_requests DIR N [STATUS]: until N requests (answered STATUS) came, at
-# most 60 s: an agent just started opens its session first (kernel symbols,
-# START, the tables of what it samples) and pushes at the end of its first
-# whole interval, which a guest beside a cold run's kernel builds slows.
+# wait_agent CMD...: wait_until for what an agent writes or pushes, at most
+# 60 s: one just started opens its session first (kernel symbols, START,
+# the tables of what it samples) and writes at the end of its first whole
+# interval, 4 s of a quiet guest; once 19 s to its session alone, beside
+# make check's 64-CPU guest.
+wait_agent() {
+	wait_for 60 "$@"
+}
+# wait_requests DIR N [STATUS]: until N requests (answered STATUS) came (wait_agent).
 have_requests() {
 	[ $(requests "$1" "${3:-}") -ge $2 ]
 }
 wait_requests() {
-	wait_for 60 have_requests "$@"
+	wait_agent have_requests "$@"
 }
 
 # container_cgroups: cgroup paths (below the cgroup2 root) as the runtimes

@@ -369,9 +369,7 @@ hotstack top -b -n 1 -d 1.5 -e $HS_EVENT $HS_RATE --stacks user -p $uwp >/tmp/to
 check_output "top --stacks user -p PID: its stacks from the leaf to _start" \
 	' uw_leaf_spin <- uw_rec_a <- .* <- uw_run <- main <- .*__libc_start_main <- _start$' cat /tmp/top.out
 # The agent's profiles: until one has the whole stack (its first interval
-# may begin before the tables are in: frame pointers until then), at most
-# 60 s: its session opened 19 s after it started in a make check beside
-# the overhead and dkms steps.
+# may begin before the tables are in: frame pointers until then).
 agent_whole() {
 	for f in /tmp/uwag/*.pb.gz; do
 		[ -e "$f" ] && hotstack report "$f" -o - --format folded
@@ -383,7 +381,7 @@ rm -rf /tmp/uwag
 hotstack agent -i 1 -e $HS_EVENT $HS_RATE --stacks user -p $uwp --output-dir /tmp/uwag \
 	--log /tmp/uwag.log &
 ag=$!
-wait_for 60 agent_whole
+wait_agent agent_whole
 kill -INT $ag
 wait $ag
 kill $uwp

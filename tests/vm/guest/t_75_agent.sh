@@ -336,7 +336,7 @@ reload
 rm -rf /tmp/od
 hotstack agent -i 1 $RATE --output-dir /tmp/od --keep 3 --log /tmp/a8.log &
 agent=$!
-wait_for 60 sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a8.log 2>/dev/null) -ge 5 ]' 2>/dev/null
+wait_agent sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a8.log 2>/dev/null) -ge 5 ]' 2>/dev/null
 mv /tmp/a8.log /tmp/a8.log.1
 kill -HUP $agent
 wait_output /tmp/a8.log "SIGHUP: log and kernel symbols opened again"
@@ -362,7 +362,7 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	sl=$!
 	hotstack agent -i 1 --off-cpu -p $sl --output-dir /tmp/odo --log /tmp/a9.log &
 	agent=$!
-	wait_for 60 sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a9.log 2>/dev/null) -ge 2 ]' \
+	wait_agent sh -c '[ $(grep -c "interval [0-9]* \[" /tmp/a9.log 2>/dev/null) -ge 2 ]' \
 		2>/dev/null
 	agent_stop
 	kill $sl
@@ -414,7 +414,7 @@ pod_pushes() {
 	[ $(param name 2>/dev/null <$L/log | grep -c "container.id=$id2") -ge 3 ] &&
 		[ $(param name 2>/dev/null <$L/log | grep -c "{.*,k8s.pod.uid=$uid,") -ge 1 ]
 }
-wait_for 60 pod_pushes
+wait_agent pod_pushes
 agent_stop
 listen_stop
 kill $p3
@@ -525,7 +525,7 @@ unit_files() {
 	ls /tmp/ou 2>/dev/null | grep -q -E "^hotstack-[0-9T]+Z-hsweb\.service\.pb\.gz\$" &&
 		ls /tmp/ou | grep -q -E "^hotstack-[0-9T]+Z-hsweb\.service-$id1\.pb\.gz\$"
 }
-wait_for 60 unit_files
+wait_agent unit_files
 agent_stop
 kill $p1 $p2
 wait $p1 $p2 2>/dev/null
