@@ -182,52 +182,85 @@ int64_t hs_pprof_period(const struct hs_profile *p, int *clock)
 }
 
 /*
+ * Each of @m's mappings a number for the locations (hs_pprof_frames()):
+ * the kernel's HS_MAP_KERNEL, the others 3 and up in @m's order, made
+ * the mappings' ids by hs_pprof_mappings() once the locations are known.
+ */
+static int hs_pprof_map_ids(struct hs_pprof_out *o, const struct hs_maps *m)
+{
+	size_t i, n = m ? m->nr : 0;
+
+	o->map_id = calloc(n ? n : 1, sizeof(*o->map_id));
+	if (!o->map_id)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		o->map_id[i] = strcmp(m->map[i].file, HS_KERNEL_MAPPING) ? i + 3 : HS_MAP_KERNEL;
+	return 0;
+}
+
+/*
  * Mappings: [kernel.kallsyms] (id 1) and [user] (id 2, hex user frames),
- * then each other binary @m knows; the kernel's known build ID goes to id 1.
+ * then, ids from 3 in @m's order, those of @m's other binaries that a
+ * location is in: a profile names its own binaries, not all an agent
+ * knows (a node's hundreds of binaries and modules in each of its
+ * containers' profiles). The kernel's known build ID goes to id 1.
  */
 static int hs_pprof_mappings(struct hs_pprof_out *o, const struct hs_maps *m)
 {
-	size_t n = 2 + (m ? m->nr : 0), i, next = 2;
+	size_t n = 2 + (m ? m->nr : 0), used = 2, i, k;
 	struct hs_pprof_strs *t = &o->strs;
+	uint64_t next = 2, *id = calloc(n, sizeof(*id));	/* each number's id, 0: unused */
 
-	o->maps = calloc(n, sizeof(*o->maps));
-	o->map_ptrs = calloc(n, sizeof(*o->map_ptrs));
-	o->map_id = calloc(n, sizeof(*o->map_id));
-	if (!o->maps || !o->map_ptrs || !o->map_id)
+	if (!id)
 		return -ENOMEM;
+	for (k = 0; k < o->prof.n_location; k++)
+		if (o->locs[k].mapping_id > HS_MAP_USER && !id[o->locs[k].mapping_id - 1]) {
+			id[o->locs[k].mapping_id - 1] = 1;
+			used++;
+		}
+	o->maps = calloc(used, sizeof(*o->maps));
+	o->map_ptrs = calloc(used, sizeof(*o->map_ptrs));
+	if (!o->maps || !o->map_ptrs)
+		goto nomem;
 	for (i = 0; i < n; i++) {
-		Perftools__Profiles__Mapping *mp = &o->maps[i];
-		const struct hs_mapping *k = i >= 2 ? &m->map[i - 2] : NULL;
-		const char *file = i == 0 ? HS_KERNEL_MAPPING : i == 1 ? "[user]" : k->file;
+		Perftools__Profiles__Mapping *mp = &o->maps[o->prof.n_mapping];
+		const struct hs_mapping *b = i >= 2 ? &m->map[i - 2] : NULL;
+		const char *file = i == 0 ? HS_KERNEL_MAPPING : i == 1 ? "[user]" : b->file;
 
-		if (k && !strcmp(k->file, HS_KERNEL_MAPPING)) {
-			/* The kernel's: its build ID on mapping 1. */
-			o->map_id[i - 2] = HS_MAP_KERNEL;
-			mp = &o->maps[0];
-		} else {
+		if (b && o->map_id[i - 2] == HS_MAP_KERNEL) {
+			mp = &o->maps[0];	/* the kernel's: its build ID on mapping 1 */
+		} else if (i < 2 || id[i]) {
 			perftools__profiles__mapping__init(mp);
 			mp->id = i < 2 ? i + 1 : ++next;
-			if (k)
-				o->map_id[i - 2] = mp->id;
+			id[i] = mp->id;
 			mp->filename = hs_strs_add(t, file);
 			mp->has_functions = 1;
 			o->map_ptrs[o->prof.n_mapping++] = mp;
 			if (mp->filename < 0)
-				return -ENOMEM;
+				goto nomem;
+		} else {
+			continue;
 		}
-		if (k) {
-			mp->memory_start = k->start;
-			mp->memory_limit = k->limit;
-			mp->file_offset = k->offset;
-			if (k->build_id[0]) {
-				mp->build_id = hs_strs_add(t, k->build_id);
+		if (b) {
+			mp->memory_start = b->start;
+			mp->memory_limit = b->limit;
+			mp->file_offset = b->offset;
+			if (b->build_id[0]) {
+				mp->build_id = hs_strs_add(t, b->build_id);
 				if (mp->build_id < 0)
-					return -ENOMEM;
+					goto nomem;
 			}
 		}
 	}
+	for (k = 0; k < o->prof.n_location; k++)
+		if (o->locs[k].mapping_id > HS_MAP_USER)
+			o->locs[k].mapping_id = id[o->locs[k].mapping_id - 1];
+	free(id);
 	o->prof.mapping = o->map_ptrs;
 	return 0;
+nomem:
+	free(id);
+	return -ENOMEM;
 }
 
 static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, int64_t period,
@@ -275,7 +308,6 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	prof->duration_nanos = (int64_t)(p->seconds * 1e9);
 	prof->time_nanos = p->time_ns;
 
-	ret = ret ?: hs_pprof_mappings(o, p->maps);
 
 	/* The lossy facts, and what recorded it; hs_read_pprof() reads them back. */
 	prof->comment = o->comments;
@@ -551,7 +583,9 @@ int hs_write_pprof(FILE *f, const struct hs_profile *p)
 	period = hs_pprof_period(p, &clock);
 	ret = ret ?: hs_pprof_header(&o, p, period, clock);
 	ret = ret ?: off ? 0 : -ENOMEM;
+	ret = ret ?: hs_pprof_map_ids(&o, p->maps);
 	ret = ret ?: hs_pprof_frames(&o, p, off);
+	ret = ret ?: hs_pprof_mappings(&o, p->maps);
 	ret = ret ?: hs_pprof_samples(&o, p, off, period);
 	if (!ret) {
 		o.strs.ptrs = malloc(o.strs.t.nr * sizeof(*o.strs.ptrs));

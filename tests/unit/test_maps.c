@@ -31,6 +31,7 @@
 #define MODULE_ID	"89abcdef89abcdef89abcdef89abcdef89abcdef"
 #define PROG_ID		"feedfacefeedfacefeedfacefeedfacefeedface"
 #define LIBC_ID		"c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
+#define UNUSED_ID	"0badf00d0badf00d0badf00d0badf00d0badf00d"
 
 /* One ELF note (native byte order) at @p: name, type, descriptor, padded to 4. */
 static size_t put_note(unsigned char *p, const char *name, uint32_t type, const void *desc,
@@ -157,7 +158,10 @@ static void load_known(struct hs_profile *p)
 	p->seconds = 1;
 	assert_true(hs_maps_add(&p->maps, HS_KERNEL_MAPPING, KERNEL_ID, 0, 0, 0) >= 0);
 	assert_true(hs_maps_add(&p->maps, "[hs_workload]", MODULE_ID, 0, 0, 0) >= 0);
+	/* Binaries and modules no frame is in (another group's): not written. */
+	assert_true(hs_maps_add(&p->maps, "[hs_unused]", UNUSED_ID, 0, 0, 0) >= 0);
 	prog = hs_maps_add(&p->maps, "/usr/bin/prog", PROG_ID, 0x400000, 0x402000, 0);
+	assert_true(hs_maps_add(&p->maps, "/usr/lib/unused.so", UNUSED_ID, 0x10000, 0x20000, 0) >= 0);
 	libc = hs_maps_add(&p->maps, "/lib/libc.so.6", LIBC_ID, 0x7f0000000000, 0x7f0000200000, 0);
 	assert_true(prog >= 0 && libc >= 0);
 	/* The same file and build ID again: the same mapping. */
@@ -202,6 +206,7 @@ static void check_mappings(const char *path)
 {
 	Perftools__Profiles__Profile *prof = decode(path);
 	const Perftools__Profiles__Mapping *k, *mod, *prog, *libc, *user;
+	size_t i;
 
 	assert_non_null(prof);
 	assert_int_equal(prof->n_mapping, 5);
@@ -212,6 +217,12 @@ static void check_mappings(const char *path)
 	libc = mapping_of(prof, "/lib/libc.so.6");
 	assert_int_equal(k->id, 1);
 	assert_int_equal(user->id, 2);
+	/* The others numbered on from 3, in order, none left out between. */
+	assert_int_equal(mod->id, 3);
+	assert_int_equal(prog->id, 4);
+	assert_int_equal(libc->id, 5);
+	for (i = 0; i < prof->n_string_table; i++)
+		assert_null(strstr(prof->string_table[i], "unused"));
 	assert_string_equal(str(prof, k->build_id), KERNEL_ID);
 	assert_string_equal(str(prof, user->build_id), "");
 	assert_string_equal(str(prof, mod->build_id), MODULE_ID);
