@@ -93,6 +93,8 @@ struct hs_afile_interval {
 /* The intervals whose files are in the directory, the oldest first. */
 struct hs_afiles {
 	const char *dir;
+	int dir_fd;		/* @dir open (O_PATH), -1 before hs_afiles_open() */
+	bool no_tmpfile;	/* O_TMPFILE and its linkat() refused: hs_afiles_write() */
 	unsigned long keep;	/* --keep */
 	struct hs_afile_interval *iv;
 	size_t nr, cap;
@@ -103,6 +105,14 @@ void hs_afiles_init(struct hs_afiles *f, const char *dir, unsigned long keep);
 void hs_afiles_free(struct hs_afiles *f);
 /* The intervals of the files an earlier run left in the directory (@f new). 0 or -errno. */
 int hs_afiles_scan(struct hs_afiles *f);
+/* The directory made if need be, and opened. 0 or -errno. */
+int hs_afiles_open(struct hs_afiles *f);
+/*
+ * File @name ("hotstack-START[-GROUP].pb.gz") written whole with @data, then
+ * hs_afiles_add(); a failure said by @log. 0 or -errno.
+ */
+int hs_afiles_write(struct hs_afiles *f, const char *name, const void *data, size_t len,
+		    void (*log)(const char *fmt, ...));
 /* File @name ("hotstack-START[-GROUP].pb.gz") was written: its interval's. */
 void hs_afiles_add(struct hs_afiles *f, const char *name);
 /* The intervals past the newest --keep removed, each file's failure said by @log. */

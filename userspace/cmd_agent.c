@@ -447,49 +447,20 @@ static int hs_agent_persistent_status(struct hs_status *st)
 
 /* ---- one interval ---------------------------------------------------------- */
 
-/*
- * DIR/hotstack-START.pb.gz (or -START-GROUP.pb.gz), written whole then
- * renamed, and remembered: the intervals past --keep are removed by name
- * (agent_files.c).
- */
+/* DIR/hotstack-START.pb.gz (or -START-GROUP.pb.gz): hs_afiles_write(). */
 static void hs_agent_write_file(struct hs_agent *ag, const void *data, size_t len, int64_t from,
 				const char *group)
 {
-	char name[192], path[4096], tmp[4096];
+	char name[192];
 	struct tm tm;
 	time_t t = from;
-	ssize_t w;
-	int fd;
 
 	gmtime_r(&t, &tm);
 	strftime(name, sizeof(name), "hotstack-%Y%m%dT%H%M%SZ", &tm);
 	snprintf(name + strlen(name), sizeof(name) - strlen(name), "%s%s.pb.gz", group ? "-" : "",
 		 group ?: "");
-	snprintf(path, sizeof(path), "%s/%s", ag->o.output_dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", ag->o.output_dir, name);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		hs_agent_log("cannot write %s: %s", tmp, strerror(errno));
-		return;
-	}
-	w = write(fd, data, len);
-	if (w != (ssize_t)len || close(fd)) {
-		hs_agent_log("cannot write %s: %s", tmp, w < 0 ? strerror(errno) :
-			     "short write (disk full?)");
-		if (w == (ssize_t)len)
-			fd = -1;
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		return;
-	}
-	if (rename(tmp, path)) {
-		hs_agent_log("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		return;
-	}
-	ag->files++;
-	hs_afiles_add(&ag->out, name);
+	if (!hs_afiles_write(&ag->out, name, data, len, hs_agent_log))
+		ag->files++;
 }
 
 /* The push's status, for the interval's line. */
@@ -1115,11 +1086,13 @@ int cmd_agent(int argc, char **argv)
 	}
 	hs_agent_stamps = !getenv("JOURNAL_STREAM");
 	ret = 1;
-	if (ag.o.output_dir && mkdir(ag.o.output_dir, 0755) && errno != EEXIST) {
-		hs_agent_log("cannot make the directory %s: %s", ag.o.output_dir, strerror(errno));
+	hs_afiles_init(&ag.out, ag.o.output_dir, ag.o.keep);
+	if (ag.o.output_dir && (ret = hs_afiles_open(&ag.out))) {
+		hs_agent_log("cannot make or open the directory %s: %s", ag.o.output_dir,
+			     strerror(-ret));
+		ret = 1;
 		goto out;
 	}
-	hs_afiles_init(&ag.out, ag.o.output_dir, ag.o.keep);
 	if (ag.o.output_dir && (ret = hs_afiles_scan(&ag.out))) {
 		hs_agent_log("cannot read the directory %s: %s", ag.o.output_dir, strerror(-ret));
 		ret = 1;

@@ -2,16 +2,20 @@
 /*
  * The agent's --output-dir (agent_files.c): the newest --keep intervals'
  * files kept, the intervals an earlier run left found by a scan, the
- * agent's own removed by their names.
+ * agent's own removed by their names; each file written whole before it
+ * has its name.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -132,10 +136,109 @@ static void keep(void **state)
 	assert_int_equal(system("rm -rf /tmp/hs-afiles-*"), 0);
 }
 
+/* Every entry of @path but . and .., hidden ones too. */
+static int entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void content(const char *path, const char *want)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, f) <= strlen(want));
+	fclose(f);
+	assert_string_equal(buf, want);
+}
+
+static void write_whole(void **state)
+{
+	char out[64], path[128], ev[4096] __attribute__((aligned(8)));
+	const struct inotify_event *e;
+	struct hs_afiles f;
+	int fd, ino;
+	bool tmpfile;
+	ssize_t n;
+
+	(void)state;
+	strcpy(dir, "/tmp/hs-afiles-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/out", dir);
+	logged = 0;
+	hs_afiles_init(&f, out, 2);
+	/* Made when missing. */
+	assert_int_equal(hs_afiles_open(&f), 0);
+	/* What this filesystem can: O_TMPFILE or not. */
+	fd = openat(f.dir_fd, ".", O_WRONLY | O_TMPFILE, 0644);
+	tmpfile = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+	ino = inotify_init1(IN_NONBLOCK);
+	assert_true(ino >= 0);
+	assert_true(inotify_add_watch(ino, out, IN_CREATE | IN_MOVED_TO) >= 0);
+	snprintf(path, sizeof(path), "%s/hotstack-20261206T000000Z-a.pb.gz", out);
+	assert_int_equal(hs_afiles_write(&f, "hotstack-20261206T000000Z-a.pb.gz", "first", 5,
+					 log_fn), 0);
+	content(path, "first");
+	assert_int_equal(f.nr, 1);
+	/*
+	 * With O_TMPFILE, the name is made once, complete: no other name made
+	 * and renamed. Without: said once, written under a name.
+	 */
+	assert_int_equal(f.no_tmpfile, !tmpfile);
+	assert_int_equal(logged, !tmpfile);
+	n = read(ino, ev, sizeof(ev));
+	assert_true(n > 0);
+	e = (const struct inotify_event *)ev;
+	assert_string_equal(e->name, tmpfile ? "hotstack-20261206T000000Z-a.pb.gz" :
+			    ".hotstack-20261206T000000Z-a.pb.gz.tmp");
+	assert_int_equal(e->mask, IN_CREATE);
+	assert_int_equal((size_t)n == sizeof(*e) + e->len, tmpfile);
+	close(ino);
+	assert_int_equal(entries(out), 1);
+	/* A name there already: replaced, whole, nothing left behind, nothing said. */
+	assert_int_equal(hs_afiles_write(&f, "hotstack-20261206T000000Z-a.pb.gz", "second", 6,
+					 log_fn), 0);
+	content(path, "second");
+	assert_int_equal(f.no_tmpfile, !tmpfile);
+	assert_int_equal(logged, !tmpfile);
+	assert_int_equal(entries(out), 1);
+	/* Under a temporary name, renamed: the same. */
+	f.no_tmpfile = true;
+	assert_int_equal(hs_afiles_write(&f, "hotstack-20261206T000010Z-a.pb.gz", "third", 5,
+					 log_fn), 0);
+	snprintf(path, sizeof(path), "%s/hotstack-20261206T000010Z-a.pb.gz", out);
+	content(path, "third");
+	assert_int_equal(entries(out), 2);
+	/* Both remembered as the agent's: the older interval goes past --keep 1. */
+	assert_int_equal(f.nr, 2);
+	f.keep = 1;
+	hs_afiles_prune(&f, log_fn);
+	assert_int_equal(entries(out), 1);
+	/* A directory that cannot be made: its error. */
+	hs_afiles_free(&f);
+	snprintf(out, sizeof(out), "%s/no/such", dir);
+	hs_afiles_init(&f, out, 2);
+	assert_int_equal(hs_afiles_open(&f), -ENOENT);
+	hs_afiles_free(&f);
+	assert_int_equal(system("rm -rf /tmp/hs-afiles-*"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(keep),
+		cmocka_unit_test(write_whole),
 	};
 
 	return cmocka_run_group_tests_name("agent_files", tests, NULL, NULL);
