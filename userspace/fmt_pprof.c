@@ -540,9 +540,15 @@ int hs_gzip_write(FILE *f, const void *data, size_t len)
 	 */
 	while (bits < 15 && ((size_t)1 << bits) < len)
 		bits++;
-	/* Go's runtime/pprof writes its profiles with gzip.BestSpeed too. */
-	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, bits + 16, bits - 7,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
+	/*
+	 * Go's runtime/pprof writes its profiles with gzip.BestSpeed too. Data
+	 * under a page is stored, not compressed: its file takes a page either
+	 * way (a filesystem block, tmpfs's page), and deflate's cost for each
+	 * stream (its Huffman trees: about 170,000 instructions for a 1 kB
+	 * profile) was half the agent's CPU with 500 containers' profiles.
+	 */
+	if (deflateInit2(&z, len < HS_GZIP_STORED ? Z_NO_COMPRESSION : Z_BEST_SPEED, Z_DEFLATED,
+			 bits + 16, bits - 7, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)buf;
 	do {

@@ -138,6 +138,8 @@ int hs_write_svg(FILE *f, const struct hs_profile *p);	/* fmt_svg.c */
 int hs_write_pprof(FILE *f, const struct hs_profile *p);	/* fmt_pprof.c, gzipped */
 /* gzip @len bytes of @data to @f (level 1, as Go's pprof). 0, -ENOMEM or -EIO. */
 int hs_gzip_write(FILE *f, const void *data, size_t len);	/* fmt_pprof.c */
+/* Bytes from which hs_gzip_write() compresses; under them it stores. */
+#define HS_GZIP_STORED	4096
 
 /*
  * The OTLP profile of @p (fmt_otlp.c): one ExportProfilesServiceRequest,

@@ -550,6 +550,52 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* @len bytes of text through hs_gzip_write(): its gzip size, and the data back whole. */
+static size_t gzip_size(size_t len)
+{
+	char *in = malloc(len), *gz = NULL, *back = malloc(len + 1);
+	size_t gz_len = 0, i;
+	uLongf back_len = len + 1;
+	z_stream z = { 0 };
+	FILE *f;
+
+	assert_non_null(in);
+	assert_non_null(back);
+	for (i = 0; i < len; i++)
+		in[i] = "do_syscall_64;vfs_read;"[i % 23];
+	f = open_memstream(&gz, &gz_len);
+	assert_non_null(f);
+	assert_int_equal(hs_gzip_write(f, in, len), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = gz_len;
+	z.next_out = (Bytef *)back;
+	z.avail_out = back_len;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(z.total_out, len);
+	assert_memory_equal(back, in, len);
+	inflateEnd(&z);
+	free(in);
+	free(back);
+	free(gz);
+	return gz_len;
+}
+
+/*
+ * Under a page, stored (a file takes a page anyway; deflate's trees cost
+ * more than the profile's making): gzip's 18 bytes and a stored block's 5
+ * over the data. From a page on, compressed.
+ */
+static void gzip_small_stored(void **state)
+{
+	(void)state;
+	assert_int_equal(gzip_size(1000), 1000 + 18 + 5);
+	assert_int_equal(gzip_size(HS_GZIP_STORED - 1), HS_GZIP_STORED - 1 + 18 + 5);
+	assert_true(gzip_size(HS_GZIP_STORED) < HS_GZIP_STORED / 4);
+	assert_true(gzip_size(1 << 20) < (1 << 20) / 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -559,6 +605,7 @@ int main(void)
 		cmocka_unit_test(foreign_profile),
 		cmocka_unit_test(broken_files_say_why),
 		cmocka_unit_test(pprof_on_the_command_line),
+		cmocka_unit_test(gzip_small_stored),
 	};
 
 	return cmocka_run_group_tests_name("pprof", tests, NULL, teardown);

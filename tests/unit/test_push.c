@@ -327,7 +327,7 @@ static void test_push_otlp(void **state)
 	c = config(port, url, sizeof(url));
 	c.otlp = 1;
 	assert_int_equal(hs_push_start(&cur, &c), 0);
-	hs_push_queue(cur, blob(3000, 9), 3000, "app{event=cpu-clock}", 99, 100, 110, 1);
+	hs_push_queue(cur, blob(6000, 9), 6000, "app{event=cpu-clock}", 99, 100, 110, 1);
 	wait_for(has_requests, w, "two attempts answered 503");
 	listener_stop(l);
 	l = listener("otlp", port, "200", &port);
@@ -343,16 +343,19 @@ static void test_push_otlp(void **state)
 		head = hs_read_file(req, &len);
 		assert_non_null(head);
 		assert_non_null(strcasestr(head, "\r\nContent-Type: application/x-protobuf\r\n"));
-		/* Gzipped (hs_listen -x inflates it): the request smaller than the body queued. */
+		/*
+		 * Gzipped (hs_listen -x inflates it): the request smaller than the
+		 * body queued, which is past a page (hs_gzip_write() stores less).
+		 */
 		assert_non_null(strcasestr(head, "\r\nContent-Encoding: gzip\r\n"));
-		assert_true(len < 3000);
+		assert_true(len < 6000);
 		free(head);
 		snprintf(out, sizeof(out), "%s/otlp/%d.pb", dir, i);
 		snprintf(line, sizeof(line), "./hs_listen -x %s %s", req, out);
 		assert_int_equal(system(line), 0);
 		got = hs_read_file(out, &len);
 		assert_non_null(got);
-		assert_int_equal(len, 3000);
+		assert_int_equal(len, 6000);
 		b = blob(len, 9);
 		assert_memory_equal(got, b, len);
 		free(b);
