@@ -227,14 +227,21 @@ static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size
 		{ "container_id", "container.id" }, { "pod_uid", "k8s.pod.uid" },
 		{ "unit", "systemd.unit" }, { "service_name", "service.name" },
 	};
-	size_t i, j, n = 0;
+	const size_t size = sizeof(ag->res_buf[0]);
+	size_t i, j, n = 0, at;
 
-	/* The service: --name's, or the group's workload (service_name, first in res_buf). */
-	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "service.name=%s", ag->o.name);
-	snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "os.type=linux");
-	if (ag->comm[0])
-		snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "process.executable.name=%s",
-			 ag->comm);
+	/*
+	 * The service: --name's, or the group's workload (service_name, first
+	 * in res_buf). Made with hs_cat(), not snprintf(): for each group.
+	 */
+	at = hs_cats(ag->res_buf[n], size, 0, "service.name=");
+	hs_cats(ag->res_buf[n], size, at, ag->o.name);
+	hs_cats(ag->res_buf[++n], size, 0, "os.type=linux");
+	if (ag->comm[0]) {
+		at = hs_cats(ag->res_buf[++n], size, 0, "process.executable.name=");
+		hs_cats(ag->res_buf[n], size, at, ag->comm);
+	}
+	n++;
 	for (i = 0; i < nr && n < HS_AGENT_NOTES; i++) {
 		const char *k = keys[i];
 		int kl = klen[i];
@@ -247,11 +254,11 @@ static void hs_agent_resource(struct hs_agent *ag, const char **keys, const size
 				break;
 			}
 		}
-		if (kl == 12 && !memcmp(k, "service.name", 12)) {
-			snprintf(ag->res_buf[0], sizeof(ag->res_buf[0]), "service.name=%s", vals[i]);
-			continue;
-		}
-		snprintf(ag->res_buf[n++], sizeof(ag->res_buf[0]), "%.*s=%s", kl, k, vals[i]);
+		/* Its value for service.name, or "KEY=VALUE" next. */
+		j = kl == 12 && !memcmp(k, "service.name", 12) ? 0 : n++;
+		at = hs_cat(ag->res_buf[j], size, 0, k, kl);
+		at = hs_cats(ag->res_buf[j], size, at, "=");
+		hs_cats(ag->res_buf[j], size, at, vals[i]);
 	}
 	for (i = 0; i < n; i++)
 		ag->resource[i] = ag->res_buf[i];
@@ -290,16 +297,23 @@ static void hs_agent_labels(struct hs_agent *ag, const struct hs_agent_group *g,
 		if (j == nr)
 			nr++;
 	}
-	used = snprintf(ag->name, sizeof(ag->name), "%s{", ag->o.name);
+	/* Made with hs_cat(), not snprintf(): for each group of each interval. */
+	used = hs_cats(ag->name, sizeof(ag->name), 0, ag->o.name);
+	used = hs_cats(ag->name, sizeof(ag->name), used, "{");
 	for (i = 0, n = 0; i < nr; i++) {
-		used += snprintf(ag->name + used, sizeof(ag->name) - used, "%s%.*s=%s",
-				 i ? "," : "", (int)klen[i], keys[i], vals[i]);
-		snprintf(ag->note_buf[n], sizeof(ag->note_buf[n]), "label: %.*s=%s", (int)klen[i],
-			 keys[i], vals[i]);
-		ag->notes[n] = ag->note_buf[n];
+		char *note = ag->note_buf[n];
+		size_t at = hs_cats(note, sizeof(ag->note_buf[n]), 0, "label: ");
+
+		at = hs_cat(note, sizeof(ag->note_buf[n]), at, keys[i], klen[i]);
+		at = hs_cats(note, sizeof(ag->note_buf[n]), at, "=");
+		hs_cats(note, sizeof(ag->note_buf[n]), at, vals[i]);
+		if (i)
+			used = hs_cats(ag->name, sizeof(ag->name), used, ",");
+		used = hs_cats(ag->name, sizeof(ag->name), used, note + 7);	/* KEY=VALUE */
+		ag->notes[n] = note;
 		n++;
 	}
-	snprintf(ag->name + used, sizeof(ag->name) - used, "}");
+	hs_cats(ag->name, sizeof(ag->name), used, "}");
 	for (i = 0; i < nr_extra && n < HS_AGENT_NOTES; i++, n++)
 		ag->notes[n] = extra_notes[i];
 	ag->notes[n] = NULL;

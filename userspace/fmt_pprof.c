@@ -263,13 +263,33 @@ nomem:
 	return -ENOMEM;
 }
 
+/*
+ * Comment "hotstack KEY VALUE" (@value, or @num in decimal when NULL),
+ * made with hs_cat(): an agent writes hundreds of profiles an interval.
+ */
+static int hs_pprof_comment(struct hs_pprof_out *o, const char *key, const char *value,
+			    uint64_t num)
+{
+	char buf[512];
+	size_t n = hs_cats(buf, sizeof(buf), hs_cats(buf, sizeof(buf), 0, "hotstack "), key);
+	int64_t i;
+
+	if (value)
+		hs_cats(buf, sizeof(buf), n, value);
+	else
+		hs_cat_u64(buf, sizeof(buf), n, num);
+	i = hs_strs_add(&o->strs, buf);
+	o->comments[o->prof.n_comment++] = i;
+	return i < 0 ? -ENOMEM : 0;
+}
+
 static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, int64_t period,
 			   int clock)
 {
 	Perftools__Profiles__Profile *prof = &o->prof;
 	struct hs_pprof_strs *t = &o->strs;
-	char buf[512];
 	size_t nr_notes = 0, i;
+	char sec[32];
 	int ret, off;
 
 	while (p->notes && p->notes[nr_notes])
@@ -311,25 +331,19 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 
 	/* The lossy facts, and what recorded it; hs_read_pprof() reads them back. */
 	prof->comment = o->comments;
-#define HS_COMMENT(...) do {							\
-		snprintf(buf, sizeof(buf), "hotstack " __VA_ARGS__);		\
-		o->comments[prof->n_comment] = hs_strs_add(t, buf);		\
-		if (o->comments[prof->n_comment++] < 0)				\
-			ret = -ENOMEM;						\
-	} while (0)
 	if (p->event) {
-		HS_COMMENT("event: %s", p->event);
-		HS_COMMENT("rate: %s", p->rate);
-		HS_COMMENT("seconds: %.3f", p->seconds);
+		snprintf(sec, sizeof(sec), "%.3f", p->seconds);
+		ret = ret ?: hs_pprof_comment(o, "event: ", p->event, 0);
+		ret = ret ?: hs_pprof_comment(o, "rate: ", p->rate, 0);
+		ret = ret ?: hs_pprof_comment(o, "seconds: ", sec, 0);
 	}
-	HS_COMMENT("samples: %" PRIu64, p->total);
-	HS_COMMENT("dropped: %" PRIu64, p->dropped);
-	HS_COMMENT("filtered: %" PRIu64, p->filtered);
-	HS_COMMENT("truncated: %" PRIu64, p->truncated);
-	HS_COMMENT("collapsed: %" PRIu64, p->collapsed);
+	ret = ret ?: hs_pprof_comment(o, "samples: ", NULL, p->total);
+	ret = ret ?: hs_pprof_comment(o, "dropped: ", NULL, p->dropped);
+	ret = ret ?: hs_pprof_comment(o, "filtered: ", NULL, p->filtered);
+	ret = ret ?: hs_pprof_comment(o, "truncated: ", NULL, p->truncated);
+	ret = ret ?: hs_pprof_comment(o, "collapsed: ", NULL, p->collapsed);
 	for (i = 0; i < nr_notes; i++)
-		HS_COMMENT("%s", p->notes[i]);
-#undef HS_COMMENT
+		ret = ret ?: hs_pprof_comment(o, "", p->notes[i], 0);
 	return ret;
 }
 

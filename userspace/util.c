@@ -97,6 +97,27 @@ int hs_grow(void *arr, size_t *cap, size_t nr, size_t size, size_t first)
 	return 0;
 }
 
+/* ---- strings made in a buffer --------------------------------------- */
+
+size_t hs_cat(char *buf, size_t size, size_t at, const char *s, size_t len)
+{
+	if (len > size - 1 - at)
+		len = size - 1 - at;
+	memcpy(buf + at, s, len);
+	buf[at + len] = '\0';
+	return at + len;
+}
+
+size_t hs_cat_u64(char *buf, size_t size, size_t at, uint64_t v)
+{
+	char digits[20], *d = digits + sizeof(digits);
+
+	do
+		*--d = '0' + v % 10;
+	while (v /= 10);
+	return hs_cat(buf, size, at, d, digits + sizeof(digits) - d);
+}
+
 /* ---- the clock ------------------------------------------------------ */
 
 double hs_now(void)

@@ -220,6 +220,34 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* hs_cat(): appended, cut to fit, always terminated; numbers in decimal. */
+static void cat_into_a_buffer(void **state)
+{
+	char buf[8];
+	size_t n;
+
+	(void)state;
+	n = hs_cats(buf, sizeof(buf), 0, "ab");
+	n = hs_cat(buf, sizeof(buf), n, "cdXY", 2);
+	assert_int_equal(n, 4);
+	assert_string_equal(buf, "abcd");
+	n = hs_cats(buf, sizeof(buf), n, "efghij");
+	assert_int_equal(n, 7);
+	assert_string_equal(buf, "abcdefg");
+	assert_int_equal(hs_cats(buf, sizeof(buf), n, "more"), 7);
+	assert_string_equal(buf, "abcdefg");
+	assert_int_equal(hs_cat_u64(buf, sizeof(buf), 0, 0), 1);
+	assert_string_equal(buf, "0");
+	assert_int_equal(hs_cat_u64(buf, sizeof(buf), 1, 1234567), 7);
+	assert_string_equal(buf, "0123456");
+	{
+		char big[32];
+
+		hs_cat_u64(big, sizeof(big), hs_cats(big, sizeof(big), 0, "n="), UINT64_MAX);
+		assert_string_equal(big, "n=18446744073709551615");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +258,7 @@ int main(void)
 		cmocka_unit_test(json_of_any_bytes),
 		cmocka_unit_test(xml_of_any_bytes),
 		cmocka_unit_test(labels_cut_between_characters),
+		cmocka_unit_test(cat_into_a_buffer),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, teardown);
