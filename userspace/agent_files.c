@@ -59,9 +59,9 @@ static int hs_afile_fill(int fd, const void *data, size_t len, bool keep_open)
 
 /*
  * Written whole before it has its name: a file with none (O_TMPFILE),
- * linked in by linkat(AT_EMPTY_PATH) once complete, so that no temporary
- * name is made and renamed (for 500 containers' 501 files an interval,
- * that was a third of the agent's CPU). Where the filesystem has no
+ * linked in by linkat(AT_EMPTY_PATH) once complete: no temporary name
+ * made and renamed for each of an agent's hundreds of files an interval
+ * (4% of its CPU with 500 containers). Where the filesystem has no
  * O_TMPFILE or linkat() refuses (before Linux 6.10 it wants
  * CAP_DAC_READ_SEARCH), from then on a hidden name, renamed; likewise for
  * a name that exists already (rename() replaces it).
