@@ -328,7 +328,6 @@ static int hs_pprof_header(struct hs_pprof_out *o, const struct hs_profile *p, i
 	prof->duration_nanos = (int64_t)(p->seconds * 1e9);
 	prof->time_nanos = p->time_ns;
 
-
 	/* The lossy facts, and what recorded it; hs_read_pprof() reads them back. */
 	prof->comment = o->comments;
 	if (p->event) {

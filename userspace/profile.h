@@ -136,7 +136,10 @@ int hs_write_report(FILE *f, const struct hs_profile *p, unsigned int top);	/* f
 int hs_write_json(FILE *f, const struct hs_profile *p);		/* fmt_json.c */
 int hs_write_svg(FILE *f, const struct hs_profile *p);	/* fmt_svg.c */
 int hs_write_pprof(FILE *f, const struct hs_profile *p);	/* fmt_pprof.c, gzipped */
-/* gzip @len bytes of @data to @f (level 1, as Go's pprof). 0, -ENOMEM or -EIO. */
+/*
+ * gzip @len bytes of @data to @f: from HS_GZIP_STORED bytes on compressed
+ * (level 1, as Go's pprof), under it stored. 0, -ENOMEM or -EIO.
+ */
 int hs_gzip_write(FILE *f, const void *data, size_t len);	/* fmt_pprof.c */
 /* Bytes from which hs_gzip_write() compresses; under them it stores. */
 #define HS_GZIP_STORED	4096
