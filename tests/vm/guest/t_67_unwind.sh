@@ -67,10 +67,30 @@ check "record --stacks user -- uw_tree_nofp (no frame pointers)" [ $? -eq 0 ]
 grep '^\[ hotstack' /tmp/uw.out | sed 's/^/# /'
 # The frames above main: _start, libc's __libc_start_main and the start
 # code it calls (__libc_start_call_main, unnamed in a stripped libc).
+# reach_start FOLDED OUT: 99% of main's stacks reach them. A walk made
+# before the process's tables were all loaded (libc mapped after the tool
+# first read the process, its table built after: a debug guest, the host
+# loaded: 23 of 1776) stops at libc's start code, reached by tables from
+# main but without a rule of its own: such stacks are left out of the
+# share, as many as record's summary (OUT) counts walks before their
+# process's tables (as expected() below). A libc rule gone wrong stops
+# them all.
+reach_start() {
+	early=$(sed -n "s/.* \([0-9]*\) walks before their process's tables.*/\1/p" "$2")
+	partial=$(awk '/^libc\.so\.6\+0x[0-9a-f]+;main;/ { n += $NF } END { print n + 0 }' "$1")
+	echo "# $partial stacks stop at libc's start code (${early:-0} walks before their" \
+		"process's tables)"
+	if [ "$partial" -le "${early:-0}" ]; then
+		grep -v -E '^libc\.so\.6\+0x[0-9a-f]+;main;' "$1" >"$1.whole"
+	else
+		cp "$1" "$1.whole"
+	fi
+	at_least "$1.whole" \
+		'^_start;__libc_start_main;(__libc_start_call_main|libc\.so\.6\+0x[0-9a-f]+);main;' 99
+}
 grep 'main;uw_run' /tmp/uw.folded >/tmp/uw-main.folded
 check "99% of its user stacks of main reach _start through __libc_start_main" \
-	at_least /tmp/uw-main.folded \
-	'^_start;__libc_start_main;(__libc_start_call_main|libc\.so\.6\+0x[0-9a-f]+);main;' 99
+	reach_start /tmp/uw-main.folded /tmp/uw.out
 # Each expected stack, and nothing but them or a frame above the leaf (a
 # sample between calls), or uw_run's clock read, or main's setup before
 # uw_run (its arguments read: strtok_r, strtod). A walk before the
