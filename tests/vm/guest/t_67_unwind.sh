@@ -67,6 +67,12 @@ check "record --stacks user -- uw_tree_nofp (no frame pointers)" [ $? -eq 0 ]
 grep '^\[ hotstack' /tmp/uw.out | sed 's/^/# /'
 # The frames above main: _start, libc's __libc_start_main and the start
 # code it calls (__libc_start_call_main, unnamed in a stripped libc).
+# early_walks OUT: the walks before their process's tables record's summary
+# (OUT) counts, 0 if it says none.
+early_walks() {
+	sed -n "s/.* \([0-9]*\) walks before their process's tables.*/\1/p" "$1" | grep . ||
+		echo 0
+}
 # reach_start FOLDED OUT: 99% of main's stacks reach them. A walk made
 # before the process's tables were all loaded (libc mapped after the tool
 # first read the process, its table built after: a debug guest, the host
@@ -76,11 +82,11 @@ grep '^\[ hotstack' /tmp/uw.out | sed 's/^/# /'
 # process's tables (as expected() below). A libc rule gone wrong stops
 # them all.
 reach_start() {
-	early=$(sed -n "s/.* \([0-9]*\) walks before their process's tables.*/\1/p" "$2")
+	early=$(early_walks "$2")
 	partial=$(awk '/^libc\.so\.6\+0x[0-9a-f]+;main;/ { n += $NF } END { print n + 0 }' "$1")
-	echo "# $partial stacks stop at libc's start code (${early:-0} walks before their" \
+	echo "# $partial stacks stop at libc's start code ($early walks before their" \
 		"process's tables)"
-	if [ "$partial" -le "${early:-0}" ]; then
+	if [ "$partial" -le "$early" ]; then
 		grep -v -E '^libc\.so\.6\+0x[0-9a-f]+;main;' "$1" >"$1.whole"
 	else
 		cp "$1" "$1.whole"
@@ -99,8 +105,8 @@ check "99% of its user stacks of main reach _start through __libc_start_main" \
 # many others as record's summary counts such walks (its OUT, $2) are
 # those (a debug guest, the host loaded: 20 of 1837, 47 walks so).
 expected() {
-	early=$(sed -n "s/.* \([0-9]*\) walks before their process's tables.*/\1/p" "$2")
-	after_main "$1" | awk -v early="${early:-0}" '
+	early=$(early_walks "$2")
+	after_main "$1" | awk -v early="$early" '
 		NR == FNR { want[$0] = 1; for (s = $0; sub(/;[^;]*$/, "", s); ) part[s] = 1; next }
 		{ n = $NF; $NF = ""; sub(/ $/, ""); total += n
 		  if ($0 in want) { seen[$0] += n; exact += n }
