@@ -57,6 +57,15 @@ static int hs_afile_fill(int fd, const void *data, size_t len, bool keep_open)
 	return ret;
 }
 
+/* @f's file @name could not be written (@err: -errno, -ENOSPC for a short write): said. */
+static int hs_afile_failed(struct hs_afiles *f, const char *name, int err,
+			   void (*log)(const char *fmt, ...))
+{
+	log("cannot write %s/%s: %s", f->dir, name, err == -ENOSPC ? "short write (disk full?)" :
+	    strerror(-err));
+	return err;
+}
+
 /*
  * Written whole before it has its name: a file with none (O_TMPFILE),
  * linked in by linkat(AT_EMPTY_PATH) once complete: no temporary name
@@ -78,16 +87,13 @@ int hs_afiles_write(struct hs_afiles *f, const char *name, const void *data, siz
 			ret = hs_afile_fill(fd, data, len, true);
 			if (ret) {
 				close(fd);
-				log("cannot write %s/%s: %s", f->dir, name, ret == -ENOSPC ?
-				    "short write (disk full?)" : strerror(-ret));
-				return ret;
+				return hs_afile_failed(f, name, ret, log);
 			}
 			ret = linkat(fd, "", f->dir_fd, name, AT_EMPTY_PATH) ? -errno : 0;
 			if (close(fd) && !ret) {
 				ret = -errno;
 				unlinkat(f->dir_fd, name, 0);
-				log("cannot write %s/%s: %s", f->dir, name, strerror(-ret));
-				return ret;
+				return hs_afile_failed(f, name, ret, log);
 			}
 			if (!ret) {
 				hs_afiles_add(f, name);
@@ -108,11 +114,9 @@ int hs_afiles_write(struct hs_afiles *f, const char *name, const void *data, siz
 	if (!ret && renameat(f->dir_fd, tmp, f->dir_fd, name))
 		ret = -errno;
 	if (ret) {
-		log("cannot write %s/%s: %s", f->dir, name, ret == -ENOSPC ? "short write (disk full?)" :
-		    strerror(-ret));
 		if (fd >= 0)
 			unlinkat(f->dir_fd, tmp, 0);
-		return ret;
+		return hs_afile_failed(f, name, ret, log);
 	}
 	hs_afiles_add(f, name);
 	return 0;

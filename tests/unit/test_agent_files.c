@@ -43,17 +43,24 @@ static bool there(const char *name)
 	return !access(path, F_OK);
 }
 
-static int files(void)
+/* The entries of @path but . and .., the hidden ones too with @hidden. */
+static int entries_of(const char *path, bool hidden)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(path);
 	struct dirent *e;
 	int n = 0;
 
 	assert_non_null(d);
 	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
+		n += hidden ? strcmp(e->d_name, ".") && strcmp(e->d_name, "..") :
+			      e->d_name[0] != '.';
 	closedir(d);
 	return n;
+}
+
+static int files(void)
+{
+	return entries_of(dir, false);
 }
 
 static int logged;
@@ -136,19 +143,6 @@ static void keep(void **state)
 	assert_int_equal(system("rm -rf /tmp/hs-afiles-*"), 0);
 }
 
-/* Every entry of @path but . and .., hidden ones too. */
-static int entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
 
 static void content(const char *path, const char *want)
 {
@@ -205,26 +199,26 @@ static void write_whole(void **state)
 	assert_int_equal(e->mask, IN_CREATE);
 	assert_int_equal((size_t)n == sizeof(*e) + e->len, tmpfile);
 	close(ino);
-	assert_int_equal(entries(out), 1);
+	assert_int_equal(entries_of(out, true), 1);
 	/* A name there already: replaced, whole, nothing left behind, nothing said. */
 	assert_int_equal(hs_afiles_write(&f, "hotstack-20261206T000000Z-a.pb.gz", "second", 6,
 					 log_fn), 0);
 	content(path, "second");
 	assert_int_equal(f.no_tmpfile, !tmpfile);
 	assert_int_equal(logged, !tmpfile);
-	assert_int_equal(entries(out), 1);
+	assert_int_equal(entries_of(out, true), 1);
 	/* Under a temporary name, renamed: the same. */
 	f.no_tmpfile = true;
 	assert_int_equal(hs_afiles_write(&f, "hotstack-20261206T000010Z-a.pb.gz", "third", 5,
 					 log_fn), 0);
 	snprintf(path, sizeof(path), "%s/hotstack-20261206T000010Z-a.pb.gz", out);
 	content(path, "third");
-	assert_int_equal(entries(out), 2);
+	assert_int_equal(entries_of(out, true), 2);
 	/* Both remembered as the agent's: the older interval goes past --keep 1. */
 	assert_int_equal(f.nr, 2);
 	f.keep = 1;
 	hs_afiles_prune(&f, log_fn);
-	assert_int_equal(entries(out), 1);
+	assert_int_equal(entries_of(out, true), 1);
 	/* A directory that cannot be made: its error. */
 	hs_afiles_free(&f);
 	snprintf(out, sizeof(out), "%s/no/such", dir);
