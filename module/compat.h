@@ -219,6 +219,22 @@ static __always_inline u64 hs_task_cgroup_id(struct task_struct *task)
 #endif
 
 /*
+ * Whether @p, being woken (sched_waking: under its pi_lock), is off its
+ * run queue, so that the wakeup ends a wait of its. From 6.12 a fair
+ * task's dequeue at sleep may be delayed (struct sched_entity's
+ * sched_delayed): it stays queued, not runnable, until it is picked
+ * (then dequeued) or woken.
+ */
+static __always_inline bool hs_task_dequeued(const struct task_struct *p)
+{
+#ifdef HS_HAVE_SCHED_DELAYED
+	if (READ_ONCE(p->se.sched_delayed))
+		return true;
+#endif
+	return !READ_ONCE(p->on_rq);
+}
+
+/*
  * Cgroups' names (cgnames.c). A live cgroup's path by its id:
  * cgroup_get_from_id() (exported from 6.1 to 7.x; it refuses a cgroup
  * outside the caller's namespace) and cgroup_path_ns() (declared in

@@ -106,13 +106,13 @@ static int hs_check_event(const struct hotstack_config *c)
  * An off-CPU session's own fields (uapi/linux/hotstack.h): no event
  * (sample 0), or for wall-clock time a clock's, keyed by context. Every
  * CPU: a wait moves between CPUs. TASK (with PID, checked with the
- * events'): the process and what it starts.
+ * events'): the process and what it starts. OFF_NEW and WAKERS: only here.
  */
 static int hs_check_off_cpu(const struct hotstack_config *c)
 {
 	if (!(c->flags & HOTSTACK_CFG_OFF_CPU))
-		return c->off_cpu_tasks || c->min_block_us || (c->flags & HOTSTACK_CFG_OFF_NEW) ?
-		       -EINVAL : 0;
+		return c->off_cpu_tasks || c->min_block_us ||
+		       (c->flags & (HOTSTACK_CFG_OFF_NEW | HOTSTACK_CFG_WAKERS)) ? -EINVAL : 0;
 	if (c->budget_ppm > 1000000 || c->cpus_ptr || c->cpus_words)
 		return -EINVAL;
 	if (!c->sample) {

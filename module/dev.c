@@ -135,7 +135,8 @@ static long hotstack_get_info(void __user *uarg)
 	info.memory_used = atomic64_read(&hotstack_memory);
 	info.max_freq = perfmon_capable() ? HOTSTACK_MAX_FREQ : hotstack_group_max_freq;
 	info.pad = 0;
-	info.features = HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH;
+	info.features = HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH |
+			(hotstack_off_cpu_supported(false, true) ? HOTSTACK_FEAT_WAKERS : 0);
 	info.max_unwind = (u64)hotstack_max_unwind_mb << 20;
 	info.unwind_used = atomic64_read(&hotstack_unwind_memory);
 	hotstack_user_info(&info);

@@ -49,8 +49,8 @@ struct hs_cg_key {
 	char text[HS_CG_KEY_MAX];
 };
 
-/* Longest line: every frame a symbol, plus the leading markers. */
-#define HS_LINE_MAX	((HOTSTACK_MAX_DEPTH + 8) * (KSYM_SYMBOL_LEN + 1) + HS_CG_KEY_MAX + 32)
+/* Longest line: every frame a symbol, plus the markers (a waker's too). */
+#define HS_LINE_MAX	((HOTSTACK_MAX_DEPTH + 16) * (KSYM_SYMBOL_LEN + 1) + HS_CG_KEY_MAX + 32)
 
 /* Entries handled between two cond_resched(): a table can hold 2^24. */
 #define HS_RESCHED_EVERY	4096
@@ -207,12 +207,64 @@ static char *hs_put_cgroup(struct hs_reader *r, char *p, u64 id)
 	return p + sprintf(p, "%s", k->text);
 }
 
+/*
+ * The waker a stack ends with (HOTSTACK_ENTRY_WAKER), or NULL; *@nr_user:
+ * the sleeper's own user frames.
+ */
+static const struct hotstack_waker *hs_waker_of(const struct hotstack_stack *e, const u64 *f,
+						int *nr_user)
+{
+	const struct hotstack_waker *wk;
+
+	*nr_user = e->nr_user;
+	if (!(e->flags & HOTSTACK_ENTRY_WAKER) || e->nr_user < HOTSTACK_WAKER_WORDS)
+		return NULL;
+	wk = (const void *)(f + e->nr_kernel + e->nr_user - HOTSTACK_WAKER_WORDS);
+	if (wk->magic != HOTSTACK_WAKER_MAGIC ||
+	    wk->nr_kernel + wk->nr_user > e->nr_user - HOTSTACK_WAKER_WORDS)
+		return NULL;
+	*nr_user = e->nr_user - HOTSTACK_WAKER_WORDS - wk->nr_kernel - wk->nr_user;
+	return wk;
+}
+
+/*
+ * "--;", then waker @wk's frames at @f, innermost first (the chain graph's
+ * way, as bcc's offwaketime folds them), its markers, then its name.
+ */
+static char *hs_put_waker(char *p, const struct hotstack_waker *wk, const u64 *f)
+{
+	int i;
+
+	p += sprintf(p, "--;");
+	for (i = 0; i < wk->nr_kernel; i++)
+		p += hs_put_ksym(p, f[i], true);
+	for (; i < wk->nr_kernel + wk->nr_user; i++)
+		p += sprintf(p, "0x%llx;", f[i]);
+	if (wk->flags & HOTSTACK_ENTRY_TRUNCATED)
+		p += sprintf(p, "[truncated];");
+	if (wk->flags & HOTSTACK_ENTRY_USER_HIDDEN)
+		p += sprintf(p, "[user hidden];");
+	if (wk->context != HOTSTACK_CTX_TASK && wk->context < ARRAY_SIZE(hs_context_names) &&
+	    hs_context_names[wk->context])
+		p += sprintf(p, "%s;", hs_context_names[wk->context]);
+	if (wk->comm[0]) {
+		char comm[sizeof(wk->comm) + 1];
+
+		strscpy(comm, wk->comm, sizeof(comm));
+		strreplace(comm, ';', ':');
+		strreplace(comm, '\n', ' ');
+		p += sprintf(p, "%s;", comm);
+	}
+	return p;
+}
+
 static void hs_format_line(struct hs_reader *r, const struct hs_item *item)
 {
 	const struct hotstack_stack *e = &item->st;
 	const u64 *f = r->frames + e->frames;
+	const struct hotstack_waker *wk;
 	char *p = r->line;
-	int i;
+	int i, nr_user;
 
 	if (e->comm[0]) {
 		char comm[sizeof(e->comm) + 1];
@@ -233,8 +285,9 @@ static void hs_format_line(struct hs_reader *r, const struct hs_item *item)
 		p += sprintf(p, "[truncated];");
 	if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
 		p += sprintf(p, "[collapsed %u];", e->depth);
+	wk = hs_waker_of(e, f, &nr_user);
 	/* User frames, outermost first, then kernel frames. */
-	for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel; i--)
+	for (i = e->nr_kernel + nr_user - 1; i >= e->nr_kernel; i--)
 		p += sprintf(p, "0x%llx;", f[i]);
 	if (e->flags & HOTSTACK_ENTRY_USER_HIDDEN)
 		p += sprintf(p, "[user hidden];");
@@ -242,6 +295,8 @@ static void hs_format_line(struct hs_reader *r, const struct hs_item *item)
 		p += sprintf(p, "[user];");
 	for (i = e->nr_kernel - 1; i >= 0; i--)
 		p += hs_put_ksym(p, f[i], i > 0 || (e->flags & HOTSTACK_ENTRY_CALLER));
+	if (wk)
+		p = hs_put_waker(p, wk, f + e->nr_kernel + nr_user);
 	p[-1] = ' ';
 	p += sprintf(p, "%llu\n", item->count);
 	r->line_len = p - r->line;

@@ -172,6 +172,8 @@ struct hs_unwind {
  * @tab:	its table in each generation
  * @busy:	nonzero while the sampler runs here (nesting guard)
  * @buf:	scratch stack for the walk: struct hs_stack + max_depth frames
+ *		(with HOTSTACK_CFG_WAKERS HOTSTACK_MAX_DEPTH +
+ *		HOTSTACK_WAKER_WORDS: a sleep's stack and its waker's joined)
  * @want:	the CPU is online and the session running: it should have an
  *		event (set by the hotplug callbacks, under hp_lock)
  * @hp_seq:	hotplug callbacks seen for this CPU (under hp_lock)
@@ -186,6 +188,9 @@ struct hs_unwind {
  * @b_cost:	the budget worker's handler time per sample (ns)
  * @off_gap:	off-CPU with a budget's W > 1: switch-outs until the next
  *		one timed (the probe of this CPU alone writes it)
+ * @wakes:	the waker probe's runs here (hotstack_sched_waking()): one
+ *		in HOTSTACK_TIMED_EVERY is timed, its time added to @timed_ns
+ *		as the switch that its sleeper's wait will end with
  * @rnd:	the xorshift state those gaps and the periods' jitter are
  *		drawn from (hs_rand(): this CPU's sampler and probe)
  * @wall_ns:	wall-clock time: when the last sample or switch here was
@@ -217,6 +222,7 @@ struct hs_slot {
 	u64 timed_ns;
 	u64 b_taken, b_timed, b_ns, b_cost;
 	u32 off_gap, rnd;
+	u32 wakes;
 	u64 wall_ns;
 	u64 uw[HS_UWC_NR];
 	struct hs_urc *urc;
@@ -267,6 +273,16 @@ struct hs_off_task {
 	struct hs_stack st;
 };
 
+/*
+ * struct hs_waker - who woke a sleeper an off-CPU session times
+ * (HOTSTACK_CFG_WAKERS): what its stack will end with, and max_depth
+ * frames (hotstack_sched_waking()).
+ */
+struct hs_waker {
+	struct hotstack_waker tr;
+	u64 frames[];
+};
+
 /* A task's context switches so far (hs_off_task.start_sw). */
 static __always_inline u64 hs_task_switches(const struct task_struct *t)
 {
@@ -306,6 +322,14 @@ struct hs_tables {
 	 * their struct pid, each referenced until STOP, or NULL when not.
 	 */
 	struct pid **off_procs;		/* [off.mask + 1] */
+	/*
+	 * ... and with HOTSTACK_CFG_WAKERS the wakers of the sleepers not
+	 * yet back on a CPU: a table of the sleepers' task pointers, each
+	 * the key of the waker of the same index (hs_wake_rec()).
+	 */
+	struct hs_offtab wake;
+	void *wake_recs;		/* [wake.mask + 1] of @wake_rec_size bytes */
+	size_t wake_rec_size;
 	size_t off_rec_size;
 	size_t off_size;
 	/* With unwind tables: the slots' rule caches (hs_slot.urc), held so too. */
@@ -316,6 +340,12 @@ struct hs_tables {
 static inline size_t hs_tables_bytes(const struct hs_tables *t)
 {
 	return t->size + t->off_size + t->urc_size;
+}
+
+/* The waker of index @i of @t (its sleeper: t->wake.keys[i]). */
+static __always_inline struct hs_waker *hs_wake_rec(const struct hs_tables *t, u32 i)
+{
+	return t->wake_recs + (size_t)i * t->wake_rec_size;
 }
 
 /* The off-CPU record of index @i of @t (its key: t->off.keys[i]). */
@@ -407,6 +437,7 @@ struct hotstack_session {
 	atomic64_t lost;		/* task-mode samples on a CPU without a table */
 	bool off_cpu;			/* HOTSTACK_CFG_OFF_CPU: sched_switch's probe */
 	bool wall;			/* ... and a clock's events: wall-clock time */
+	bool wakers;			/* ... and HOTSTACK_CFG_WAKERS: sched_waking's probe */
 	bool off_probe;			/* the probe is attached */
 	bool cgnames;			/* keyed by cgroup: removed ones named (cgnames.c) */
 	/*
@@ -504,20 +535,23 @@ extern struct hotstack_session *hotstack_persistent;
 
 /* offcpu.c: off-CPU sessions (HOTSTACK_CFG_OFF_CPU) */
 int hotstack_off_cpu_init(void);
-extern unsigned long hotstack_tp_iter, hotstack_tp_iter_size;
+extern unsigned long hotstack_tp_iter[2], hotstack_tp_iter_size[2];
 
 /*
- * Whether @ip is in the sched_switch tracepoint's iterator, which calls
- * the probe when more than one is attached (and always where the kernel
- * has no static calls): not a frame of the stack it leaves from.
+ * Whether @ip is in the sched_switch or sched_waking tracepoint's
+ * iterator, which calls the probe when more than one is attached (and
+ * always where the kernel has no static calls): not a frame of the stack
+ * it walks. (Neither calls the other's probe: each probe's caller is
+ * tested against both.)
  */
 static __always_inline bool hs_in_tp_iter(unsigned long ip)
 {
-	return ip - hotstack_tp_iter < hotstack_tp_iter_size;
+	return ip - hotstack_tp_iter[0] < hotstack_tp_iter_size[0] ||
+	       ip - hotstack_tp_iter[1] < hotstack_tp_iter_size[1];
 }
 
 void hotstack_off_reap_work(struct work_struct *work);
-bool hotstack_off_cpu_supported(bool procs);
+bool hotstack_off_cpu_supported(bool procs, bool wakers);
 int hotstack_off_cpu_start(struct hotstack_session *s);
 bool hotstack_off_watched(const struct hotstack_session *s, struct task_struct *task);
 void hotstack_walk_blocked(const struct hotstack_session *s, struct task_struct *task,
@@ -536,9 +570,11 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs);
 void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state);
 void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_struct *child);
+void hotstack_sched_waking(void *data, struct task_struct *p);
 bool hotstack_off_proc_add(struct hs_tables *t, struct pid *pid);
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
-			struct hs_table *tab, struct hs_off_task *rec, u64 now);
+			struct hs_table *tab, struct hs_off_task *rec, u64 now,
+			const struct hs_waker *wk);
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s);
 
 /*

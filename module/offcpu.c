@@ -19,11 +19,11 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
-/* The sched_switch tracepoint's iterator, its text (hs_in_tp_iter()). */
-unsigned long hotstack_tp_iter, hotstack_tp_iter_size;
+/* The sched_switch and sched_waking tracepoints' iterators, their text (hs_in_tp_iter()). */
+unsigned long hotstack_tp_iter[2], hotstack_tp_iter_size[2];
 
 #if HS_HAVE_SCHED_SWITCH
-static struct tracepoint *hs_sched_switch_tp, *hs_sched_fork_tp;
+static struct tracepoint *hs_sched_switch_tp, *hs_sched_fork_tp, *hs_sched_waking_tp;
 
 static void hs_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -31,6 +31,8 @@ static void hs_find_tp(struct tracepoint *tp, void *priv)
 		hs_sched_switch_tp = tp;
 	else if (!strcmp(tp->name, "sched_process_fork"))
 		hs_sched_fork_tp = tp;
+	else if (!strcmp(tp->name, "sched_waking"))
+		hs_sched_waking_tp = tp;
 }
 
 /*
@@ -41,7 +43,7 @@ static void hs_find_tp(struct tracepoint *tp, void *priv)
  * same either way. Its text from its symbol ("name+0x0/0xSIZE"); a kernel
  * without kallsyms prints no size, and its stacks keep the frame.
  */
-static void hs_find_tp_iter(const struct tracepoint *tp)
+static void hs_find_tp_iter(const struct tracepoint *tp, unsigned int i)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	const char *size;
@@ -51,8 +53,8 @@ static void hs_find_tp_iter(const struct tracepoint *tp)
 	size = strchr(buf, '/');
 	if (!size || sscanf(size, "/%lx", &len) != 1 || !len)
 		return;
-	hotstack_tp_iter = (unsigned long)tp->iterator;
-	hotstack_tp_iter_size = len;
+	hotstack_tp_iter[i] = (unsigned long)tp->iterator;
+	hotstack_tp_iter_size[i] = len;
 }
 
 int hotstack_off_cpu_init(void)
@@ -61,14 +63,20 @@ int hotstack_off_cpu_init(void)
 	if (!hs_sched_switch_tp)
 		pr_info("no sched_switch tracepoint: off-CPU sessions unsupported\n");
 	else
-		hs_find_tp_iter(hs_sched_switch_tp);
+		hs_find_tp_iter(hs_sched_switch_tp, 0);
+	if (hs_sched_waking_tp)
+		hs_find_tp_iter(hs_sched_waking_tp, 1);
 	return 0;
 }
 
-/* @procs: a process and what it starts (HOTSTACK_CFG_TASK): forks too. */
-bool hotstack_off_cpu_supported(bool procs)
+/*
+ * @procs: a process and what it starts (HOTSTACK_CFG_TASK): forks too;
+ * @wakers: HOTSTACK_CFG_WAKERS, wakeups too.
+ */
+bool hotstack_off_cpu_supported(bool procs, bool wakers)
 {
-	return hs_sched_switch_tp && (!procs || hs_sched_fork_tp);
+	return hs_sched_switch_tp && (!procs || hs_sched_fork_tp) &&
+	       (!wakers || hs_sched_waking_tp);
 }
 
 /*
@@ -212,6 +220,10 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 
 	memset(t->off.keys, 0, (t->off.mask + 1UL) * sizeof(*t->off.keys));
 	memset(t->off.homes, 0, (t->off.mask + 1UL) * sizeof(*t->off.homes));
+	if (s->wakers) {
+		memset(t->wake.keys, 0, (t->wake.mask + 1UL) * sizeof(*t->wake.keys));
+		memset(t->wake.homes, 0, (t->wake.mask + 1UL) * sizeof(*t->wake.homes));
+	}
 	atomic64_set(&s->untimed, 0);
 	atomic64_set(&s->waits_at_start, 0);
 	atomic_set(&s->off_added, 0);
@@ -229,6 +241,14 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 	 */
 	WRITE_ONCE(s->off_until, 0);
 	ret = tracepoint_probe_register(hs_sched_switch_tp, hotstack_sched_switch, s);
+	if (!ret && s->wakers) {
+		ret = tracepoint_probe_register(hs_sched_waking_tp, hotstack_sched_waking, s);
+		if (ret) {
+			WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_switch_tp,
+								 hotstack_sched_switch, s));
+			tracepoint_synchronize_unregister();
+		}
+	}
 	s->off_probe = !ret;
 	if (!ret) {
 		u64 t0;
@@ -270,23 +290,31 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 	WRITE_ONCE(s->off_until, now);
 	hs_off_start_check(t);
 	WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_switch_tp, hotstack_sched_switch, s));
+	if (s->wakers)
+		WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_waking_tp,
+							 hotstack_sched_waking, s));
 	if (t->off_procs)
 		WARN_ON_ONCE(tracepoint_probe_unregister(hs_sched_fork_tp, hotstack_sched_fork, s));
 	tracepoint_synchronize_unregister();
 	for (i = 0; i <= t->off.mask; i++) {
 		struct hs_off_task *rec = hs_off_rec(t, i);
+		unsigned long task = t->off.keys[i], *wkey = NULL;
 		struct hs_slot *slot;
 
-		if (t->off.keys[i] <= HS_OFF_GONE)
+		if (task <= HS_OFF_GONE)
 			continue;
 		t->off.keys[i] = HS_OFF_FREE;
 		/* Begun after STOP's time, its probe there still: not the session's. */
 		if (rec->t0 >= now || rec->start_sw == U64_MAX)
 			continue;
 		slot = t->slot_of_cpu[rec->cpu];
+		/* Woken already, not yet back on a CPU: with its waker. */
+		if (s->wakers && task != HS_OFF_BUSY)
+			wkey = hs_offtab_find(&t->wake, task);
 		/* hs_drop() and hs_fill() name the CPU they run on. */
 		preempt_disable();
-		hotstack_off_count(s, slot, &slot->tab[s->active], rec, now);
+		hotstack_off_count(s, slot, &slot->tab[s->active], rec, now,
+				   wkey ? hs_wake_rec(t, wkey - t->wake.keys) : NULL);
 		preempt_enable();
 		if (!(i % 1024))
 			cond_resched();
@@ -326,7 +354,7 @@ int hotstack_off_cpu_init(void)
 	return 0;
 }
 
-bool hotstack_off_cpu_supported(bool procs)
+bool hotstack_off_cpu_supported(bool procs, bool wakers)
 {
 	return false;
 }

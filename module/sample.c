@@ -233,13 +233,14 @@ static __always_inline bool hs_user_visible(const struct hotstack_session *s)
  * and in *@hash the stack's hash (hs_stack_hash() with @seed, whose
  * hs_hash_start() of a key without tgid and comm is @hash0); @slot: this
  * CPU's. @path: not HS_PATH_IP. @caller: @regs are a caller's (frame 0 a
- * return address: HOTSTACK_ENTRY_CALLER). @probe: the off-CPU probe's
- * (hs_in_tp_iter()).
+ * return address: HOTSTACK_ENTRY_CALLER). @probe: the off-CPU probes'
+ * (hs_in_tp_iter()). @user: the user stack too, if the session has them
+ * (a waker in an interrupt: not its own).
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 				   struct hs_slot *slot, struct hs_stack *st, u64 seed, u64 hash0,
 				   u64 *hash, const enum hs_path path, bool caller,
-				   const bool probe)
+				   const bool probe, bool user)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
@@ -275,7 +276,7 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 	}
 	st = slot->buf;
 	nr_kernel = w.next - st->frames;
-	if (path == HS_PATH_ANY && (s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated) {
+	if (path == HS_PATH_ANY && (s->cfg.stacks & HOTSTACK_STACK_USER) && !w.truncated && user) {
 		if (!hs_user_visible(s))
 			flags |= HOTSTACK_ENTRY_USER_HIDDEN;
 		else if ((s->cfg.flags & HOTSTACK_CFG_USER_TABLES) && w.collapse)
@@ -443,7 +444,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot
 				hs_fill_key(s, regs, &st->key);
 		}
 		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path,
-			       s->caller_regs, false);
+			       s->caller_regs, false, true);
 		/*
 		 * The weight, read once after the walk (the fewer values kept
 		 * across it the better): what this sample counts everywhere.
@@ -701,6 +702,39 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
 	}
 }
 
+/*
+ * @st, a sleep's stack, and its waker's @wk joined at @out (room for
+ * HOTSTACK_MAX_DEPTH + HOTSTACK_WAKER_WORDS frames): the waker's frames,
+ * its outermost cut to fit (marked TRUNCATED in its flags), then its
+ * struct hotstack_waker, after the sleeper's user frames.
+ */
+static struct hs_stack *hs_wake_join(struct hs_stack *out, const struct hs_stack *st,
+				     const struct hs_waker *wk)
+{
+	unsigned int n = st->key.nr_kernel + st->key.nr_user;
+	unsigned int room = HOTSTACK_MAX_DEPTH - n;
+	struct hotstack_waker tr = wk->tr;
+
+	memcpy(out, st, sizeof(*st) + n * sizeof(u64));
+	if (tr.nr_kernel > room) {
+		tr.nr_kernel = room;
+		tr.flags |= HOTSTACK_ENTRY_TRUNCATED;
+	}
+	memcpy(out->frames + n, wk->frames, tr.nr_kernel * sizeof(u64));
+	n += tr.nr_kernel;
+	room -= tr.nr_kernel;
+	if (tr.nr_user > room) {
+		tr.nr_user = room;
+		tr.flags |= HOTSTACK_ENTRY_TRUNCATED;
+	}
+	memcpy(out->frames + n, wk->frames + wk->tr.nr_kernel, tr.nr_user * sizeof(u64));
+	n += tr.nr_user;
+	memcpy(out->frames + n, &tr, sizeof(tr));
+	out->key.nr_user += tr.nr_kernel + tr.nr_user + HOTSTACK_WAKER_WORDS;
+	out->key.flags |= HOTSTACK_ENTRY_WAKER;
+	return out;
+}
+
 /**
  * hotstack_off_count - count a wait that ended
  * @s: its session
@@ -708,6 +742,8 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
  * @tab: @slot's active table
  * @rec: the record of the wait
  * @now: when it ended
+ * @wk: who woke its task (HOTSTACK_CFG_WAKERS), or NULL: a sleep is
+ *	counted on its stack and @wk's joined (in @slot's walk buffer)
  *
  * As a sample of weight its length (times the budget's W it was taken
  * at): one count or one drop, in nanoseconds. A wait that ended before
@@ -715,10 +751,12 @@ void hotstack_sched_fork(void *data, struct task_struct *parent, struct task_str
  * not timed: counted as untimed. Called with preemption off.
  */
 void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
-			struct hs_table *tab, struct hs_off_task *rec, u64 now)
+			struct hs_table *tab, struct hs_off_task *rec, u64 now,
+			const struct hs_waker *wk)
 {
+	struct hs_stack *st = &rec->st;
 	int drop = rec->drop;
-	u64 ns, w;
+	u64 ns, w, hash = rec->hash;
 
 	if (unlikely(now < rec->t0)) {
 		atomic64_inc(&s->untimed);
@@ -729,9 +767,13 @@ void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
 
 	if (drop < 0 && ns < (u64)s->cfg.min_block_us * NSEC_PER_USEC)
 		drop = HOTSTACK_DROP_SHORT_WAIT;
+	if (drop < 0 && wk && st->key.context != HOTSTACK_CTX_RUNQUEUE) {
+		st = hs_wake_join(slot->buf, st, wk);
+		hash = hs_stack_hash(st, tab->seed);
+	}
 	if (drop < 0)
-		drop = hs_table_add(tab, &rec->st, rec->hash, w, true);
-	hs_count(s, slot, tab, drop, rec->st.key.flags, w);
+		drop = hs_table_add(tab, st, hash, w, true);
+	hs_count(s, slot, tab, drop, st->key.flags, w);
 }
 
 /*
@@ -775,7 +817,8 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 	if (s->cfg.keys)
 		hs_fill_key(s, regs, &st->key);
 	st->key.context = hs_wait_reason(preempt, prev_state, task_is_running(current));
-	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true);
+	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true,
+		       true);
 	st = slot->buf;
 	rec->t0 = now;
 	rec->hash = hash;
@@ -830,7 +873,7 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	struct hs_tables *t = &s->tabs;
 	struct hs_slot *slot = t->slot_of_cpu[smp_processor_id()];
 	u64 until = READ_ONCE(s->off_until), now = 0, start = 0;
-	unsigned long *key;
+	unsigned long *key, *wkey;
 	struct hs_off_task *rec;
 	struct hs_table *tab = NULL;
 	bool watch;
@@ -855,6 +898,9 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	 * its tgid gone, between a wait of its own and its switch-in.)
 	 */
 	key = is_idle_task(next) ? NULL : hs_off_find(t, (unsigned long)next);
+	/* Who woke it: read with its wait, freed whether it counts or not. */
+	wkey = s->wakers && !is_idle_task(next) ? hs_offtab_find(&t->wake, (unsigned long)next) :
+		NULL;
 	if (unlikely(prev_state == TASK_DEAD))
 		hs_off_dead(s, t, (unsigned long)prev);
 	if (unlikely(!slot)) {
@@ -863,6 +909,8 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			atomic64_inc(&s->untimed);
 			hs_off_free(t, key, (unsigned long)next);
 		}
+		if (wkey)
+			hs_offtab_free(&t->wake, wkey, (unsigned long)next);
 		if (watch)
 			atomic64_inc(&s->untimed);
 		return;
@@ -882,10 +930,13 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 		rec = hs_off_rec(t, key - t->off.keys);
 		/* Not a wait in progress at START whose task has run since. */
 		if (likely(!rec->start_sw) || rec->start_sw == hs_task_switches(next) + 1)
-			hotstack_off_count(s, slot, tab, rec, now);
+			hotstack_off_count(s, slot, tab, rec, now,
+					   wkey ? hs_wake_rec(t, wkey - t->wake.keys) : NULL);
 		/* Read before the record can be taken again. */
 		hs_off_free(t, key, (unsigned long)next);
 	}
+	if (wkey)
+		hs_offtab_free(&t->wake, wkey, (unsigned long)next);
 	if (watch) {
 		hs_probe_regs(&slot->regs);
 		rec = hs_off_begin(s, slot, tab, &slot->regs, preempt, prev_state, now, w);
@@ -897,4 +948,80 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 		slot->wall_ns = now;
 	if (start)
 		hs_timed(slot, tab->stats, start);
+}
+
+/**
+ * hotstack_sched_waking - the sched_waking probe of an off-CPU session
+ * with HOTSTACK_CFG_WAKERS
+ * @data: the session
+ * @p: the task being woken (by current: a task, or an interrupt's handler)
+ *
+ * try_to_wake_up() calls it under @p's pi_lock, interrupts off, once per
+ * wakeup that changes @p's state (never for one already awake): when @p
+ * is off its run queue, this wakeup ends its wait, and no other can come
+ * before it runs again. Its waker's stacks are walked then, for a wait
+ * the switch probe recorded (or one whose switch-out is still under way:
+ * @p on its CPU still), into a place of the wakers' table keyed by @p,
+ * which @p's switch-in reads and frees. A wakeup that races @p's
+ * dequeue (read here on the queue, taken off before try_to_wake_up()
+ * looks) leaves its wait without a waker, as does a full table.
+ */
+void hotstack_sched_waking(void *data, struct task_struct *p)
+{
+	struct hotstack_session *s = data;
+	struct hs_tables *t = &s->tabs;
+	struct hs_slot *slot;
+	struct hs_waker *wk;
+	struct hs_stack *st;
+	struct hs_table *tab;
+	u64 start = 0, hash;
+	bool replaced, seen;
+	u32 i;
+
+	/* A task waking itself before it slept: not a wait's end. */
+	if (p == current || !READ_ONCE(s->off_until) || !hs_task_dequeued(p))
+		return;
+	/* Pairs with the release of on_cpu at the end of its switch-out. */
+	if (!smp_load_acquire(&p->on_cpu) && !hs_off_find(t, (unsigned long)p))
+		return;
+	slot = t->slot_of_cpu[smp_processor_id()];
+	if (unlikely(!slot))
+		return;
+	if (!(++slot->wakes & (HOTSTACK_TIMED_EVERY - 1)))
+		start = local_clock();
+	i = hs_offtab_take(&t->wake, (unsigned long)p, HS_OFF_BUSY, &replaced);
+	if (i == HS_OFF_NONE)
+		goto out;
+	wk = hs_wake_rec(t, i);
+	tab = &slot->tab[READ_ONCE(s->active)];
+	st = slot->buf;
+	memset(&st->key, 0, sizeof(st->key));
+	hs_probe_regs(&slot->regs);
+	hs_walk(s, &slot->regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true,
+		in_task());
+	st = slot->buf;
+	/* A kernel thread is named to anyone; a process as its user stack is shown. */
+	seen = !current->mm || hs_user_visible(s);
+	memset(&wk->tr, 0, sizeof(wk->tr));
+	if (seen) {
+		memcpy(wk->tr.comm, current->comm, sizeof(wk->tr.comm));
+		wk->tr.tgid = task_tgid_nr_ns(current, s->pid_ns);
+	}
+	wk->tr.nr_kernel = st->key.nr_kernel;
+	wk->tr.nr_user = st->key.nr_user;
+	wk->tr.flags = (st->key.flags & ~(HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_CALLER)) |
+		       (seen ? 0 : HOTSTACK_ENTRY_USER_HIDDEN);
+	wk->tr.context = in_hardirq() ? HOTSTACK_CTX_HARDIRQ :
+			 in_serving_softirq() ? HOTSTACK_CTX_SOFTIRQ :
+			 is_idle_task(current) ? HOTSTACK_CTX_IDLE : HOTSTACK_CTX_TASK;
+	wk->tr.depth = st->key.depth;
+	wk->tr.magic = HOTSTACK_WAKER_MAGIC;
+	memcpy(wk->frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
+	/* Its own place still (a switch-in not seen): rewritten as it was. */
+	if (!replaced)
+		smp_store_release(&t->wake.keys[i], (unsigned long)p);
+out:
+	/* Weighed as part of the switch that ends the wait (the budget's cost per switch). */
+	if (start)
+		slot->timed_ns += local_clock() - start;
 }

@@ -87,6 +87,9 @@ static void hs_free_tables(struct hs_tables *t)
 	kvfree(t->off.homes);
 	kvfree(t->off_recs);
 	kvfree(t->off_procs);
+	kvfree(t->wake.keys);
+	kvfree(t->wake.homes);
+	kvfree(t->wake_recs);
 	atomic64_sub(hs_tables_bytes(t), &hotstack_memory);
 	hotstack_user_unreserve(t->user, hs_tables_bytes(t));
 	memset(t, 0, sizeof(*t));
@@ -181,6 +184,15 @@ static int hs_page_node(const struct hs_tables *t, size_t hdr_size, size_t store
  * pages charged to the caller's memory cgroup, each slot's on its CPU's
  * node, vmap()ed for the sampler and marked for remap_vmalloc_range().
  */
+/*
+ * HOTSTACK_CFG_WAKERS: places for the wakers of sleepers not yet back on
+ * a CPU (woken, on a run queue), one in 16 of the threads timed at once.
+ */
+static u32 hs_wakers(const struct hotstack_config *c)
+{
+	return max(c->off_cpu_tasks / 16, 16U);
+}
+
 static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 			   const struct cpumask *mask, u64 seed, struct hs_user *user)
 {
@@ -215,6 +227,12 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 			      c->off_cpu_tasks;
 		if (c->flags & HOTSTACK_CFG_TASK)
 			t->off_size += sizeof(*t->off_procs) * c->off_cpu_tasks;
+		if (c->flags & HOTSTACK_CFG_WAKERS) {
+			t->wake_rec_size = ALIGN(struct_size_t(struct hs_waker, frames,
+							       c->max_depth), sizeof(u64));
+			t->off_size += (sizeof(*t->wake.keys) + sizeof(*t->wake.homes) +
+					t->wake_rec_size) * hs_wakers(c);
+		}
 	}
 	if (c->flags & HOTSTACK_CFG_USER_TABLES)
 		t->urc_size = (size_t)nr_slots * HS_URC_SIZE * sizeof(struct hs_urc);
@@ -251,6 +269,15 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 						GFP_KERNEL_ACCOUNT);
 		if (!t->off.keys || !t->off_recs || !t->off.homes ||
 		    (!t->off_procs && (c->flags & HOTSTACK_CFG_TASK)))
+			goto out_nomem;
+	}
+	if (t->wake_rec_size) {
+		t->wake.mask = hs_wakers(c) - 1;
+		t->wake.bits = ilog2(hs_wakers(c));
+		t->wake.keys = kvcalloc(hs_wakers(c), sizeof(*t->wake.keys), GFP_KERNEL_ACCOUNT);
+		t->wake.homes = kvcalloc(hs_wakers(c), sizeof(*t->wake.homes), GFP_KERNEL_ACCOUNT);
+		t->wake_recs = kvcalloc(hs_wakers(c), t->wake_rec_size, GFP_KERNEL_ACCOUNT);
+		if (!t->wake.keys || !t->wake.homes || !t->wake_recs)
 			goto out_nomem;
 	}
 	i = 0;
@@ -312,7 +339,9 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 			hs_table_init(&sl->tab[g], base, base + HS_STATS_SIZE, c->cpu_entries,
 				      &t->store[g], seed);
 		}
-		sl->buf = kzalloc_node(struct_size(sl->buf, frames, c->max_depth),
+		sl->buf = kzalloc_node(struct_size(sl->buf, frames, t->wake_rec_size ?
+						   HOTSTACK_MAX_DEPTH + HOTSTACK_WAKER_WORDS :
+						   c->max_depth),
 				       GFP_KERNEL_ACCOUNT, cpu_to_node(slot_cpu[i]));
 		if (!sl->buf)
 			goto out_nomem;
@@ -417,7 +446,8 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	if (cpumask_empty(cpus))
 		ret = -ENODEV;
 	else if ((c->flags & HOTSTACK_CFG_OFF_CPU) &&
-		 !hotstack_off_cpu_supported(c->flags & HOTSTACK_CFG_TASK))
+		 !hotstack_off_cpu_supported(c->flags & HOTSTACK_CFG_TASK,
+					     c->flags & HOTSTACK_CFG_WAKERS))
 		ret = -EOPNOTSUPP;
 	else
 		ret = c->sample ? hs_try_event(c, cpus) : 0;
@@ -456,6 +486,7 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	s->task_mode = c->flags & HOTSTACK_CFG_TASK;
 	s->off_cpu = c->flags & HOTSTACK_CFG_OFF_CPU;
 	s->wall = s->off_cpu && c->sample;
+	s->wakers = c->flags & HOTSTACK_CFG_WAKERS;
 	/* The new cgroups in, the old ones to the caller to put. */
 	if (cgroups)
 		swap(s->cgroups, *cgroups);

@@ -166,7 +166,8 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		 */
 		if ((!probe || !hs_in_tp_iter(regs->ip)) && !hs_walk_push(w, regs->ip, collapse))
 			return;
-		if (hs_before_first_frame(regs) || hs_off_task_stack(regs))
+		/* A probe's caller is on its own stack (task, or IRQ: a waker). */
+		if (hs_before_first_frame(regs) || (!probe && hs_off_task_stack(regs)))
 			return;
 		unwind_start(state, current, regs, NULL);
 	} else {

@@ -42,9 +42,12 @@ int cmd_info(int argc, char **argv)
 	       (unsigned long long)(info.max_memory >> 20));
 	printf("unwind:       %.1f of %llu MiB\n", info.unwind_used / 1048576.0,
 	       (unsigned long long)(info.max_unwind >> 20));
-	printf("features:    %s%s%s\n", info.features & HOTSTACK_FEAT_USER_TABLES ? " user-tables" : "",
+	printf("features:    %s%s%s%s\n",
+	       info.features & HOTSTACK_FEAT_USER_TABLES ? " user-tables" : "",
 	       info.features & HOTSTACK_FEAT_CGROUP_PATH ? " cgroup-paths" : "",
-	       info.features & (HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH) ? "" : " none");
+	       info.features & HOTSTACK_FEAT_WAKERS ? " wakers" : "",
+	       info.features & (HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH |
+				HOTSTACK_FEAT_WAKERS) ? "" : " none");
 	if (info.user_max_sessions)
 		printf("user quota:   %u of %u sessions, %llu of %llu MiB, %u of %u Hz\n",
 		       info.user_sessions, info.user_max_sessions,

@@ -62,6 +62,8 @@ const struct hs_option hs_off_cpu_options[] = {
 	  "shorter than this (counted as dropped; default 0)" },
 	{ HS_SESSION_OPT_OFF_TASKS, "off-cpu-tasks", "N", "with --off-cpu: threads timed off "
 	  "the CPU at once, a power of two 16-1048576 (default 16384)" },
+	{ HS_SESSION_OPT_WAKERS, "wakers", NULL, "with --off-cpu: each sleep keyed by who woke "
+	  "it too: its stacks after a '--' frame, then its name (bcc's offwaketime)" },
 	HS_OPTION_END,
 };
 
@@ -250,6 +252,9 @@ int hs_config_option(struct hs_args *a, struct hs_config *c, int id, const char 
 		c->off_cpu = 1;
 		c->wall = 1;
 		break;
+	case HS_SESSION_OPT_WAKERS:
+		c->wakers = 1;
+		break;
 	case HS_SESSION_OPT_MIN_BLOCK:
 		if (hs_parse_u64(value, 0, UINT32_MAX, &v))
 			return hs_args_error(a, "--min-block wants microseconds, not '%s'", value);
@@ -293,9 +298,11 @@ int hs_config_check(struct hs_args *a, struct hs_config *c)
 				     "task: no :I or --include-idle");
 	if ((c->abi.stacks & HOTSTACK_STACK_USER) && c->call_graph != HS_CALL_GRAPH_FP)
 		c->abi.flags |= HOTSTACK_CFG_USER_TABLES;
-	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks))
-		return hs_args_error(a, "--min-block and --off-cpu-tasks go with --off-cpu or "
-				     "--wall");
+	if (!c->off_cpu && (c->abi.min_block_us || c->abi.off_cpu_tasks || c->wakers))
+		return hs_args_error(a, "--min-block, --off-cpu-tasks and --wakers go with "
+				     "--off-cpu or --wall");
+	if (c->wakers)
+		c->abi.flags |= HOTSTACK_CFG_WAKERS;
 	if (c->wall && c->abi.cpus_words)
 		return hs_args_error(a, "--wall times switches on every CPU: no -C");
 	if (c->off_cpu && !c->wall && (c->have_e || c->have_F || c->have_c || c->abi.cpus_words))
@@ -590,6 +597,7 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 {
 	int32_t cgroup_fds[HOTSTACK_MAX_CGROUPS];
 	struct hotstack_config cfg;
+	struct hotstack_info info;
 	int err;
 
 	hs_config_fit(fd, c, cmd);
@@ -629,6 +637,7 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 		cfg.flags = HOTSTACK_CFG_OFF_CPU |
 			    (cfg.flags & (HOTSTACK_CFG_COLLAPSE | HOTSTACK_CFG_PID | HOTSTACK_CFG_TASK |
 					  HOTSTACK_CFG_USER_TABLES | HOTSTACK_CFG_OFF_NEW |
+					  HOTSTACK_CFG_WAKERS |
 					  (c->wall ? HOTSTACK_CFG_FREQ : 0)));
 		if (!c->wall) {
 			cfg.event_type = 0;
@@ -653,9 +662,17 @@ int hs_session_configure(int fd, struct hs_config *c, const char *cmd)
 		return 0;
 	}
 	if (err == EOPNOTSUPP && c->off_cpu) {
-		fprintf(stderr, "hotstack %s: %s needs the kernel's sched_switch "
-			"tracepoint, which this kernel lacks (built without CONFIG_TRACEPOINTS)\n",
-			cmd, c->wall ? "--wall" : "--off-cpu");
+		fprintf(stderr, "hotstack %s: %s needs the kernel's sched_switch%s "
+			"tracepoint%s, which this kernel lacks (built without CONFIG_TRACEPOINTS)\n",
+			cmd, c->wall ? "--wall" : "--off-cpu", c->wakers ? " and sched_waking" : "",
+			c->wakers ? "s" : "");
+		return -1;
+	}
+	/* A module before --wakers refuses the flag it does not know. */
+	if (err == EINVAL && c->wakers && !hs_get_info(fd, &info) &&
+	    !(info.features & HOTSTACK_FEAT_WAKERS)) {
+		fprintf(stderr, "hotstack %s: the loaded hotstack module has no --wakers: load "
+			"this release's (make module; rmmod hotstack; insmod hotstack.ko)\n", cmd);
 		return -1;
 	}
 	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) && !c->off_cpu &&

@@ -43,6 +43,7 @@ struct hs_config {
 	unsigned int nr_cgroups;
 	int off_cpu;			/* --off-cpu: time off the CPU, not samples */
 	int wall;			/* --wall: and on it, sampled: wall-clock time */
+	int wakers;			/* --wakers: each sleep with who woke it */
 	int call_graph;			/* --call-graph: HS_CALL_GRAPH_* */
 	int include_idle;		/* --include-idle */
 	/*
@@ -66,7 +67,7 @@ enum {
 	HS_SESSION_OPT_COLLAPSE, HS_SESSION_OPT_TABLE, HS_SESSION_OPT_ARENA, HS_SESSION_OPT_BUDGET,
 	HS_SESSION_OPT_OFF_CPU, HS_SESSION_OPT_MIN_BLOCK, HS_SESSION_OPT_OFF_TASKS,
 	HS_SESSION_OPT_WALL, HS_SESSION_OPT_CALL_GRAPH, HS_SESSION_OPT_INCLUDE_IDLE,
-	HS_SESSION_OPT_CPU_ENTRIES,
+	HS_SESSION_OPT_CPU_ENTRIES, HS_SESSION_OPT_WAKERS,
 	HS_SESSION_OPT_NEXT = HS_OPT_LONG + 64,
 };
 

@@ -341,13 +341,34 @@ void hs_table_copy_free(struct hs_table_copy *c)
 }
 
 /*
+ * The waker a stack ends with (HOTSTACK_ENTRY_WAKER), or NULL; *@nr_user:
+ * the sleeper's own user frames (the module's read() splits it so too).
+ */
+static const struct hotstack_waker *hs_waker_of(const struct hotstack_stack *e,
+						const uint64_t *f, int *nr_user)
+{
+	const struct hotstack_waker *wk;
+
+	*nr_user = e->nr_user;
+	if (!(e->flags & HOTSTACK_ENTRY_WAKER) || e->nr_user < HOTSTACK_WAKER_WORDS)
+		return NULL;
+	wk = (const void *)(f + e->nr_kernel + e->nr_user - HOTSTACK_WAKER_WORDS);
+	if (wk->magic != HOTSTACK_WAKER_MAGIC ||
+	    wk->nr_kernel + wk->nr_user > e->nr_user - (int)HOTSTACK_WAKER_WORDS)
+		return NULL;
+	*nr_user = e->nr_user - HOTSTACK_WAKER_WORDS - wk->nr_kernel - wk->nr_user;
+	return wk;
+}
+
+/*
  * The distinct nonzero values @key gives of the active generation's
  * stacks, at most @max, when the session counts by @need (a
  * HOTSTACK_KEY_*): one pass over the store, a set on the side.
  */
 static size_t hs_table_keys(const struct hs_table_map *m, uint32_t need,
-			    uint64_t (*key)(const struct hotstack_stack *), uint64_t *out,
-			    size_t max)
+			    uint64_t (*key)(const struct hotstack_stack *, const uint64_t *,
+					    uint64_t),
+			    uint64_t *out, size_t max)
 {
 	const struct hotstack_stack *s;
 	size_t nr = 0, size = 1, k;
@@ -355,7 +376,7 @@ static size_t hs_table_keys(const struct hs_table_map *m, uint32_t need,
 	uint64_t *set;
 	uint32_t i;
 
-	if (hs_read_header(m, HS_GEN_ACTIVE, &v) || !(v.keys & need) || !max)
+	if (hs_read_header(m, HS_GEN_ACTIVE, &v) || (need && !(v.keys & need)) || !max)
 		return 0;
 	while (size < 2 * max)
 		size *= 2;
@@ -368,7 +389,7 @@ static size_t hs_table_keys(const struct hs_table_map *m, uint32_t need,
 
 		if (!hs_stack_ready(&s[i]))
 			continue;
-		x = key(&s[i]);
+		x = key(&s[i], (const void *)(s + v.table_entries), v.arena_frames);
 		if (!x)
 			continue;
 		for (k = (x * 0x9e3779b97f4a7c15ULL) >> 40; set[k & (size - 1)] &&
@@ -381,24 +402,53 @@ static size_t hs_table_keys(const struct hs_table_map *m, uint32_t need,
 	return nr;
 }
 
-static uint64_t hs_stack_tgid(const struct hotstack_stack *s)
+static uint64_t hs_stack_tgid(const struct hotstack_stack *s, const uint64_t *arena,
+			      uint64_t arena_frames)
 {
+	(void)arena;
+	(void)arena_frames;
 	return s->tgid;
 }
 
-static uint64_t hs_stack_cgroup(const struct hotstack_stack *s)
+/* The process of the waker @s ends with (its frames in @arena), or 0. */
+static uint64_t hs_stack_waker(const struct hotstack_stack *s, const uint64_t *arena,
+			       uint64_t arena_frames)
 {
+	const struct hotstack_waker *wk;
+	int nr_user;
+
+	if (!(s->flags & HOTSTACK_ENTRY_WAKER) ||
+	    s->frames + (uint64_t)s->nr_kernel + s->nr_user > arena_frames)
+		return 0;
+	wk = hs_waker_of(s, arena + s->frames, &nr_user);
+	return wk && wk->nr_user ? wk->tgid : 0;
+}
+
+static uint64_t hs_stack_cgroup(const struct hotstack_stack *s, const uint64_t *arena,
+				uint64_t arena_frames)
+{
+	(void)arena;
+	(void)arena_frames;
 	return s->cgroup;
 }
 
 size_t hs_table_pids(const struct hs_table_map *m, uint32_t *pids, size_t max)
 {
 	uint64_t ids[4096];
-	size_t i, nr = hs_table_keys(m, HOTSTACK_KEY_TGID, hs_stack_tgid, ids,
-				     max < 4096 ? max : 4096);
+	size_t i, j, nr, more;
 
+	max = max < 4096 ? max : 4096;
+	nr = hs_table_keys(m, HOTSTACK_KEY_TGID, hs_stack_tgid, ids, max);
 	for (i = 0; i < nr; i++)
 		pids[i] = ids[i];
+	/* The wakers' whose user frames are named too (each once). */
+	more = hs_table_keys(m, 0, hs_stack_waker, ids, max - nr);
+	for (i = 0; i < more; i++) {
+		for (j = 0; j < nr && pids[j] != ids[i]; j++)
+			;
+		if (j == nr)
+			pids[nr++] = ids[i];
+	}
 	return nr;
 }
 
@@ -478,6 +528,58 @@ static char *hs_put_cgroup(char *q, uint64_t id)
 	return hs_put(q, "]", 1);
 }
 
+/* A kernel frame @a (a return address) named at @q, up to @end. */
+static char *hs_put_kframe(char *q, const char *end, const struct hs_ksyms *k, uint64_t a)
+{
+	size_t i = hs_ksyms_find(k, a - 1);
+
+	if (i >= k->nr || k->sym[i].name == HS_KSYM_NONE)
+		return hs_put(q, HS_UNKNOWN_FRAME, sizeof(HS_UNKNOWN_FRAME) - 1);
+	if ((size_t)(end - q) <= k->sym[i].len)
+		return q;
+	return hs_put(q, k->names + k->sym[i].name, k->sym[i].len);
+}
+
+/*
+ * "--;", then waker @wk's frames @f, innermost first (the chain graph's
+ * way, as bcc's offwaketime folds them), its markers, then its name.
+ */
+static char *hs_put_waker(char *q, const char *end, const struct hotstack_waker *wk,
+			  const uint64_t *f, const struct hs_ksyms *k, struct hs_usyms *u)
+{
+	const char *s;
+	size_t len;
+	int i;
+
+	q = hs_put(q, "--", 2);
+	for (i = 0; i < wk->nr_kernel && q < end; i++)
+		q = hs_put_kframe(q, end, k, f[i]);
+	for (; i < wk->nr_kernel + wk->nr_user && q < end; i++) {
+		/* The first user frame is an instruction pointer; the others return. */
+		uint64_t a = i == wk->nr_kernel ? f[i] : f[i] - 1;
+
+		s = u && wk->tgid ? hs_usyms_lookup(u, wk->tgid, a, &len) : NULL;
+		if (s && (size_t)(end - q) > len)
+			q = hs_put(q, s, len);
+		else if (u && wk->tgid)
+			q = hs_put(q, HS_UNKNOWN_FRAME, sizeof(HS_UNKNOWN_FRAME) - 1);
+		else
+			q += sprintf(q, "0x%llx;", (unsigned long long)f[i]);
+	}
+	if (wk->flags & HOTSTACK_ENTRY_TRUNCATED)
+		q = hs_put(q, "[truncated]", 11);
+	if (wk->flags & HOTSTACK_ENTRY_USER_HIDDEN)
+		q = hs_put(q, "[user hidden]", 13);
+	if (wk->context != HOTSTACK_CTX_TASK && wk->context < HS_NR_CONTEXTS &&
+	    hs_context_names[wk->context])
+		q += sprintf(q, "%s;", hs_context_names[wk->context]);
+	for (i = 0; i < (int)sizeof(wk->comm) && wk->comm[i]; i++)
+		*q++ = wk->comm[i] == ';' ? ':' : wk->comm[i] == '\n' ? ' ' : wk->comm[i];
+	if (i)
+		*q++ = ';';
+	return q;
+}
+
 /*
  * Format stack @e (its frames @f, its kernel frames' ranges @sym) at @q,
  * as read() does, up to @end; returns the end of the line (not ended).
@@ -487,6 +589,8 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_stac
 			    const struct hs_ksyms *k, struct hs_usyms *u, uint32_t pid,
 			    unsigned int flags)
 {
+	int nr_user;
+	const struct hotstack_waker *wk = hs_waker_of(e, f, &nr_user);
 	char *line = q;
 	const char *s;
 	size_t len;
@@ -509,7 +613,7 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_stac
 	if (e->flags & HOTSTACK_ENTRY_COLLAPSED)
 		q += sprintf(q, "[collapsed %u];", e->depth);
 	/* User frames, outermost first, then kernel frames. */
-	for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel && q < end; i--) {
+	for (i = e->nr_kernel + nr_user - 1; i >= e->nr_kernel && q < end; i--) {
 		/* The first user frame is an instruction pointer; the others return. */
 		uint64_t a = i == e->nr_kernel ? f[i] : f[i] - 1;
 
@@ -537,6 +641,8 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_stac
 			break;
 		q = hs_put_name(q, s, len);
 	}
+	if (wk && q < end)
+		q = hs_put_waker(q, end, wk, f + e->nr_kernel + nr_user, k, u);
 	return q > line ? q - 1 : q;
 }
 

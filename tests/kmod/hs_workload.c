@@ -16,6 +16,9 @@
  * spins a millisecond and calls schedule() in TASK_INTERRUPTIBLE from
  * hs_sigsleep: with the signal pending the writer is not put to sleep
  * but stays runnable.
+ * "wkwait N" sleeps N times in hs_wk_wait (TASK_INTERRUPTIBLE) until a
+ * "wkwake N" writer, which naps 2 ms before each, wakes it from
+ * hs_wk_wake with wake_up_process(): a waker whose stack the tests know.
  * A signal ends the write early (-EINTR), so a test can run it in a loop
  * and stop it when it is done. Reading it gives the number of writes in
  * progress, so a test can wait until the workload runs.
@@ -24,6 +27,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -184,6 +188,60 @@ static noinline void hs_sigsleep(unsigned int n)
 	__set_current_state(TASK_RUNNING);
 }
 
+/* The "wkwait" writer, and the wakeups it may still take. */
+static struct task_struct *hs_wk_task;
+static DEFINE_SPINLOCK(hs_wk_lock);
+static atomic_t hs_wk_tokens = ATOMIC_INIT(0);
+
+static noinline int hs_wk_wait(unsigned int n)
+{
+	int ret = 0;
+
+	spin_lock(&hs_wk_lock);
+	if (hs_wk_task)
+		ret = -EBUSY;
+	else
+		hs_wk_task = current;
+	spin_unlock(&hs_wk_lock);
+	while (!ret && n) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (atomic_add_unless(&hs_wk_tokens, -1, 0))
+			n--;
+		else if (signal_pending(current))
+			ret = -EINTR;
+		else
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	spin_lock(&hs_wk_lock);
+	if (hs_wk_task == current)
+		hs_wk_task = NULL;
+	spin_unlock(&hs_wk_lock);
+	atomic_set(&hs_wk_tokens, 0);
+	return ret;
+}
+
+static noinline void hs_wk_wake(struct task_struct *task)
+{
+	wake_up_process(task);
+	WRITE_ONCE(hs_sink, hs_sink + 1);	/* no tail call: a frame of its own */
+}
+
+static noinline int hs_wk_wakes(unsigned int n)
+{
+	while (n--) {
+		msleep(2);
+		if (signal_pending(current))
+			return -EINTR;
+		atomic_inc(&hs_wk_tokens);
+		spin_lock(&hs_wk_lock);
+		if (hs_wk_task)
+			hs_wk_wake(hs_wk_task);
+		spin_unlock(&hs_wk_lock);
+	}
+	return 0;
+}
+
 static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
@@ -206,6 +264,16 @@ static ssize_t hs_workload_write(struct file *file, const char __user *ubuf,
 			return -EINVAL;
 		hs_sigsleep(ms);
 		return len;
+	}
+	if (sscanf(buf, "wkwait %u", &ms) == 1) {
+		int ret = ms && ms <= 100000 ? hs_wk_wait(ms) : -EINVAL;
+
+		return ret ? ret : len;
+	}
+	if (sscanf(buf, "wkwake %u", &ms) == 1) {
+		int ret = ms && ms <= 100000 ? hs_wk_wakes(ms) : -EINVAL;
+
+		return ret ? ret : len;
 	}
 	if (sscanf(buf, "lock %u", &ms) == 1) {
 		int ret = ms && ms <= 10000 ? hs_lock_hold(ms) : -EINVAL;

@@ -153,6 +153,7 @@ struct hotstack_info {
 /* hotstack_info.features */
 #define HOTSTACK_FEAT_USER_TABLES	_BITUL(0) /* HOTSTACK_CFG_USER_TABLES and its ioctls */
 #define HOTSTACK_FEAT_CGROUP_PATH	_BITUL(1) /* HOTSTACK_IOC_CGROUP_PATH, read()'s paths */
+#define HOTSTACK_FEAT_WAKERS		_BITUL(2) /* HOTSTACK_CFG_WAKERS */
 
 /*
  * Sessions
@@ -182,7 +183,8 @@ enum hotstack_state {
 #define HOTSTACK_CFG_OFF_CPU		_BITUL(5) /* time off the CPU, not samples */
 #define HOTSTACK_CFG_USER_TABLES	_BITUL(6) /* user stacks by unwind tables */
 #define HOTSTACK_CFG_OFF_NEW		_BITUL(7) /* off-CPU: no waits in progress at START */
-#define HOTSTACK_CFG_ALL		0xffU
+#define HOTSTACK_CFG_WAKERS		_BITUL(8) /* off-CPU: each sleep keyed by its waker too */
+#define HOTSTACK_CFG_ALL		0x1ffU
 
 /* hotstack_config.stacks */
 #define HOTSTACK_STACK_KERNEL		_BITUL(0)
@@ -284,7 +286,10 @@ enum hotstack_state {
  * @off_cpu_tasks: with HOTSTACK_CFG_OFF_CPU, how many threads may be
  *		off the CPU and timed at once: a power of two in
  *		[HOTSTACK_MIN_OFF_CPU_TASKS, HOTSTACK_MAX_OFF_CPU_TASKS]
- *		(max_depth * 8 + 84 bytes each, counted as tables). Else 0.
+ *		(max_depth * 8 + 84 bytes each, counted as tables; with
+ *		HOTSTACK_CFG_WAKERS one in 16 of them, at least 16, for the
+ *		wakers seen and not yet consumed, max_depth * 8 + 48 bytes
+ *		each, counted so too). Else 0.
  * @min_block_us: with HOTSTACK_CFG_OFF_CPU, waits shorter than this many
  *		microseconds are counted as HOTSTACK_DROP_SHORT_WAIT. Else 0.
  * @reserved:	must be 0
@@ -340,6 +345,18 @@ enum hotstack_state {
  * stretch on its stack, under HOTSTACK_CTX_TASK (with a budget's W, the
  * switches timed count W times theirs): in the same tables as the waits,
  * a thread's time on the CPU and off it add up to its lifetime.
+ * HOTSTACK_CFG_WAKERS (off-CPU only): a probe on sched_waking too, which
+ * walks the stacks of the task waking a timed sleeper (its kernel stack,
+ * and its user stack when it wakes from its own context); each sleep
+ * (HOTSTACK_CTX_SLEEP, _UNINTERRUPTIBLE) is counted on its stack and its
+ * waker's together (HOTSTACK_ENTRY_WAKER, struct hotstack_waker), so
+ * that two wakers of one stack are two entries. A sleep whose waker was
+ * not seen (its wakeup raced the session's START, the wakers' places
+ * were full, or it ran first on a CPU without a table) counts on its own
+ * stack alone, as do runqueue waits (no one wakes them). The walks are
+ * one per sleep timed (a budget's W thins them with the waits) and
+ * weighed by the budget with the probe. EOPNOTSUPP where the kernel has
+ * no sched_waking tracepoint.
  * EOPNOTSUPP on a kernel without tracepoints.
  *
  * Errors: EINVAL for a bad field, unknown flag or nonzero reserved; E2BIG
@@ -600,6 +617,51 @@ struct hotstack_stats {
  * switches). Symbolize it as a call site (address - 1).
  */
 #define HOTSTACK_ENTRY_CALLER		_BITUL(5)
+/*
+ * Off-CPU with HOTSTACK_CFG_WAKERS: the stack ends with its waker's (a
+ * struct hotstack_waker in the last HOTSTACK_WAKER_WORDS frames of
+ * nr_user, the waker's frames before it).
+ */
+#define HOTSTACK_ENTRY_WAKER		_BITUL(6)
+
+/**
+ * struct hotstack_waker - who ended a sleep (HOTSTACK_ENTRY_WAKER)
+ *
+ * A stack of a waker is laid out as its sleeper's frames (nr_kernel
+ * kernel, then user), the waker's @nr_kernel kernel frames (innermost
+ * first, frame 0 a return address: in try_to_wake_up()), its @nr_user
+ * user frames (innermost first), then this, HOTSTACK_WAKER_WORDS frames
+ * long; hotstack_stack.nr_user counts the sleeper's user frames and all
+ * of that. The sleeper's and waker's frames are HOTSTACK_MAX_DEPTH at
+ * most together: the waker's cut to fit are marked TRUNCATED in @flags.
+ * @comm:	the waker's task name (zeros: hidden, HOTSTACK_ENTRY_USER_HIDDEN)
+ * @tgid:	its process, as the opener's pid namespace numbers it (0:
+ *		hidden, or outside it)
+ * @nr_kernel:	its kernel frames
+ * @nr_user:	its user frames: walked only where it wakes from its own
+ *		context (@context HOTSTACK_CTX_TASK) and the session has user
+ *		stacks
+ * @flags:	HOTSTACK_ENTRY_* of its walk (TRUNCATED, COLLAPSED,
+ *		USER_FAULT, USER_HIDDEN)
+ * @context:	HOTSTACK_CTX_TASK, _SOFTIRQ, _HARDIRQ or _IDLE: what it was
+ *		running (an interrupt wakes in the name of whatever task it
+ *		interrupted)
+ * @depth:	its frames of recursion collapsed away
+ * @magic:	HOTSTACK_WAKER_MAGIC
+ */
+struct hotstack_waker {
+	char comm[16];
+	__u32 tgid;
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u8 flags;
+	__u8 context;
+	__u16 depth;
+	__u32 magic;
+};
+
+#define HOTSTACK_WAKER_WORDS	(sizeof(struct hotstack_waker) / 8)
+#define HOTSTACK_WAKER_MAGIC	0x6b617721U	/* "!wak" */
 
 /*
  * hotstack_stack.context (with HOTSTACK_KEY_CONTEXT; else 0): what the

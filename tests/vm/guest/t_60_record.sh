@@ -269,6 +269,36 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		grep hs_lock_hold /tmp/lock.folded | sed 's/^/# /' | head -3
 		rm -f /tmp/lock.folded
 	fi
+	# --wakers: who ended each sleep. hs_workload's wkwait sleeps 100
+	# times in hs_wk_wait until the wkwake writer (dd) wakes it from
+	# hs_wk_wake, 2 ms apart: each such sleep is counted on its stack,
+	# "--", the waker's kernel stack from try_to_wake_up (arm64's 6.1 has
+	# trace_sched_waking out of line before it; wake_up_process is a tail
+	# call on some kernels), up through the write() of dd, and
+	# its user stack (--stacks both: named, not [unknown]), then its name.
+	wakers() {
+		hotstack record --off-cpu --wakers $1 -o /tmp/wk.folded -- sh -c \
+			'echo "wkwait 100" >/proc/hs_workload & echo "wkwake 100" | dd of=/proc/hs_workload 2>/dev/null; wait' \
+			>/tmp/wk.out 2>&1
+	}
+	wakers
+	check_output "record --off-cpu --wakers: the sleeps in hs_wk_wait are woken by dd's hs_wk_wake, frame by frame" \
+		'^ok$' awk '/;hs_wk_wait [^;]*;/ { all += $NF; n++ }
+			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;(wake_up_process;)?hs_wk_wake [^;]*;hs_wk_wakes [^;]*;hs_workload_write [^;]*;.*;(vfs_write|ksys_write);.*;dd [0-9]+$/ { w += $NF }
+			END { print (n && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns in " n " lines") }' \
+		/tmp/wk.folded
+	check "... and the waker's own sleeps (msleep) have their waker: a timer's, not a task's" \
+		grep -q ';msleep;.*;__schedule;--;\(trace_sched_waking;\)\?try_to_wake_up;.*\[\(hard\|soft\)irq\];[^;]* [0-9]*$' /tmp/wk.folded
+	grep -m 3 -- '--' /tmp/wk.folded | sed 's/^/# /'
+	wakers '--stacks both'
+	check_output "... with --stacks both, the waker's user frames between its kernel ones and its name" \
+		'^ok$' awk '/;hs_wk_wait [^;]*;/ { all += $NF }
+			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;.*;hs_workload_write [^;]*;.*;(entry_SYSCALL_64_after_hwframe|el0t_64_sync);[^;[]+;(.*;)?dd [0-9]+$/ { w += $NF }
+			END { print (all && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns") }' \
+		/tmp/wk.folded
+	grep -m 1 -- ';hs_wk_wait .*--' /tmp/wk.folded | sed 's/^/# /'
+	check "without --wakers no line has a waker" sh -c '! grep -q -- ";--;" /tmp/off.folded'
+	rm -f /tmp/wk.folded /tmp/wk.out
 	# A sleep with a signal pending is no sleep: the task stays runnable,
 	# waiting on the run queue (6.1's tracepoint says the state it asked
 	# for, 6.12's and 7.x's TASK_RUNNING). hs_sigsleep calls schedule()
