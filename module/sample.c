@@ -1017,7 +1017,11 @@ void hotstack_sched_waking(void *data, struct task_struct *p)
 	wk->tr.depth = st->key.depth;
 	wk->tr.magic = HOTSTACK_WAKER_MAGIC;
 	memcpy(wk->frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
-	/* Its own place still (a switch-in not seen): rewritten as it was. */
+	/*
+	 * Its own place still (a switch-in not seen): rewritten as it was.
+	 * Else published once written: pairs with the switch-in's lookup
+	 * (its dependency on the key), after @p is queued.
+	 */
 	if (!replaced)
 		smp_store_release(&t->wake.keys[i], (unsigned long)p);
 out:

@@ -5,7 +5,8 @@
 #   OFFCPU NAME ITERS none HZ ELAPSED_NS ...
 # the loop's own time under the profiler, against the same loop
 # unprofiled before and after. Each profiler runs as its users run it:
-# hotstack record --off-cpu -a -- the loop; bcc's offcputime (Debian's
+# hotstack record --off-cpu -a -- the loop (and with --wakers); bcc's
+# offcputime and offwaketime -K (Debian's
 # bpfcc-tools: a kprobe on finish_task_switch, the stack walked when the
 # thread comes back, the time summed in BPF maps) started, attached, then
 # the loop, then Ctrl-C; and a bpftrace script of the same method on
@@ -31,14 +32,18 @@ offcpu() {
 	fi
 }
 
-# bcc ARGS...: the loop while offcputime-bpfcc ARGS runs; its stacks must
-# show the loop's (its comm, and pipe_read, where it waits).
+# bcc TOOL ARGS...: the loop while TOOL-bpfcc ARGS runs (offcputime, or
+# offwaketime: the same, and the waker's stack from sched_waking, joined
+# at the switch-in); its stacks must show the loop's (its comm, and
+# pipe_read, where it waits).
 # In a script its Ctrl-C would be ignored (sh ignores SIGINT for what it
 # starts in the background): env gives it back.
 bcc() {
+	tool=$1
+	shift
 	# Not the last run's header: its output file is made by the child.
 	rm -f /tmp/bcc.out
-	env --default-signal=INT PYTHONUNBUFFERED=1 offcputime-bpfcc "$@" \
+	env --default-signal=INT PYTHONUNBUFFERED=1 "$tool-bpfcc" "$@" \
 		>/tmp/bcc.out 2>/tmp/bcc.err &
 	pid=$!
 	# Attached once it says so (it compiles its program first: seconds).
@@ -53,7 +58,7 @@ bcc() {
 	kill -INT $pid 2>/dev/null
 	wait $pid
 	if ! grep -q 'hs_bench' /tmp/bcc.out || ! grep -q 'pipe_read' /tmp/bcc.out; then
-		echo "offcputime-bpfcc $* gave no stack of the loop:" >&2
+		echo "$tool-bpfcc $* gave no stack of the loop:" >&2
 		tail -n 5 /tmp/bcc.err /tmp/bcc.out >&2
 		return 1
 	fi
@@ -73,7 +78,11 @@ offcpu switch-empty hs_bench switch-empty 1 $iters
 offcpu switch-unwind hs_bench switch-unwind 1 $iters
 offcpu record hotstack record --off-cpu -a -o /tmp/off.folded -- $loop
 offcpu record-both hotstack record --off-cpu --stacks both -a -o /tmp/off.folded -- $loop
-offcpu bcc-k bcc -K
-offcpu bcc bcc
+offcpu bcc-k bcc offcputime -K
+offcpu bcc bcc offcputime
+# Who woke each wait: every switch-in of the ping-pong ends a wait the
+# other thread's write woke.
+offcpu record-wakers hotstack record --off-cpu --wakers -a -o /tmp/off.folded -- $loop
+offcpu bcc-wakers-k bcc offwaketime -K
 offcpu bpftrace bpftrace -e "$bt_off" -c "$loop"
 offcpu none $loop

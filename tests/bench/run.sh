@@ -193,6 +193,8 @@ sed -n 's/^OFFCPU //p' "$log" | awk "$verdict"'
 				(t[order[i]] - b1) / (2 * it)
 		ratio("record", "bcc-k", 0.5, "record --off-cpu / bcc offcputime -K")
 		ratio("record-both", "bcc", 0.5, "record --off-cpu --stacks both / bcc offcputime")
+		ratio("record-wakers", "bcc-wakers-k", "",
+		      "record --off-cpu --wakers / bcc offwaketime -K")
 		ratio("switch-unwind", "bcc-k", "", "the walk alone (switch-unwind) / bcc offcputime -K")
 		ratio("record", "switch-unwind", "", "record --off-cpu / the walk alone")
 		ratio("record", "bpftrace", "", "record --off-cpu / bpftrace (the method of offcputime)")

@@ -230,7 +230,7 @@ static noinline void hs_wk_wake(struct task_struct *task)
 static noinline int hs_wk_wakes(unsigned int n)
 {
 	while (n--) {
-		msleep(2);
+		usleep_range(2000, 2500);
 		if (signal_pending(current))
 			return -EINTR;
 		atomic_inc(&hs_wk_tokens);

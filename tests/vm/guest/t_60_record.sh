@@ -287,8 +287,8 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;(wake_up_process;)?hs_wk_wake [^;]*;hs_wk_wakes [^;]*;hs_workload_write [^;]*;.*;(vfs_write|ksys_write);.*;dd [0-9]+$/ { w += $NF }
 			END { print (n && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns in " n " lines") }' \
 		/tmp/wk.folded
-	check "... and the waker's own sleeps (msleep) have their waker: a timer's, not a task's" \
-		grep -q ';msleep;.*;__schedule;--;\(trace_sched_waking;\)\?try_to_wake_up;.*\[\(hard\|soft\)irq\];[^;]* [0-9]*$' /tmp/wk.folded
+	check "... and the waker's own naps (usleep_range) have their waker: a timer's, not a task's" \
+		grep -q ';usleep_range[^;]*;.*;__schedule;--;\(trace_sched_waking;\)\?try_to_wake_up;.*\[\(hard\|soft\)irq\];[^;]* [0-9]*$' /tmp/wk.folded
 	grep -m 3 -- '--' /tmp/wk.folded | sed 's/^/# /'
 	wakers '--stacks both'
 	check_output "... with --stacks both, the waker's user frames between its kernel ones and its name" \
