@@ -485,6 +485,73 @@ static void cgroup_keys(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A sleep's stack with its waker's (HOTSTACK_ENTRY_WAKER), @tr at its end. */
+static struct hotstack_stack *add_waker(struct hs_synth *s, const struct hotstack_waker *tr,
+					uint64_t count)
+{
+	/* Sleeper: 2 kernel frames, 1 user; waker: 2 kernel, 1 user; then @tr. */
+	uint64_t f[6 + HOTSTACK_WAKER_WORDS] = {
+		0xffffffff81000110, 0xffffffff81000201, 0x401000,
+		0xffffffff81000301, 0xffffffff81000201, 0x402005,
+	};
+	struct hotstack_stack *e;
+
+	memcpy(f + 6, tr, sizeof(*tr));
+	e = hs_synth_add(s, 1, 0, f, 2, 4 + HOTSTACK_WAKER_WORDS, count);
+	e->flags = HOTSTACK_ENTRY_CALLER | HOTSTACK_ENTRY_WAKER;
+	e->context = HOTSTACK_CTX_SLEEP;
+	return e;
+}
+
+/*
+ * --wakers: a sleep's stack, "--", its waker's frames innermost first
+ * (kernel ones named as return addresses), its context and its name, as
+ * bcc's offwaketime folds them and the module's read() does. A trailer
+ * that does not add up is no waker: its words are user frames.
+ */
+static void waker_joined(void **state)
+{
+	struct hotstack_waker tr = {
+		.comm = "kworker/0:1", .tgid = 0, .nr_kernel = 2, .nr_user = 1,
+		.flags = HOTSTACK_ENTRY_TRUNCATED, .context = HOTSTACK_CTX_SOFTIRQ,
+		.magic = HOTSTACK_WAKER_MAGIC,
+	};
+	struct hs_table_map m = { 0 };
+	struct hs_table_copy c;
+	struct hs_profile p = { 0 };
+	struct hs_synth s;
+	struct hs_ksyms k;
+	char *text;
+
+	(void)state;
+	load_syms(&k);
+	assert_int_equal(hs_synth_init(&s, 1, 64, 256), 0);
+	add_waker(&s, &tr, 5);
+	tr.context = HOTSTACK_CTX_TASK;
+	tr.flags = 0;
+	memset(tr.comm, 0, sizeof(tr.comm));
+	memcpy(tr.comm, "dd", 2);
+	add_waker(&s, &tr, 7);
+	tr.nr_kernel = 4;	/* more than the stack holds past its sleeper's */
+	add_waker(&s, &tr, 1);
+	m.base = s.buf;
+	m.size = s.size;
+	assert_int_equal(hs_table_copy(&m, HS_GEN_READABLE, &c), 0);
+	assert_int_equal(hs_table_profile(&c, &k, NULL, 0, &p, 0), 0);
+	text = sorted_text(&p);
+	assert_string_equal(text,
+		"[sleep];0x401000;alias_first;local_fn;--;weak_fn;alias_first;0x402005;"
+		"[truncated];[softirq];kworker/0:1 5\n"
+		"[sleep];0x401000;alias_first;local_fn;--;weak_fn;alias_first;0x402005;dd 7\n"
+		"[sleep];0x6b61772100000100;0x1000400000000;0x0;0x6464;0x402005;"
+		"0xffffffff81000201;0xffffffff81000301;0x401000;alias_first;local_fn 1\n");
+	free(text);
+	hs_profile_free(&p);
+	hs_table_copy_free(&c);
+	free(s.buf);
+	hs_ksyms_free(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +562,7 @@ int main(void)
 		cmocka_unit_test(header_checked),
 		cmocka_unit_test(live_keys),
 		cmocka_unit_test(cgroup_keys),
+		cmocka_unit_test(waker_joined),
 	};
 
 	return cmocka_run_group_tests_name("table", tests, NULL, NULL);
