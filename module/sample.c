@@ -1018,12 +1018,11 @@ void hotstack_sched_waking(void *data, struct task_struct *p)
 	wk->tr.magic = HOTSTACK_WAKER_MAGIC;
 	memcpy(wk->frames, st->frames, (st->key.nr_kernel + st->key.nr_user) * sizeof(u64));
 	/*
-	 * Its own place still (a switch-in not seen): rewritten as it was.
-	 * Else published once written: pairs with the switch-in's lookup
-	 * (its dependency on the key), after @p is queued.
+	 * Published once written (its own place still, @replaced: the same
+	 * key again): pairs with the switch-in's lookup (its dependency on
+	 * the key), after @p is queued.
 	 */
-	if (!replaced)
-		smp_store_release(&t->wake.keys[i], (unsigned long)p);
+	smp_store_release(&t->wake.keys[i], (unsigned long)p);
 out:
 	/* Weighed as part of the switch that ends the wait (the budget's cost per switch). */
 	if (start)

@@ -271,11 +271,13 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	fi
 	# --wakers: who ended each sleep. hs_workload's wkwait sleeps 100
 	# times in hs_wk_wait until the wkwake writer (dd) wakes it from
-	# hs_wk_wake, 2 ms apart: each such sleep is counted on its stack,
-	# "--", the waker's kernel stack from try_to_wake_up (arm64's 6.1 has
-	# trace_sched_waking out of line before it; wake_up_process is a tail
-	# call on some kernels), up through the write() of dd, and
-	# its user stack (--stacks both: named, not [unknown]), then its name.
+	# hs_wk_wake, 2 ms apart: each such sleep ([sleep]: a preemption in
+	# hs_wk_wait is [runqueue] time, which no one wakes) is counted on its
+	# stack, "--", the waker's kernel stack from try_to_wake_up (the debug
+	# kernels and arm64's 6.1 have trace_sched_waking out of line before
+	# it; wake_up_process is a tail call on some kernels), up through the
+	# write() of dd, and its user stack (--stacks both: named, not
+	# [unknown]), then its name.
 	wakers() {
 		hotstack record --off-cpu --wakers $1 -o /tmp/wk.folded -- sh -c \
 			'echo "wkwait 100" >/proc/hs_workload & echo "wkwake 100" | dd of=/proc/hs_workload 2>/dev/null; wait' \
@@ -283,21 +285,30 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	}
 	wakers
 	check_output "record --off-cpu --wakers: the sleeps in hs_wk_wait are woken by dd's hs_wk_wake, frame by frame" \
-		'^ok$' awk '/;hs_wk_wait [^;]*;/ { all += $NF; n++ }
-			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;(wake_up_process;)?hs_wk_wake [^;]*;hs_wk_wakes [^;]*;hs_workload_write [^;]*;.*;(vfs_write|ksys_write);.*;dd [0-9]+$/ { w += $NF }
-			END { print (n && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns in " n " lines") }' \
+		'^ok$' awk '!/^\[sleep\];.*;hs_wk_wait / { next }
+			{ all += $NF; n++ }
+			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;(wake_up_process;)?hs_wk_wake [^;]*;hs_wk_wakes [^;]*;hs_workload_write [^;]*;.*;(vfs_write|ksys_write);.*;dd [0-9]+$/ { w += $NF; next }
+			{ other = substr($0, 1, 400) }
+			END { print (n && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns in " n " lines; not: " other) }' \
 		/tmp/wk.folded
 	check "... and the waker's own naps (usleep_range) have their waker: a timer's, not a task's" \
 		grep -q ';usleep_range[^;]*;.*;__schedule;--;\(trace_sched_waking;\)\?try_to_wake_up;.*\[\(hard\|soft\)irq\];[^;]* [0-9]*$' /tmp/wk.folded
 	grep -m 3 -- '--' /tmp/wk.folded | sed 's/^/# /'
 	wakers '--stacks both'
 	check_output "... with --stacks both, the waker's user frames between its kernel ones and its name" \
-		'^ok$' awk '/;hs_wk_wait [^;]*;/ { all += $NF }
-			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;.*;hs_workload_write [^;]*;.*;(entry_SYSCALL_64_after_hwframe|el0t_64_sync);[^;[]+;(.*;)?dd [0-9]+$/ { w += $NF }
-			END { print (all && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns") }' \
+		'^ok$' awk '!/^\[sleep\];.*;hs_wk_wait / { next }
+			{ all += $NF }
+			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;.*;hs_workload_write [^;]*;.*;(entry_SYSCALL_64_after_hwframe|el0t_64_sync);[^;[]+;(.*;)?dd [0-9]+$/ { w += $NF; next }
+			{ other = substr($0, 1, 400) }
+			END { print (all && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns; not: " other) }' \
 		/tmp/wk.folded
 	grep -m 1 -- ';hs_wk_wait .*--' /tmp/wk.folded | sed 's/^/# /'
 	check "without --wakers no line has a waker" sh -c '! grep -q -- ";--;" /tmp/off.folded'
+	hotstack record --off-cpu --wakers -o /tmp/wk.pb.gz -- sh -c 'sleep 0.1 | cat' >/dev/null 2>&1
+	check_output "... its pprof keeps the waker: cat's pipe_read ended by sleep's exit" \
+		'^\[sleep\];.*;pipe_read;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;.*;do_exit;.*;sleep [0-9]+$' \
+		hotstack report --format folded /tmp/wk.pb.gz
+	rm -f /tmp/wk.pb.gz
 	rm -f /tmp/wk.folded /tmp/wk.out
 	# A sleep with a signal pending is no sleep: the task stays runnable,
 	# waiting on the run queue (6.1's tracepoint says the state it asked
