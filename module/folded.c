@@ -207,6 +207,17 @@ static char *hs_put_cgroup(struct hs_reader *r, char *p, u64 id)
 	return p + sprintf(p, "%s", k->text);
 }
 
+/* A task name @name (TASK_COMM_LEN bytes, ';' made ':', a newline a space) and ';'. */
+static char *hs_put_comm(char *p, const char *name)
+{
+	char comm[TASK_COMM_LEN + 1];
+
+	strscpy(comm, name, sizeof(comm));
+	strreplace(comm, ';', ':');
+	strreplace(comm, '\n', ' ');
+	return p + sprintf(p, "%s;", comm);
+}
+
 /*
  * The waker a stack ends with (HOTSTACK_ENTRY_WAKER), or NULL; *@nr_user:
  * the sleeper's own user frames.
@@ -247,14 +258,8 @@ static char *hs_put_waker(char *p, const struct hotstack_waker *wk, const u64 *f
 	if (wk->context != HOTSTACK_CTX_TASK && wk->context < ARRAY_SIZE(hs_context_names) &&
 	    hs_context_names[wk->context])
 		p += sprintf(p, "%s;", hs_context_names[wk->context]);
-	if (wk->comm[0]) {
-		char comm[sizeof(wk->comm) + 1];
-
-		strscpy(comm, wk->comm, sizeof(comm));
-		strreplace(comm, ';', ':');
-		strreplace(comm, '\n', ' ');
-		p += sprintf(p, "%s;", comm);
-	}
+	if (wk->comm[0])
+		p = hs_put_comm(p, wk->comm);
 	return p;
 }
 
@@ -266,14 +271,8 @@ static void hs_format_line(struct hs_reader *r, const struct hs_item *item)
 	char *p = r->line;
 	int i, nr_user;
 
-	if (e->comm[0]) {
-		char comm[sizeof(e->comm) + 1];
-
-		strscpy(comm, e->comm, sizeof(comm));
-		strreplace(comm, ';', ':');
-		strreplace(comm, '\n', ' ');
-		p += sprintf(p, "%s;", comm);
-	}
+	if (e->comm[0])
+		p = hs_put_comm(p, e->comm);
 	if (e->tgid)
 		p += sprintf(p, "[pid %u];", e->tgid);
 	if (e->cgroup)

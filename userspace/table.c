@@ -528,6 +528,18 @@ static char *hs_put_cgroup(char *q, uint64_t id)
 	return hs_put(q, "]", 1);
 }
 
+/* A task name (16 bytes, ';' made ':', a newline a space) and ';' at @q; none: nothing. */
+static char *hs_put_comm(char *q, const char *comm)
+{
+	int i;
+
+	for (i = 0; i < 16 && comm[i]; i++)
+		*q++ = comm[i] == ';' ? ':' : comm[i] == '\n' ? ' ' : comm[i];
+	if (i)
+		*q++ = ';';
+	return q;
+}
+
 /* A kernel frame @a (a return address) named at @q, up to @end. */
 static char *hs_put_kframe(char *q, const char *end, const struct hs_ksyms *k, uint64_t a)
 {
@@ -573,11 +585,7 @@ static char *hs_put_waker(char *q, const char *end, const struct hotstack_waker 
 	if (wk->context != HOTSTACK_CTX_TASK && wk->context < HS_NR_CONTEXTS &&
 	    hs_context_names[wk->context])
 		q += sprintf(q, "%s;", hs_context_names[wk->context]);
-	for (i = 0; i < (int)sizeof(wk->comm) && wk->comm[i]; i++)
-		*q++ = wk->comm[i] == ';' ? ':' : wk->comm[i] == '\n' ? ' ' : wk->comm[i];
-	if (i)
-		*q++ = ';';
-	return q;
+	return hs_put_comm(q, wk->comm);
 }
 
 /*
@@ -596,11 +604,7 @@ static char *hs_format_line(char *q, const char *end, const struct hotstack_stac
 	size_t len;
 	int i;
 
-	if (e->comm[0]) {
-		for (i = 0; i < (int)sizeof(e->comm) && e->comm[i]; i++)
-			*q++ = e->comm[i] == ';' ? ':' : e->comm[i] == '\n' ? ' ' : e->comm[i];
-		*q++ = ';';
-	}
+	q = hs_put_comm(q, e->comm);
 	if (e->tgid && !(flags & HS_PROFILE_NO_PID))
 		q += sprintf(q, "[pid %u];", e->tgid);
 	if (e->cgroup)
