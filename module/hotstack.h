@@ -448,6 +448,7 @@ struct hotstack_session {
 	u64 off_until;
 	atomic64_t untimed;		/* off-CPU waits not timed, since START */
 	atomic64_t waits_at_start;	/* ... in progress at START, timed from it */
+	atomic64_t wakers_unseen;	/* ... sleeps that ended without their waker */
 	/* A process set's exited processes taken out (offcpu.c); its inserts since. */
 	struct work_struct off_reap;
 	atomic_t off_added;

@@ -226,6 +226,7 @@ int hotstack_off_cpu_start(struct hotstack_session *s)
 	}
 	atomic64_set(&s->untimed, 0);
 	atomic64_set(&s->waits_at_start, 0);
+	atomic64_set(&s->wakers_unseen, 0);
 	atomic_set(&s->off_added, 0);
 	if (t->off_procs) {
 		hotstack_off_proc_add(t, s->pid);

@@ -790,6 +790,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->waits_at_start = 0;
 	st->cpu_entries = 0;
 	st->pad4 = 0;
+	st->wakers_unseen = 0;
 	hotstack_unwind_stats(s, st);
 	if (s->state == HOTSTACK_STATE_NEW)
 		return;
@@ -807,6 +808,7 @@ void hotstack_get_stats(struct hotstack_session *s, struct hotstack_stats *st,
 	st->lost = atomic64_read(&s->lost);
 	st->untimed = s->off_cpu ? atomic64_read(&s->untimed) : 0;
 	st->waits_at_start = s->off_cpu ? atomic64_read(&s->waits_at_start) : 0;
+	st->wakers_unseen = s->wakers ? atomic64_read(&s->wakers_unseen) : 0;
 	st->table_entries = s->cfg.table_entries;
 	st->arena_frames = s->cfg.arena_frames;
 	st->cpu_entries = s->cfg.cpu_entries;

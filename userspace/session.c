@@ -784,11 +784,15 @@ const char *hs_live_cpu_fill(const struct hs_live *l, char *buf, size_t size)
 void hs_live_off_cpu(const struct hotstack_stats *st, const struct hs_live *l, int wall,
 		     char *buf, size_t size)
 {
-	char start[80] = "";
+	char start[160] = "";
+	int n = 0;
 
 	if (st->waits_at_start)
-		snprintf(start, sizeof(start), ", %llu waits in progress at the start timed from it",
-			 (unsigned long long)st->waits_at_start);
+		n = snprintf(start, sizeof(start), ", %llu waits in progress at the start timed "
+			     "from it", (unsigned long long)st->waits_at_start);
+	if (st->wakers_unseen)
+		snprintf(start + n, sizeof(start) - n, ", %llu sleeps without their waker seen",
+			 (unsigned long long)st->wakers_unseen);
 	snprintf(buf, size, "%.6f s %s timed in %llu switches%s, %.6f s dropped, %llu "
 		 "untimed%s%s, %.0f ns/switch%s%s", st->total.samples / 1e9,
 		 wall ? "of wall-clock time" : "off the CPU", (unsigned long long)st->interrupts,

@@ -45,8 +45,9 @@ static void stats_layout(void **state)
 	size_t total = offsetof(struct hotstack_stats, total);
 
 	(void)state;
-	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER5);
+	assert_int_equal(sizeof(struct hotstack_stats), HOTSTACK_STATS_SIZE_VER6);
 	assert_int_equal(HOTSTACK_STATS_SIZE_VER5, 624);
+	assert_int_equal(offsetof(struct hotstack_stats, wakers_unseen), HOTSTACK_STATS_SIZE_VER5);
 	assert_int_equal(offsetof(struct hotstack_stats, cpu_entries), HOTSTACK_STATS_SIZE_VER4);
 	assert_int_equal(offsetof(struct hotstack_stats, pad4), HOTSTACK_STATS_SIZE_VER4 + 4);
 	assert_int_equal(offsetof(struct hotstack_stats, waits_at_start), HOTSTACK_STATS_SIZE_VER3);
@@ -71,7 +72,8 @@ static void stats_layout(void **state)
 	assert_int_equal(offsetof(struct hotstack_stats, max_weight), 448);
 	assert_int_equal(FIELD_END(struct hotstack_stats, untimed), HOTSTACK_STATS_SIZE_VER2);
 	assert_int_equal(FIELD_END(struct hotstack_stats, waits_at_start), HOTSTACK_STATS_SIZE_VER4);
-	assert_int_equal(FIELD_END(struct hotstack_stats, pad4), sizeof(struct hotstack_stats));
+	assert_int_equal(FIELD_END(struct hotstack_stats, pad4), HOTSTACK_STATS_SIZE_VER5);
+	assert_int_equal(FIELD_END(struct hotstack_stats, wakers_unseen), sizeof(struct hotstack_stats));
 	assert_int_equal(offsetof(struct hotstack_config, budget_ppm), 72);
 	assert_int_equal(offsetof(struct hotstack_config, nr_cgroups), 76);
 	assert_int_equal(offsetof(struct hotstack_config, cgroups_ptr), 80);

@@ -23,7 +23,7 @@
 
 /* The structs' layout is the 64-bit kernel's: the sizes it checks. */
 _Static_assert(sizeof(struct hotstack_config) == HOTSTACK_CONFIG_SIZE_VER2, "config");
-_Static_assert(sizeof(struct hotstack_stats) == HOTSTACK_STATS_SIZE_VER5, "stats");
+_Static_assert(sizeof(struct hotstack_stats) == HOTSTACK_STATS_SIZE_VER6, "stats");
 _Static_assert(sizeof(struct hotstack_stack) == 48, "stack");
 _Static_assert(sizeof(struct hotstack_count) == 16, "count");
 _Static_assert(sizeof(struct hotstack_store_stats) == 64, "store stats");

@@ -544,6 +544,9 @@ struct hotstack_cpu_stats {
  *		as they end (each is in the other counters too)
  * @cpu_entries: out: hotstack_config.cpu_entries in use (each CPU's)
  * @pad4:	out: 0
+ * @wakers_unseen: out: off-CPU sessions with HOTSTACK_CFG_WAKERS: sleeps
+ *		that ended without their waker seen (counted on their own
+ *		stack alone), since START
  *
  * On input only @size and @flags are read; the out fields are ignored (a
  * struct can be passed again as it came back). The struct grows at its
@@ -590,6 +593,7 @@ struct hotstack_stats {
 	__u64 waits_at_start;
 	__u32 cpu_entries;
 	__u32 pad4;
+	__u64 wakers_unseen;
 };
 
 #define HOTSTACK_STATS_READABLE	_BITUL(0)
@@ -599,6 +603,7 @@ struct hotstack_stats {
 #define HOTSTACK_STATS_SIZE_VER3	608	/* + unwind tables' counters */
 #define HOTSTACK_STATS_SIZE_VER4	616	/* + waits_at_start */
 #define HOTSTACK_STATS_SIZE_VER5	624	/* + cpu_entries */
+#define HOTSTACK_STATS_SIZE_VER6	632	/* + wakers_unseen */
 
 /* hotstack_stack.flags */
 #define HOTSTACK_ENTRY_TRUNCATED	_BITUL(0) /* cut at max_depth */

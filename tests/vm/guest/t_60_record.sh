@@ -283,7 +283,20 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 			'echo "wkwait 100" >/proc/hs_workload & echo "wkwake 100" | dd of=/proc/hs_workload 2>/dev/null; wait' \
 			>/tmp/wk.out 2>&1
 	}
+	# unseen: the summary's count of sleeps without their waker seen,
+	# none exactly when no sleep's line lacks one (no wait of the
+	# command is in progress at STOP).
+	unseen() {
+		u=$(sed -n 's/.*, \([0-9]*\) sleeps without their waker seen.*/\1/p' /tmp/wk.out)
+		l=$(grep -E '^\[(sleep|uninterruptible)\];' /tmp/wk.folded | grep -vc -- ';--;')
+		if { [ -z "$u" ] && [ "$l" -eq 0 ]; } || { [ "${u:-0}" -gt 0 ] && [ "$l" -gt 0 ]; }; then
+			echo ok
+		else
+			echo "bad: ${u:-no} sleeps without their waker counted, $l lines without"
+		fi
+	}
 	wakers
+	check_output "record --off-cpu --wakers: a sleep without its waker is counted as such" '^ok$' unseen
 	check_output "record --off-cpu --wakers: the sleeps in hs_wk_wait are woken by dd's hs_wk_wake, frame by frame" \
 		'^ok$' awk '!/^\[sleep\];.*;hs_wk_wait / { next }
 			{ all += $NF; n++ }
