@@ -929,12 +929,13 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	if (key) {
 		rec = hs_off_rec(t, key - t->off.keys);
 		/* Not a wait in progress at START whose task has run since. */
-		if (likely(!rec->start_sw) || rec->start_sw == hs_task_switches(next) + 1)
+		if (likely(!rec->start_sw) || rec->start_sw == hs_task_switches(next) + 1) {
 			hotstack_off_count(s, slot, tab, rec, now,
 					   wkey ? hs_wake_rec(t, wkey - t->wake.keys) : NULL);
-		/* A sleep (not a preemption: no one wakes it) whose wakeup was missed. */
-		if (s->wakers && !wkey && rec->st.key.context != HOTSTACK_CTX_RUNQUEUE)
-			atomic64_inc(&s->wakers_unseen);
+			/* A sleep (not a preemption: no one wakes those) whose wakeup was missed. */
+			if (s->wakers && !wkey && rec->st.key.context != HOTSTACK_CTX_RUNQUEUE)
+				atomic64_inc(&s->wakers_unseen);
+		}
 		/* Read before the record can be taken again. */
 		hs_off_free(t, key, (unsigned long)next);
 	}
