@@ -932,7 +932,7 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
 		if (likely(!rec->start_sw) || rec->start_sw == hs_task_switches(next) + 1) {
 			hotstack_off_count(s, slot, tab, rec, now,
 					   wkey ? hs_wake_rec(t, wkey - t->wake.keys) : NULL);
-			/* A sleep (not a preemption: no one wakes those) whose wakeup was missed. */
+			/* A sleep (not a preemption: no one wakes those), its wakeup missed. */
 			if (s->wakers && !wkey && rec->st.key.context != HOTSTACK_CTX_RUNQUEUE)
 				atomic64_inc(&s->wakers_unseen);
 		}
