@@ -295,15 +295,29 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 			echo "bad: ${u:-no} sleeps without their waker counted, $l lines without"
 		fi
 	}
-	wakers
-	check_output "record --off-cpu --wakers: a sleep without its waker is counted as such" '^ok$' unseen
-	check_output "record --off-cpu --wakers: the sleeps in hs_wk_wait are woken by dd's hs_wk_wake, frame by frame" \
-		'^ok$' awk '!/^\[sleep\];.*;hs_wk_wait / { next }
+	# woken: 99% of the sleeps in hs_wk_wait woken by dd's hs_wk_wake.
+	woken() {
+		awk '!/^\[sleep\];.*;hs_wk_wait / { next }
 			{ all += $NF; n++ }
 			/;hs_wk_wait [^;]*;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;(wake_up_process;)?hs_wk_wake [^;]*;hs_wk_wakes [^;]*;hs_workload_write [^;]*;.*;(vfs_write|ksys_write);.*;dd [0-9]+$/ { w += $NF; next }
 			{ other = substr($0, 1, 400) }
 			END { print (n && w >= all * 0.99 ? "ok" : "bad: " w " of " all " ns in " n " lines; not: " other) }' \
-		/tmp/wk.folded
+			/tmp/wk.folded
+	}
+	wakers
+	check_output "record --off-cpu --wakers: a sleep without its waker is counted as such" '^ok$' unseen
+	check_output "record --off-cpu --wakers: the sleeps in hs_wk_wait are woken by dd's hs_wk_wake, frame by frame" \
+		'^ok$' woken
+	# With a second probe on sched_waking (its ftrace event) the
+	# tracepoint's iterator calls hotstack's: no frame of the waker's.
+	tr=/sys/kernel/tracing
+	[ -d $tr/events ] || mount -t tracefs tracefs $tr 2>/dev/null
+	if echo 1 >$tr/events/sched/sched_waking/enable 2>/dev/null; then
+		wakers
+		echo 0 >$tr/events/sched/sched_waking/enable
+		check_output "... the same with ftrace's probe on sched_waking too: its iterator left out" \
+			'^ok$' woken
+	fi
 	check "... and the waker's own naps (usleep_range) have their waker: a timer's, not a task's" \
 		grep -q ';usleep_range[^;]*;.*;__schedule;--;\(trace_sched_waking;\)\?try_to_wake_up;.*\[\(hard\|soft\)irq\];[^;]* [0-9]*$' /tmp/wk.folded
 	grep -m 3 -- '--' /tmp/wk.folded | sed 's/^/# /'
