@@ -317,6 +317,8 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 		echo 0 >$tr/events/sched/sched_waking/enable
 		check_output "... the same with ftrace's probe on sched_waking too: its iterator left out" \
 			'^ok$' woken
+	else
+		echo "# no sched_waking event in tracefs: the wakers with a second probe not run"
 	fi
 	check "... and the waker's own naps (usleep_range) have their waker: a timer's, not a task's" \
 		grep -q ';usleep_range[^;]*;.*;__schedule;--;\(trace_sched_waking;\)\?try_to_wake_up;.*\[\(hard\|soft\)irq\];[^;]* [0-9]*$' /tmp/wk.folded
