@@ -976,7 +976,8 @@ static bool config_bad(const struct hotstack_config *c, const struct cpus_info *
 			return true;
 		goto common;
 	}
-	if (c->off_cpu_tasks || c->min_block_us || (c->flags & HOTSTACK_CFG_OFF_NEW))
+	if (c->off_cpu_tasks || c->min_block_us ||
+	    (c->flags & (HOTSTACK_CFG_OFF_NEW | HOTSTACK_CFG_WAKERS)))
 		return true;
 	/* A budget: a share of each CPU, not for per-task events. */
 	if (c->budget_ppm > 1000000 || (c->budget_ppm && (c->flags & HOTSTACK_CFG_TASK)))
@@ -1238,7 +1239,8 @@ static void op_get_info(struct thr *t)
 	memcpy(&k, a.p, MIN(a.usize, sizeof(k)));
 	if (k.size != a.usize || k.abi_version != HOTSTACK_ABI_VERSION ||
 	    k.max_depth != HOTSTACK_MAX_DEPTH || k.max_sessions != max_sessions ||
-	    k.features != (HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH) ||
+	    (k.features & ~HOTSTACK_FEAT_WAKERS) !=
+	    (HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH) ||
 	    k.pad || k.reserved[0] || k.reserved[1] || k.max_freq != HOTSTACK_MAX_FREQ ||
 	    k.memory_used > k.max_memory || !k.nr_sessions)
 		report(t, "%s: answered size %u abi_version %u max_sessions %u nr_sessions %u "

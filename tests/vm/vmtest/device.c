@@ -33,9 +33,13 @@ void test_getinfo(void)
 	    HOTSTACK_MAX_FREQ, info.max_freq);
 	tap(info.memory_used == 0, "GET_INFO memory_used with no table is 0 (got %llu)",
 	    (unsigned long long)info.memory_used);
-	tap(info.features == (HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH) &&
+	/* --wakers where the kernel has the sched_waking tracepoint. */
+	tap(info.features == (HOTSTACK_FEAT_USER_TABLES | HOTSTACK_FEAT_CGROUP_PATH |
+			      (kallsyms_has("__tracepoint_sched_waking\n") ?
+			       HOTSTACK_FEAT_WAKERS : 0)) &&
 	    !info.pad && !info.reserved[0] && !info.reserved[1],
-	    "GET_INFO features are the unwind tables' and cgroups' paths, pad and reserved 0");
+	    "GET_INFO features are the unwind tables', cgroups' paths and wakers (with "
+	    "sched_waking), pad and reserved 0");
 	tap(!info.user_max_sessions && !info.user_sessions && !info.user_max_memory &&
 	    !info.user_memory_used && !info.user_freq_used && !info.pad2,
 	    "GET_INFO for root: no quota, the user_* fields and pad2 are 0");
