@@ -334,8 +334,8 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	grep -m 1 -- ';hs_wk_wait .*--' /tmp/wk.folded | sed 's/^/# /'
 	check "without --wakers no line has a waker" sh -c '! grep -q -- ";--;" /tmp/off.folded'
 	hotstack record --off-cpu --wakers -o /tmp/wk.pb.gz -- sh -c 'sleep 0.1 | cat' >/dev/null 2>&1
-	check_output "... its pprof keeps the waker: cat's pipe_read ended by sleep's exit" \
-		'^\[sleep\];.*;pipe_read;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;.*;do_exit;.*;sleep [0-9]+$' \
+	check_output "... its pprof keeps the waker: cat's pipe_read (7.x: anon_pipe_read) ended by sleep's exit" \
+		'^\[sleep\];.*;(anon_)?pipe_read;schedule;__schedule;--;(trace_sched_waking;)?try_to_wake_up;.*;do_exit;.*;sleep [0-9]+$' \
 		hotstack report --format folded /tmp/wk.pb.gz
 	rm -f /tmp/wk.pb.gz
 	rm -f /tmp/wk.folded /tmp/wk.out
