@@ -191,7 +191,7 @@ struct hs_unwind {
  * @wakes:	the waker probe's runs here (hotstack_sched_waking()): one
  *		in HOTSTACK_TIMED_EVERY is timed, its time added to @timed_ns
  *		as the switch that its sleeper's wait will end with
- * @rnd:	the xorshift state those gaps and the periods' jitter are
+ * @rnd:	the LCG state those gaps and the periods' jitter are
  *		drawn from (hs_rand(): this CPU's sampler and probe)
  * @wall_ns:	wall-clock time: when the last sample or switch here was
  *		(ktime_get_mono_fast_ns()): the next sample counts from it

@@ -76,16 +76,36 @@ static u32 hs_fill_pct(const struct hs_table *tab)
 	return min_t(u64, max(mine, all), 100);
 }
 
-/* A new entry took @slot's table @tab past its next fill level: raise those events. */
+/*
+ * A new entry took @slot's table @tab to where its next fill level may be
+ * due: raise the events of the levels reached, and say where the next is
+ * (the sample path compares two counts, not percentages).
+ */
 static void hs_fill(struct hotstack_session *s, struct hs_slot *slot, struct hs_table *tab)
 {
 	unsigned int gen = hs_gen(slot, tab);
-	u32 pct = hs_fill_pct(tab);
+	u32 pct = hs_fill_pct(tab), next;
 
 	while (tab->fill_step < HS_FILL_STEPS && pct >= hotstack_fill_pct[tab->fill_step]) {
 		hotstack_raise(s, gen, HS_EV_FILL + tab->fill_step, smp_processor_id());
 		tab->fill_step++;
 	}
+	if (tab->fill_step == HS_FILL_STEPS) {
+		tab->fill_entries = U32_MAX;
+		tab->fill_stacks = U32_MAX;
+		return;
+	}
+	/* hs_fill_pct()'s percentages reach @next from these counts on. */
+	next = hotstack_fill_pct[tab->fill_step];
+	tab->fill_entries = DIV_ROUND_UP((u64)next * tab->max_used, 100);
+	tab->fill_stacks = DIV_ROUND_UP((u64)next * tab->store->max_used, 100);
+}
+
+/* Whether a new entry in @tab may have taken it to its next fill level. */
+static __always_inline bool hs_fill_due(const struct hs_table *tab)
+{
+	return tab->stats->entries >= tab->fill_entries ||
+	       READ_ONCE(tab->store->stats->stacks) >= tab->fill_stacks;
 }
 
 /*
@@ -108,7 +128,7 @@ static __always_inline struct hotstack_cpu_stats *hs_count(struct hotstack_sessi
 		if (flags & HOTSTACK_ENTRY_TRUNCATED)
 			stats->truncated += w;
 		/* Only a new entry can take the tables to their next fill level. */
-		if (drop == HS_COUNTED_NEW && tab->fill_step < HS_FILL_STEPS)
+		if (drop == HS_COUNTED_NEW && hs_fill_due(tab))
 			hs_fill(s, slot, tab);
 	}
 	return stats;
@@ -340,30 +360,32 @@ void hotstack_walk_blocked(const struct hotstack_session *s, struct task_struct 
 /*
  * The IP-only path (HS_PATH_IP): the interrupted IP alone, as hs_walk()
  * would take it (marked truncated; a sample in user mode is "[user]"),
- * counted without a walk buffer; its key, flags and the hash of its key
- * are the session's, made at CONFIGURE. Returns what hs_table_add() does;
- * @flags: the entry's flags.
+ * looked up without a walk buffer (a new stack is made in @slot's); its
+ * key, flags and the hash of its key are the session's, made at
+ * CONFIGURE. Returns what hs_table_add() does; @flags: the entry's flags.
  */
 static __always_inline int hs_sample_ip(const struct hotstack_session *s,
-					struct hs_table *tab, struct pt_regs *regs, u64 w,
-					u8 *flags)
+					struct hs_slot *slot, struct hs_table *tab,
+					struct pt_regs *regs, u64 w, u8 *flags)
 {
 	unsigned int user = !!user_mode(regs), nr = !user;
 	u64 ip = user ? 0 : instruction_pointer(regs);
 
 	*flags = s->ip_flags[user];
-	return hs_table_add_ip(tab, s->ip_key[user], nr, ip, hs_ip_hash(s->ip_hkey[user], nr, ip),
-			       w);
+	return hs_table_add_ip(tab, slot->buf, s->ip_key[user], nr, ip,
+			       hs_ip_hash(s->ip_hkey[user], nr, ip), w);
 }
 
-/* @slot's next pseudo-random number: xorshift32, its state never 0. */
+/*
+ * @slot's next pseudo-random number: a 32-bit LCG (Numerical Recipes'
+ * constants: period 2^32 from any state), two instructions a sample. Its
+ * low bits are weak: callers scale it by its high bits (a multiply and
+ * its top half), never take it modulo.
+ */
 static __always_inline u32 hs_rand(struct hs_slot *slot)
 {
-	u32 x = slot->rnd;
+	u32 x = slot->rnd * 1664525 + 1013904223;
 
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
 	slot->rnd = x;
 	return x;
 }
@@ -430,7 +452,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot
 		drop = HOTSTACK_DROP_NO_STACK;
 	} else if (path == HS_PATH_IP) {
 		w = wall ?: READ_ONCE(tab->weight);
-		drop = hs_sample_ip(s, tab, regs, w, &flags);
+		drop = hs_sample_ip(s, slot, tab, regs, w, &flags);
 		goto out_count_w;
 	} else {
 		st = slot->buf;
@@ -502,11 +524,18 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
  */
 static __always_inline void hs_jitter(struct perf_event *event, struct hs_slot *slot)
 {
-	u64 p = READ_ONCE(event->attr.sample_period), j = p >> 4;
+	u64 p = READ_ONCE(event->attr.sample_period);
+	/*
+	 * At most 2^32 - 1 (periods past 2^36: a smaller spread), so that
+	 * (2j + 1) times 16 bits of random fit in 64: no 128-bit product,
+	 * whose type made GCC realign the handler's stack. j 0 (a period
+	 * under 16) leaves it as it is: no test for it.
+	 */
+	u64 j = min_t(u64, p >> 4, U32_MAX);
 
-	if (!event->attr.freq && slot && j)
+	if (!event->attr.freq && slot)
 		WRITE_ONCE(event->hw.sample_period,
-			   p - j + mul_u64_u32_shr(2 * j + 1, hs_rand(slot), 32));
+			   p - j + (((2 * j + 1) * (hs_rand(slot) >> 16)) >> 16));
 }
 
 /*

@@ -617,9 +617,8 @@ static int hs_start(struct hotstack_session *s)
 		sl->b_taken = local64_read(&sl->taken);
 		sl->b_timed = sl->timed;
 		sl->b_ns = sl->timed_ns;
-		/* hs_rand()'s xorshift, never from 0. */
 		sl->off_gap = 0;
-		sl->rnd = get_random_u32() | 1;
+		sl->rnd = get_random_u32();
 		sl->wall_ns = ktime_get_mono_fast_ns();
 		s->max_weight = max(s->max_weight, w);
 		s->rate_changes += w > 1;

@@ -46,22 +46,26 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 	t->hash0 = hs_hash_start(&(struct hs_key){ }, seed);
 	t->weight = 1;
 	t->fill_step = 0;
+	t->fill_entries = 0;
+	t->fill_stacks = 0;
 }
 
-int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, u64 key0, u64 ip,
-			u64 hash, u64 w)
+int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_stack *buf,
+			u64 key0, u64 ip, u64 hash, u64 w)
 {
-	union {
-		struct hs_stack st;
-		u64 w[HS_KEY_WORDS + 1];
-	} one = { };
+	u64 *word = (u64 *)&buf->key;
 	s64 idx;
 
 	if (t->stats->entries >= t->max_used)
 		return HOTSTACK_DROP_TABLE_FULL;
-	one.w[0] = key0;
-	one.w[HS_KEY_WORDS] = ip;
-	idx = hs_store_add(t->store, &one.st, hash, false);
+	/* The key's first word, then the others (tgid, comm, cgroup) zero. */
+	word[0] = key0;
+	word[1] = 0;
+	word[2] = 0;
+	word[3] = 0;
+	word[4] = 0;
+	buf->frames[0] = ip;
+	idx = hs_store_add(t->store, buf, hash, false);
 	if (idx < 0)
 		return ~idx;
 	return hs_count_new(t, c, idx, hash, w);
@@ -73,4 +77,6 @@ void hs_table_clear(struct hs_table *t)
 	t->interrupts = 0;
 	memset(t->counts, 0, (size_t)(t->mask + 1) * sizeof(*t->counts));
 	t->fill_step = 0;
+	t->fill_entries = 0;
+	t->fill_stacks = 0;
 }

@@ -105,6 +105,12 @@ struct hs_table {
 	u32 shift;		/* 64 - log2(count entries): a hash's top bits are its index */
 	u32 max_used;		/* count entries that may be in use */
 	u32 fill_step;		/* fill events raised so far (hotstack_fill_pct[]) */
+	/*
+	 * The next fill level is due when this CPU's count entries or the
+	 * store's stacks reach these (0: look at the next new entry).
+	 */
+	u32 fill_entries;
+	u32 fill_stacks;
 	u64 seed;		/* of the hash: random per configuration */
 	u64 hash0;		/* hs_hash_start() of a key without tgid and comm */
 	u32 weight;		/* what a sample counts: the budget's W, else 1 */
@@ -270,6 +276,20 @@ static inline s64 hs_arena_claim(struct hs_store *s, u64 nr)
 }
 
 /*
+ * Copy @nr frames, a word at a time: memcpy() is a call, and x86's goes
+ * byte by byte (rep movsb) for the few frames most stacks have. The
+ * stores are WRITE_ONCE() so that the compiler does not make the loop a
+ * memcpy() call again.
+ */
+static __always_inline void hs_copy_frames(u64 *to, const u64 *from, u64 nr)
+{
+	u64 i;
+
+	for (i = 0; i < nr; i++)
+		WRITE_ONCE(to[i], from[i]);
+}
+
+/*
  * Fill place @e, claimed (FILLING), with @st and publish it. Returns its
  * index, or a drop reason as ~reason (the place is then DEAD: its hash
  * stays for lookups to pass over).
@@ -285,7 +305,7 @@ static inline s64 hs_store_fill(struct hs_store *s, struct hotstack_stack *e,
 		smp_store_release(&e->hash, hash | HOTSTACK_STACK_DEAD);
 		return ~(s64)(at == -1 ? HOTSTACK_DROP_ARENA_FULL : HOTSTACK_DROP_BUSY);
 	}
-	memcpy(s->arena + at, st->frames, nr * sizeof(u64));
+	hs_copy_frames(s->arena + at, st->frames, nr);
 	e->frames = at;
 	e->nr_kernel = st->key.nr_kernel;
 	e->nr_user = st->key.nr_user;
@@ -447,8 +467,8 @@ miss:
 /*
  * The IP-only path (max_depth 1, no keys): a stack of at most one frame
  * whose key is its first word @key0 alone (no tgid, no comm: zero in every
- * stack of such a session), counted without a walk buffer and compared on
- * its two words. Its hash is hs_stack_hash()'s rounds in another order,
+ * stack of such a session), looked up without a walk buffer and compared
+ * on its two words. Its hash is hs_stack_hash()'s rounds in another order,
  * the key first: hs_ip_hash_key() of the key (the same for every sample
  * of a session: computed once), then hs_ip_hash() of its frame. Such a
  * session counts every sample by this path, so that the hash of a stack
@@ -464,13 +484,18 @@ static inline u64 hs_ip_hash(u64 hkey, unsigned int nr, u64 ip)
 	return hs_hash_ready(nr ? hs_mix(hkey, ip) : hkey);
 }
 
-/* A miss of such a stack: stored, then counted (rare: not inline). */
-int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, u64 key0, u64 ip,
-			u64 hash, u64 w);
+/*
+ * A miss of such a stack: stored, then counted (not inline: rare for most
+ * code, a sample in three where the kernel runs many paths, page faults'
+ * say). @buf: a walk buffer of one frame or more to make it in (any
+ * content: the whole key is written).
+ */
+int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_stack *buf,
+			u64 key0, u64 ip, u64 hash, u64 w);
 
-/* hs_table_add() of such a stack: @nr (0 or 1) frames, @ip the one. */
-static __always_inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigned int nr,
-					   u64 ip, u64 hash, u64 w)
+/* hs_table_add() of such a stack: @nr (0 or 1) frames, @ip the one; @buf as above. */
+static __always_inline int hs_table_add_ip(struct hs_table *t, struct hs_stack *buf, u64 key0,
+					   unsigned int nr, u64 ip, u64 hash, u64 w)
 {
 	u32 i = hs_index(t->shift, hash);
 	unsigned int probe;
@@ -481,7 +506,7 @@ static __always_inline int hs_table_add_ip(struct hs_table *t, u64 key0, unsigne
 		const struct hotstack_stack *e;
 
 		if (!id)
-			return hs_table_add_ip_new(t, c, key0, ip, hash, w);
+			return hs_table_add_ip_new(t, c, buf, key0, ip, hash, w);
 		if (c->tag != (u32)hash)
 			continue;
 		e = hs_count_stack(t, id);

@@ -838,15 +838,22 @@ static void ip_path_is_the_general_path(void **state)
 	struct fixture *f = *state;
 	u64 ip[] = { 0xffffffff81234567ULL }, key0, hk;
 	struct hs_stack *st = stack(f, ip, 1, 0);
+	/* The sampler's walk buffer, whatever an earlier stack left in it. */
+	union {
+		struct hs_stack st;
+		u64 w[HS_KEY_WORDS + 1];
+	} buf;
+	struct hs_stack *b = &buf.st;
 	long at;
 
+	memset(&buf, 0xa5, sizeof(buf));
 	st->key.flags = HOTSTACK_ENTRY_TRUNCATED;
 	memcpy(&key0, &st->key, sizeof(key0));
 	hk = hs_ip_hash_key(key0, SEED);
 	assert_int_not_equal(hs_ip_hash(hk, 1, ip[0]), 0);
-	assert_int_equal(hs_table_add_ip(f->a, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
+	assert_int_equal(hs_table_add_ip(f->a, b, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
 			 HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add_ip(f->a, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
+	assert_int_equal(hs_table_add_ip(f->a, b, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
 			 HS_COUNTED);
 	assert_int_equal(entries(f->a), 1);
 	/* Found by the general path's comparison: every field the same. */
@@ -855,21 +862,21 @@ static void ip_path_is_the_general_path(void **state)
 	assert_int_equal(f->r->stacks[at].hash, hs_ip_hash(hk, 1, ip[0]));
 	assert_int_equal(f->r->arena[f->r->stacks[at].frames], ip[0]);
 	/* On another CPU: found in the store, not stored again. */
-	assert_int_equal(hs_table_add_ip(f->b, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
+	assert_int_equal(hs_table_add_ip(f->b, b, key0, 1, ip[0], hs_ip_hash(hk, 1, ip[0]), 1),
 			 HS_COUNTED_NEW);
 	assert_int_equal(f->r->ss->stacks, 1);
 	assert_int_equal(count_on_cpu(f, f->b, st), 1);
 	/* Another IP, and a frameless [user] sample: entries of their own. */
 	assert_int_not_equal(hs_ip_hash(hk, 1, ip[0] + 1), hs_ip_hash(hk, 1, ip[0]));
-	assert_int_equal(hs_table_add_ip(f->a, key0, 1, ip[0] + 1,
+	assert_int_equal(hs_table_add_ip(f->a, b, key0, 1, ip[0] + 1,
 					 hs_ip_hash(hk, 1, ip[0] + 1), 1), HS_COUNTED_NEW);
 	st = stack(f, ip, 0, 0);
 	st->key.flags = HOTSTACK_ENTRY_USER_MODE;
 	memcpy(&key0, &st->key, sizeof(key0));
 	hk = hs_ip_hash_key(key0, SEED);
-	assert_int_equal(hs_table_add_ip(f->a, key0, 0, 0, hs_ip_hash(hk, 0, 0), 1),
+	assert_int_equal(hs_table_add_ip(f->a, b, key0, 0, 0, hs_ip_hash(hk, 0, 0), 1),
 			 HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add_ip(f->a, key0, 0, 0, hs_ip_hash(hk, 0, 0), 1),
+	assert_int_equal(hs_table_add_ip(f->a, b, key0, 0, 0, hs_ip_hash(hk, 0, 0), 1),
 			 HS_COUNTED);
 	assert_int_equal(count_of(f, st), 2);
 	assert_int_equal(entries(f->a), 3);
@@ -877,9 +884,9 @@ static void ip_path_is_the_general_path(void **state)
 	assert_int_equal(f->r->ss->arena_used, 2);
 	/* Weighted as the general path: the caller's weight, 4 then 6. */
 	rig_clear(f->r);
-	assert_int_equal(hs_table_add_ip(f->a, key0, 0, 0, hs_ip_hash(hk, 0, 0), 4),
+	assert_int_equal(hs_table_add_ip(f->a, b, key0, 0, 0, hs_ip_hash(hk, 0, 0), 4),
 			 HS_COUNTED_NEW);
-	assert_int_equal(hs_table_add_ip(f->a, key0, 0, 0, hs_ip_hash(hk, 0, 0), 6),
+	assert_int_equal(hs_table_add_ip(f->a, b, key0, 0, 0, hs_ip_hash(hk, 0, 0), 6),
 			 HS_COUNTED);
 	assert_int_equal(count_of(f, st), 10);
 }
