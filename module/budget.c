@@ -131,6 +131,8 @@ static u64 hs_budget_slot(struct hotstack_session *s, struct hs_slot *sl, u64 bu
 			return spent;
 		nw = min_t(u64, 2ULL * nw, hs_max_weight(&s->cfg));
 	}
+	if (sl->event)
+		hotstack_jitter_set(sl, sl->event);
 	WRITE_ONCE(sl->tab[0].weight, nw);
 	WRITE_ONCE(sl->tab[1].weight, nw);
 	(*changes)++;

@@ -193,6 +193,9 @@ struct hs_unwind {
  *		as the switch that its sleeper's wait will end with
  * @rnd:	the LCG state those gaps and the periods' jitter are
  *		drawn from (hs_rand(): this CPU's sampler and probe)
+ * @jit_base, @jit_span: the periods of this CPU's events are drawn from
+ *		@jit_base + [0, @jit_span) (hotstack_jitter_set(); @jit_span
+ *		0: left as perf has them)
  * @wall_ns:	wall-clock time: when the last sample or switch here was
  *		(ktime_get_mono_fast_ns()): the next sample counts from it
  * @uw:		user walks by unwind tables, by enum hs_uw_counter (this
@@ -223,6 +226,7 @@ struct hs_slot {
 	u64 b_taken, b_timed, b_ns, b_cost;
 	u32 off_gap, rnd;
 	u32 wakes;
+	u64 jit_base, jit_span;
 	u64 wall_ns;
 	u64 uw[HS_UWC_NR];
 	struct hs_urc *urc;
@@ -577,6 +581,7 @@ void hotstack_off_count(struct hotstack_session *s, struct hs_slot *slot,
 			struct hs_table *tab, struct hs_off_task *rec, u64 now,
 			const struct hs_waker *wk);
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s);
+void hotstack_jitter_set(struct hs_slot *slot, const struct perf_event *event);
 
 /*
  * A walk of the interrupted stacks (unwind_<arch>.h, inline in sample.c:

@@ -66,6 +66,7 @@ static void hs_sync_events(struct hotstack_session *s)
 		}
 		sl->err = 0;
 		sl->event_seq = seq;
+		hotstack_jitter_set(sl, event);
 		WRITE_ONCE(sl->event, event);
 	}
 	/* CPUs of the mask that came online without a table: say so. */
@@ -175,7 +176,7 @@ static void hs_task_events_work(struct work_struct *work)
 	struct hotstack_session *s = ts->s;
 	struct task_struct *leader, *t, **tasks = ts->tasks;
 	struct perf_event_attr attr;
-	unsigned int n = 0, i;
+	unsigned int n = 0, i, j;
 	int ret = 0;
 
 	rcu_read_lock();
@@ -203,6 +204,10 @@ static void hs_task_events_work(struct work_struct *work)
 								 hotstack_overflow_handler(s), s);
 			if (!IS_ERR(event))
 				s->task_events[s->nr_task_events++] = event;
+			/* One period for all: every CPU's slot draws from it. */
+			if (!IS_ERR(event) && s->nr_task_events == 1)
+				for (j = 0; j < s->tabs.nr_slots; j++)
+					hotstack_jitter_set(&s->tabs.slots[j], event);
 			/* A thread that exited meanwhile has no events to follow. */
 			else if (PTR_ERR(event) != -ESRCH)
 				ret = PTR_ERR(event);

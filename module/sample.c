@@ -518,24 +518,36 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
  * A fixed period's next but one (the PMU's next is set before the handler
  * runs; a clock's hrtimer reads it after), drawn from its mean +- 1/16:
  * the samples of a periodic loop do not all land at one phase of it, with
- * or without a budget's longer period (perf_event_period() sets the mean,
- * attr.sample_period, and the period too). A frequency's period is perf's
- * to adjust; a clock's frequency is a period by now (attr.freq cleared).
+ * or without a budget's longer period. Its range is made where the period
+ * is set (hotstack_jitter_set()), not at each sample: a draw and a scale.
  */
 static __always_inline void hs_jitter(struct perf_event *event, struct hs_slot *slot)
 {
-	u64 p = READ_ONCE(event->attr.sample_period);
-	/*
-	 * At most 2^32 - 1 (periods past 2^36: a smaller spread), so that
-	 * (2j + 1) times 16 bits of random fit in 64: no 128-bit product,
-	 * whose type made GCC realign the handler's stack. j 0 (a period
-	 * under 16) leaves it as it is: no test for it.
-	 */
-	u64 j = min_t(u64, p >> 4, U32_MAX);
+	u64 span = slot ? READ_ONCE(slot->jit_span) : 0;
 
-	if (!event->attr.freq && slot)
+	/* 2^33 at most, times 16 bits of random: no 128-bit product. */
+	if (likely(span))
 		WRITE_ONCE(event->hw.sample_period,
-			   p - j + (((2 * j + 1) * (hs_rand(slot) >> 16)) >> 16));
+			   READ_ONCE(slot->jit_base) + ((span * (hs_rand(slot) >> 16)) >> 16));
+}
+
+/**
+ * hotstack_jitter_set - the range hs_jitter() draws @slot's periods from
+ * @slot: a CPU's slot, whose events have @event's period
+ * @event: one of them, just made (perf_event_create_kernel_counter()) or
+ *	given a new period (perf_event_period(): its mean, attr.sample_period)
+ *
+ * Its period +- 1/16 (+- 2^32 - 1 past 2^36). A frequency's period is
+ * perf's to adjust: none (a clock's frequency is a period by now, perf
+ * having cleared attr.freq). A sample that reads the range while it
+ * changes draws one period between the two.
+ */
+void hotstack_jitter_set(struct hs_slot *slot, const struct perf_event *event)
+{
+	u64 p = READ_ONCE(event->attr.sample_period), j = min_t(u64, p >> 4, U32_MAX);
+
+	WRITE_ONCE(slot->jit_base, p - j);
+	WRITE_ONCE(slot->jit_span, event->attr.freq ? 0 : 2 * j + 1);
 }
 
 /*
@@ -547,7 +559,9 @@ static __always_inline void hs_jitter(struct perf_event *event, struct hs_slot *
 
 /*
  * perf overflow handler of a session's events, one for each path, each
- * with the sample inline: no call in between. Called from NMI or hardirq.
+ * with the sample inline: no call in between. Called from NMI or hardirq;
+ * notrace, as the probes: the function tracer's hook is an instruction a
+ * sample.
  */
 static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs *regs,
 					const enum hs_path path, u64 wall)
@@ -561,20 +575,20 @@ static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs
 	hs_sample(s, slot, regs, path, wall);
 }
 
-static void hs_overflow_ip(struct perf_event *event, struct perf_sample_data *data,
-			   struct pt_regs *regs)
+static notrace void hs_overflow_ip(struct perf_event *event, struct perf_sample_data *data,
+				   struct pt_regs *regs)
 {
 	hs_overflow(event, regs, HS_PATH_IP, 0);
 }
 
-static void hs_overflow_kernel(struct perf_event *event, struct perf_sample_data *data,
-			       struct pt_regs *regs)
+static notrace void hs_overflow_kernel(struct perf_event *event, struct perf_sample_data *data,
+				       struct pt_regs *regs)
 {
 	hs_overflow(event, regs, HS_PATH_KERNEL, 0);
 }
 
-static void hs_overflow_any(struct perf_event *event, struct perf_sample_data *data,
-			    struct pt_regs *regs)
+static notrace void hs_overflow_any(struct perf_event *event, struct perf_sample_data *data,
+				    struct pt_regs *regs)
 {
 	hs_overflow(event, regs, HS_PATH_ANY, 0);
 }
@@ -585,8 +599,8 @@ static void hs_overflow_any(struct perf_event *event, struct perf_sample_data *d
  * late or throttled timer's time is not lost, and a budget's longer
  * period is in it already; every key.
  */
-static void hs_overflow_wall(struct perf_event *event, struct perf_sample_data *data,
-			     struct pt_regs *regs)
+static notrace void hs_overflow_wall(struct perf_event *event, struct perf_sample_data *data,
+				     struct pt_regs *regs)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
 	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
@@ -895,8 +909,8 @@ static __always_inline void hs_wall_tail(struct hotstack_session *s, struct hs_s
  * CPU since the last sample or switch ends. The work is timed as one
  * handler run, one in HOTSTACK_TIMED_EVERY.
  */
-void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
-			   struct task_struct *next, unsigned int prev_state)
+notrace void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
+				   struct task_struct *next, unsigned int prev_state)
 {
 	struct hotstack_session *s = data;
 	struct hs_tables *t = &s->tabs;
@@ -999,7 +1013,7 @@ void hotstack_sched_switch(void *data, bool preempt, struct task_struct *prev,
  * dequeue (read here on the queue, taken off before try_to_wake_up()
  * looks) leaves its wait without a waker, as does a full table.
  */
-void hotstack_sched_waking(void *data, struct task_struct *p)
+notrace void hotstack_sched_waking(void *data, struct task_struct *p)
 {
 	struct hotstack_session *s = data;
 	struct hs_tables *t = &s->tabs;

@@ -50,14 +50,28 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 	t->fill_stacks = 0;
 }
 
-int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_stack *buf,
-			u64 key0, u64 ip, u64 hash, u64 w)
+int hs_table_add_new(struct hs_table *t, struct hotstack_count *c, const struct hs_stack *st,
+		     u64 hash, u64 w, bool keys)
 {
-	u64 *word = (u64 *)&buf->key;
 	s64 idx;
 
 	if (t->stats->entries >= t->max_used)
 		return HOTSTACK_DROP_TABLE_FULL;
+	/* Each its own copy of the store's lookup: @keys a constant in each. */
+	if (keys)
+		idx = hs_store_add(t->store, st, hash, true);
+	else
+		idx = hs_store_add(t->store, st, hash, false);
+	if (idx < 0)
+		return ~idx;
+	return hs_count_new(t, c, idx, hash, w);
+}
+
+int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_stack *buf,
+			u64 key0, u64 ip, u64 hash, u64 w)
+{
+	u64 *word = (u64 *)&buf->key;
+
 	/* The key's first word, then the others (tgid, comm, cgroup) zero. */
 	word[0] = key0;
 	word[1] = 0;
@@ -65,10 +79,7 @@ int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_
 	word[3] = 0;
 	word[4] = 0;
 	buf->frames[0] = ip;
-	idx = hs_store_add(t->store, buf, hash, false);
-	if (idx < 0)
-		return ~idx;
-	return hs_count_new(t, c, idx, hash, w);
+	return hs_table_add_new(t, c, buf, hash, w, false);
 }
 
 void hs_table_clear(struct hs_table *t)

@@ -276,17 +276,26 @@ static inline s64 hs_arena_claim(struct hs_store *s, u64 nr)
 }
 
 /*
- * Copy @nr frames, a word at a time: memcpy() is a call, and x86's goes
+ * Copy @nr frames, two words at a time from the end's negative index (as
+ * hs_stack_equal() compares them): memcpy() is a call, and x86's goes
  * byte by byte (rep movsb) for the few frames most stacks have. The
  * stores are WRITE_ONCE() so that the compiler does not make the loop a
  * memcpy() call again.
  */
 static __always_inline void hs_copy_frames(u64 *to, const u64 *from, u64 nr)
 {
-	u64 i;
+	long i = -(long)nr;
 
-	for (i = 0; i < nr; i++)
+	to += nr;
+	from += nr;
+	if (nr & 1) {
 		WRITE_ONCE(to[i], from[i]);
+		i++;
+	}
+	for (; i; i += 2) {
+		WRITE_ONCE(to[i], from[i]);
+		WRITE_ONCE(to[i + 1], from[i + 1]);
+	}
 }
 
 /*
@@ -294,8 +303,8 @@ static __always_inline void hs_copy_frames(u64 *to, const u64 *from, u64 nr)
  * index, or a drop reason as ~reason (the place is then DEAD: its hash
  * stays for lookups to pass over).
  */
-static inline s64 hs_store_fill(struct hs_store *s, struct hotstack_stack *e,
-				const struct hs_stack *st, u64 hash)
+static __always_inline s64 hs_store_fill(struct hs_store *s, struct hotstack_stack *e,
+					  const struct hs_stack *st, u64 hash)
 {
 	u64 nr = st->key.nr_kernel + st->key.nr_user;
 	s64 at = nr ? hs_arena_claim(s, nr) : 0;
@@ -307,11 +316,8 @@ static inline s64 hs_store_fill(struct hs_store *s, struct hotstack_stack *e,
 	}
 	hs_copy_frames(s->arena + at, st->frames, nr);
 	e->frames = at;
-	e->nr_kernel = st->key.nr_kernel;
-	e->nr_user = st->key.nr_user;
-	e->flags = st->key.flags;
-	e->context = st->key.context;
-	e->depth = st->key.depth;
+	/* nr_kernel to depth: one word, laid out alike (as hs_key_equal() has it). */
+	*(u64 *)&e->nr_kernel = hs_word(&st->key);
 	e->tgid = st->key.tgid;
 	memcpy(e->comm, st->key.comm, sizeof(e->comm));
 	e->cgroup = st->key.cgroup;
@@ -420,6 +426,14 @@ static inline int hs_count_new(struct hs_table *t, struct hotstack_count *c, u64
 }
 
 /*
+ * hs_table_add()'s miss at free count entry @c: @st found or stored in the
+ * store, then counted there (not inline: the lookup that hits keeps
+ * nothing in registers for it).
+ */
+int hs_table_add_new(struct hs_table *t, struct hotstack_count *c, const struct hs_stack *st,
+		     u64 hash, u64 w, bool keys);
+
+/*
  * Count one sample of @st (hash @hash) in @t, @w times (the weight the
  * caller read once, for its counters too: the budget may change it). Returns
  * HS_COUNTED or HS_COUNTED_NEW when counted, else the HOTSTACK_DROP_*
@@ -435,7 +449,6 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 {
 	u32 i = hs_index(t->shift, hash);
 	unsigned int probe, collisions = 0;
-	s64 idx;
 
 	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
 		struct hotstack_count *c = &t->counts[i];
@@ -443,7 +456,7 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 		u32 id = c->stack;
 
 		if (!id)
-			goto miss;
+			return hs_table_add_new(t, c, st, hash, w, keys);
 		if (c->tag != (u32)hash)
 			continue;
 		/* The stack it names, compared whole: a tag is no proof. */
@@ -455,13 +468,6 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 			return HOTSTACK_DROP_COLLISION;
 	}
 	return HOTSTACK_DROP_TABLE_FULL;
-miss:
-	if (t->stats->entries >= t->max_used)
-		return HOTSTACK_DROP_TABLE_FULL;
-	idx = hs_store_add(t->store, st, hash, keys);
-	if (idx < 0)
-		return ~idx;
-	return hs_count_new(t, &t->counts[i], idx, hash, w);
 }
 
 /*

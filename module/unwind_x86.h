@@ -50,23 +50,25 @@ static inline bool hs_before_first_frame(struct pt_regs *regs)
 }
 
 /*
- * Registers of task context (no interrupt or softirq under this one)
- * whose frames are off the current task's stack (bp with frame pointers,
- * else sp). In context_switch(), from __switch_to_asm()'s stack switch to
- * the end of __switch_to(), current is still the task leaving while its
- * stack pointers are already the next one's: the callers there are
- * another task's. The ORC unwinder stops at once; the frame-pointer one,
- * walking up from this NMI's frame through its registers, found bp on no
- * stack of current's and warned (once a boot: the debug guest, in
- * rcu_preempt and swapper). The IP alone, as for entry code.
+ * With frame pointers: registers of task context (no interrupt or softirq
+ * under this one) whose bp is off the current task's stack. In
+ * context_switch(), from __switch_to_asm()'s stack switch to the end of
+ * __switch_to(), current is still the task leaving while its stack
+ * pointers are already the next one's: the callers there are another
+ * task's. The frame-pointer unwinder, walking up from this NMI's frame
+ * through its registers, found bp on no stack of current's and warned
+ * (once a boot: the debug guest, in rcu_preempt and swapper): the IP
+ * alone, as for entry code. ORC needs no test (a dozen instructions a
+ * sample): its first step finds sp on no stack of current's and ends the
+ * walk there, the IP alone as well.
  */
 static inline bool hs_off_task_stack(struct pt_regs *regs)
 {
 	unsigned long low = (unsigned long)task_stack_page(current);
-	unsigned long frame = IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER) ? regs->bp : regs->sp;
 
-	return hardirq_count() <= hs_irq_levels(regs) * HARDIRQ_OFFSET &&
-	       !in_serving_softirq() && frame - low >= THREAD_SIZE;
+	return IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER) &&
+	       hardirq_count() <= hs_irq_levels(regs) * HARDIRQ_OFFSET &&
+	       !in_serving_softirq() && regs->bp - low >= THREAD_SIZE;
 }
 
 /*
@@ -147,6 +149,11 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	/* One value across the walk, never made again from @slot. */
 	OPTIMIZER_HIDE_VAR(state);
 	/*
+	 * __unwind_start(), not unwind_start(), whose first frame when none
+	 * is given (regs->sp with registers: the same as given here) is the
+	 * caller's __builtin_frame_address(0): code that makes GCC keep a
+	 * frame pointer in the handler, a register the walk's loop lacks.
+	 *
 	 * A precise sample: its IP, then the callers of the interrupted
 	 * function from the interrupt's sp, as perf's callchain of a PEBS
 	 * sample is the interrupt's. The record's sp and bp (legacy PEBS)
@@ -155,9 +162,9 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	 * the sp is 0 and the IP stands alone.
 	 */
 	if (precise) {
-		if (!hs_walk_push(w, regs->ip, collapse) || hs_off_task_stack(regs))
+		if (!hs_walk_push(w, regs->ip, collapse) || !regs->sp || hs_off_task_stack(regs))
 			return;
-		unwind_start(state, current, NULL, (void *)regs->sp);
+		__unwind_start(state, current, NULL, (unsigned long *)regs->sp);
 	} else if (hs_hw_regs(regs)) {
 		/*
 		 * As perf_callchain_kernel(): the interrupted IP, then its
@@ -169,9 +176,9 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		/* A probe's caller is on its own stack (task, or IRQ: a waker). */
 		if (hs_before_first_frame(regs) || (!probe && hs_off_task_stack(regs)))
 			return;
-		unwind_start(state, current, regs, NULL);
+		__unwind_start(state, current, regs, (unsigned long *)regs->sp);
 	} else {
-		unwind_start(state, current, NULL, (void *)regs->sp);
+		__unwind_start(state, current, NULL, (unsigned long *)regs->sp);
 	}
 	for (; !unwind_done(state); unwind_next_frame(state)) {
 		if (collapse && ++steps > hs_walk_steps(w)) {
