@@ -6,6 +6,7 @@
 #ifndef HOTSTACK_KSHIM_H
 #define HOTSTACK_KSHIM_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
