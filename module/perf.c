@@ -204,13 +204,13 @@ static void hs_task_events_work(struct work_struct *work)
 								 hotstack_overflow_handler(s), s);
 			if (!IS_ERR(event))
 				s->task_events[s->nr_task_events++] = event;
-			/* One period for all: every CPU's slot draws from it. */
-			if (!IS_ERR(event) && s->nr_task_events == 1)
-				for (j = 0; j < s->tabs.nr_slots; j++)
-					hotstack_jitter_set(&s->tabs.slots[j], event);
 			/* A thread that exited meanwhile has no events to follow. */
 			else if (PTR_ERR(event) != -ESRCH)
 				ret = PTR_ERR(event);
+			/* One period for all: every CPU's slot draws from the first's. */
+			if (!IS_ERR(event) && s->nr_task_events == 1)
+				for (j = 0; j < s->tabs.nr_slots; j++)
+					hotstack_jitter_set(&s->tabs.slots[j], event);
 		}
 		put_task_struct(tasks[i]);
 	}
