@@ -199,6 +199,7 @@ union hs_key0 {
 	};
 	u64 word;
 };
+
 static_assert(sizeof(union hs_key0) == 8 &&
 	      offsetof(union hs_key0, depth) == offsetof(struct hs_key, depth));
 
@@ -328,7 +329,7 @@ static __always_inline void hs_copy_frames(u64 *to, const u64 *from, u64 nr)
  * stays for lookups to pass over).
  */
 static __always_inline s64 hs_store_fill(struct hs_store *s, struct hotstack_stack *e,
-					  const struct hs_stack *st, u64 hash)
+					 const struct hs_stack *st, u64 hash)
 {
 	u64 nr = st->key.nr_kernel + st->key.nr_user;
 	s64 at = nr ? hs_arena_claim(s, nr) : 0;
