@@ -50,21 +50,27 @@ void hs_table_init(struct hs_table *t, struct hotstack_cpu_stats *stats,
 	t->fill_stacks = 0;
 }
 
-int hs_table_add_new(struct hs_table *t, struct hotstack_count *c, const struct hs_stack *st,
-		     u64 hash, u64 w, bool keys)
+/* hs_table_add_new(), @keys a constant: its own copy of the store's lookup in each caller. */
+static __always_inline int hs_table_miss(struct hs_table *t, struct hotstack_count *c,
+					 const struct hs_stack *st, u64 hash, u64 w,
+					 const bool keys)
 {
 	s64 idx;
 
 	if (t->stats->entries >= t->max_used)
 		return HOTSTACK_DROP_TABLE_FULL;
-	/* Each its own copy of the store's lookup: @keys a constant in each. */
-	if (keys)
-		idx = hs_store_add(t->store, st, hash, true);
-	else
-		idx = hs_store_add(t->store, st, hash, false);
+	idx = hs_store_add(t->store, st, hash, keys);
 	if (idx < 0)
 		return ~idx;
 	return hs_count_new(t, c, idx, hash, w);
+}
+
+int hs_table_add_new(struct hs_table *t, struct hotstack_count *c, const struct hs_stack *st,
+		     u64 hash, u64 w, bool keys)
+{
+	if (keys)
+		return hs_table_miss(t, c, st, hash, w, true);
+	return hs_table_miss(t, c, st, hash, w, false);
 }
 
 int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_stack *buf,
@@ -79,7 +85,7 @@ int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_
 	word[3] = 0;
 	word[4] = 0;
 	buf->frames[0] = ip;
-	return hs_table_add_new(t, c, buf, hash, w, false);
+	return hs_table_miss(t, c, buf, hash, w, false);
 }
 
 void hs_table_clear(struct hs_table *t)
