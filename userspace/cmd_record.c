@@ -111,6 +111,12 @@ static void hs_record_signal(int sig)
 	hs_record_stop = 1;
 }
 
+/* SIGCHLD: only to end the wait (ppoll()) when the command exits. */
+static void hs_record_child(int sig)
+{
+	(void)sig;
+}
+
 struct hs_record_events {
 	uint32_t id;
 	int tty;
@@ -207,9 +213,19 @@ static pid_t hs_spawn(char **cmd, int *go)
 	return pid;
 }
 
+/* ppoll() @pfd for @wait s (< 0: until an event or a signal) with @mask. */
+static int hs_record_wait(struct pollfd *pfd, double wait, const sigset_t *mask)
+{
+	struct timespec ts = { .tv_sec = (time_t)wait,
+			       .tv_nsec = (long)((wait - (time_t)wait) * 1e9) };
+
+	return ppoll(pfd, 1, wait < 0 ? NULL : &ts, mask);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = hs_record_signal };
+	struct sigaction sc = { .sa_handler = hs_record_child }, sc_old;
 	struct hs_record_events re = { 0 };
 	struct hs_profile p = { 0 };
 	struct hs_record_opts o;
@@ -219,9 +235,10 @@ int cmd_record(int argc, char **argv)
 	struct hs_usyms *u = NULL;
 	struct hs_uwload *uw = NULL;
 	struct hs_genl g;
-	int fd, go = -1, status = 0, have_genl, ret = 1;
+	int fd, go = -1, status = 0, have_genl, tick, ret = 1;
 	char uwtext[1024], path[4096], sizes[96];
-	double start, now;
+	sigset_t sigs, mask, waitmask;
+	double start, now, wait;
 	pid_t child = 0;
 
 	ret = hs_record_parse(argc, argv, &o);
@@ -271,6 +288,28 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if (hs_session_start(fd, "record"))
 		goto out_genl;
+	/*
+	 * SIGCHLD, SIGINT and SIGTERM taken only while waiting (ppoll()):
+	 * the command's exit or Ctrl-C ends the wait, and cannot come
+	 * between the loop's checks and the wait, which would then last.
+	 */
+	sigaction(SIGCHLD, &sc, &sc_old);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGCHLD);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, &mask);
+	waitmask = mask;
+	sigdelset(&waitmask, SIGCHLD);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	/*
+	 * Work between events: the live line, the processes' maps (user
+	 * stacks) and the cgroups' names, every 250 ms. Else the wait ends
+	 * only at an event, a signal or the end of -d: a loop that woke
+	 * every 250 ms for nothing took two context switches from it.
+	 */
+	tick = re.tty || u || uw || (o.s.abi.keys & HOTSTACK_KEY_CGROUP);
 	start = hs_now();
 	if (go >= 0) {
 		if (write(go, "g", 1) != 1)
@@ -293,9 +332,13 @@ int cmd_record(int argc, char **argv)
 			hs_live_status_line(fd, &m, now - start, o.s.abi.table_entries, o.s.off_cpu,
 					    o.s.wall);
 		hs_capture_maps(u, &m, o.s.abi.pid, child, uw, 0);
-		if (poll(&pfd, 1, 250) > 0 && have_genl)
+		wait = tick ? 0.25 : o.duration ? o.duration - (now - start) : -1;
+		if (hs_record_wait(&pfd, wait, &waitmask) > 0 && have_genl)
 			hs_genl_read_events(&g, hs_record_event, &re);
 	}
+	/* As before: no EINTR later on account of another child. */
+	sigaction(SIGCHLD, &sc_old, NULL);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	now = hs_now();
 	hs_session_stop(fd);
 	if (uw)

@@ -480,9 +480,17 @@ check_output "and the first drop" '^hotstack: first drop: table full on CPU [0-9
 check_output "report counts the drops" 'dropped, \[table full\]: [0-9]+' \
 	hotstack report /tmp/d.folded
 
+# Kernel stacks, no terminal: nothing to do between events, so record
+# waits for one (or a signal, or -d's end), not 4 times a second (each
+# wakeup two context switches taken from what it profiles).
 hotstack record -o /tmp/c.folded >/tmp/c.out 2>&1 &
 rec=$!
 wait_session
+n0=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/$rec/status)
+sleep 2
+n1=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/$rec/status)
+check "record waits for events, not for a tick: $((n1 - n0)) wakeups in 2 s (at most 2)" \
+	[ $((n1 - n0)) -le 2 ]
 kill -INT $rec
 # Bounded: a record that does not end is shown (where it waits), then killed.
 for i in $(seq 60); do
