@@ -269,7 +269,6 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		.hash = path == HS_PATH_KERNEL ? hash0 : hs_hash_start(&st->key, seed),
 		.collapse = path == HS_PATH_ANY && (s->cfg.flags & HOTSTACK_CFG_COLLAPSE),
 	};
-	union hs_key0 k0;
 	unsigned int nr_kernel;
 	u8 flags = 0;
 
@@ -317,16 +316,12 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		flags |= HOTSTACK_ENTRY_USER_FAULT;
 	if (w.collapsed)
 		flags |= HOTSTACK_ENTRY_COLLAPSED;
-	/* Kernel stacks: no context (no keys), no depth (no collapse). */
-	k0 = (union hs_key0){ {
-		.nr_kernel = nr_kernel,
-		.nr_user = w.next - st->frames - nr_kernel,
-		.flags = flags,
-		.context = path == HS_PATH_KERNEL ? 0 : st->key.context,
-		.depth = min_t(unsigned int, w.collapsed, U16_MAX),
-	} };
-	memcpy(&st->key, &k0, sizeof(k0));
-	*hash = hs_hash_end_word(w.hash, k0.word);
+	st->key.nr_kernel = nr_kernel;
+	st->key.nr_user = w.next - st->frames - nr_kernel;
+	if (w.collapsed)
+		st->key.depth = min_t(unsigned int, w.collapsed, U16_MAX);
+	st->key.flags = flags;
+	*hash = hs_hash_end(w.hash, &st->key);
 	/* A user-mode sample with no user walk still counts, as "[user]". */
 	if (w.next == st->frames &&
 	    !(flags & (HOTSTACK_ENTRY_USER_MODE | HOTSTACK_ENTRY_USER_HIDDEN)))

@@ -19,7 +19,6 @@
 #ifdef __KERNEL__
 #include <linux/atomic.h>
 #include <linux/bitops.h>
-#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
@@ -184,34 +183,10 @@ static inline u64 hs_hash_ready(u64 h)
 	return (h & ~HOTSTACK_STACK_STATE) | HOTSTACK_STACK_READY;
 }
 
-/*
- * The first word of a struct hs_key, made in registers (the walk's end):
- * one store of it, and its hash round from the register, not a load of
- * three narrower stores just made.
- */
-union hs_key0 {
-	struct {
-		u16 nr_kernel;
-		u16 nr_user;
-		u8 flags;
-		u8 context;
-		u16 depth;
-	};
-	u64 word;
-};
-
-static_assert(sizeof(union hs_key0) == 8 &&
-	      offsetof(union hs_key0, depth) == offsetof(struct hs_key, depth));
-
-/* The hash of a stack, @h its start and frames, @word its key's first word. */
-static __always_inline u64 hs_hash_end_word(u64 h, u64 word)
-{
-	return hs_hash_ready(hs_mix(h, word));
-}
-
+/* The hash of a stack, @h its start and frames. */
 static inline u64 hs_hash_end(u64 h, const struct hs_key *k)
 {
-	return hs_hash_end_word(h, hs_word(k));
+	return hs_hash_ready(hs_mix(h, hs_word(k)));
 }
 
 /* The whole hash of @st at once (for tests: the sampler's is in steps). */

@@ -6,7 +6,6 @@
 #ifndef HOTSTACK_KSHIM_H
 #define HOTSTACK_KSHIM_H
 
-#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
