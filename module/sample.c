@@ -314,12 +314,12 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		flags |= HOTSTACK_ENTRY_TRUNCATED;
 	if (w.fault)
 		flags |= HOTSTACK_ENTRY_USER_FAULT;
-	if (w.collapsed)
+	if (w.collapsed) {
 		flags |= HOTSTACK_ENTRY_COLLAPSED;
+		st->key.depth = min_t(unsigned int, w.collapsed, U16_MAX);
+	}
 	st->key.nr_kernel = nr_kernel;
 	st->key.nr_user = w.next - st->frames - nr_kernel;
-	if (w.collapsed)
-		st->key.depth = min_t(unsigned int, w.collapsed, U16_MAX);
 	st->key.flags = flags;
 	*hash = hs_hash_end(w.hash, &st->key);
 	/* A user-mode sample with no user walk still counts, as "[user]". */
