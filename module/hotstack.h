@@ -213,6 +213,7 @@ struct hs_unwind {
  */
 struct hs_slot {
 	struct hs_table tab[2];
+	struct hs_table *cur;	/* tab[the active generation]: the sampler's */
 	local_t busy;
 	struct hs_stack *buf;
 	bool want;
@@ -309,7 +310,7 @@ struct hs_tables {
 	struct page **pages;	/* [size / PAGE_SIZE] */
 	struct hotstack_mmap_header *hdr;
 	unsigned int nr_slots;
-	struct hs_slot **slot_of_cpu;	/* [nr_cpu_ids]: the CPU's slot or NULL */
+	struct hs_slot * __percpu *slot_of_cpu;	/* the CPU's slot or NULL: hs_slot_of() */
 	struct hs_slot *slots;	/* [nr_slots] */
 	struct hs_store *store;	/* [2]: each generation's stacks, for every slot */
 	/*
@@ -340,6 +341,18 @@ struct hs_tables {
 	size_t urc_size;
 };
 
+/* CPU @cpu's slot in @t, or NULL (no table for it). */
+static inline struct hs_slot *hs_slot_of(const struct hs_tables *t, unsigned int cpu)
+{
+	return *per_cpu_ptr(t->slot_of_cpu, cpu);
+}
+
+/* This CPU's, for the samplers and probes (preemption off): one load. */
+static __always_inline struct hs_slot *hs_this_slot(const struct hs_tables *t)
+{
+	return __this_cpu_read(*t->slot_of_cpu);
+}
+
 /* What @t holds of the memory limits and quotas. */
 static inline size_t hs_tables_bytes(const struct hs_tables *t)
 {
@@ -366,6 +379,13 @@ enum hs_path {
 	HS_PATH_IP,		/* max_depth 1, kernel stacks, no keys: the IP alone */
 	HS_PATH_KERNEL,		/* kernel stacks, no keys, no collapse */
 	HS_PATH_ANY,		/* any configuration */
+};
+
+/* What a session's samples are filtered by (hotstack_session.filter). */
+enum hs_filter {
+	HS_FILTER_NONE,
+	HS_FILTER_IDLE,		/* the idle task alone (record -a's default): one test */
+	HS_FILTER_TASK,		/* a pid filter (not task mode) or cgroups, idle too maybe */
 };
 
 /*
@@ -396,9 +416,10 @@ static __always_inline bool hs_creds_readable(const struct cred *w, const struct
  * Perf events are created and released by @hp_work only, a kernel worker
  * that holds no hotplug lock: software events take cpus_read_lock() when
  * created and released, which a hotplug callback must never do.
- * The sampler reads only @cfg, @active, the tables and @ev_gen, which do
- * not change while RUNNING except @active (SNAPSHOT, then
- * synchronize_rcu(): samplers are RCU readers, NMI included).
+ * The sampler reads only @cfg, @active, the tables (its slot's @cur, the
+ * active generation's) and @ev_gen, which do not change while RUNNING
+ * except @active and the slots' @cur (SNAPSHOT, then synchronize_rcu():
+ * samplers are RCU readers, NMI included).
  */
 struct hotstack_session {
 	struct mutex lock;	/* serialises ioctls and state changes */
@@ -411,7 +432,7 @@ struct hotstack_session {
 	const struct cred *cred;	/* the configurer's, for user stacks */
 	struct pid *pid;	/* with HOTSTACK_CFG_PID: the process to count */
 	struct hs_cgroups cgroups;	/* the cgroups to count, if any */
-	bool filter;		/* a pid filter (not task mode), exclude idle or cgroups */
+	u8 filter;		/* what samples are filtered by: enum hs_filter */
 	struct pid_namespace *pid_ns;	/* the opener's: pids are numbered in it */
 	cpumask_var_t cpus;	/* CPUs asked for (tables: those online at CONFIGURE) */
 	atomic_t cpus_missed;	/* of @cpus, came online later without a table */

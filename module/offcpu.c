@@ -138,7 +138,7 @@ static void hs_off_waiting(struct hotstack_session *s, struct task_struct *task,
 	rec->hash = hs_stack_hash(&rec->st, s->seed);
 	rec->drop = rec->st.key.nr_kernel ? HS_COUNTED : HOTSTACK_DROP_NO_STACK;
 	cpu = task_cpu(task);
-	rec->cpu = t->slot_of_cpu[cpu] ? cpu : t->hdr->slot_cpu[0];
+	rec->cpu = hs_slot_of(t, cpu) ? cpu : t->hdr->slot_cpu[0];
 	rec->w = 1;
 	rec->t0 = t0;
 	rec->start_sw = sw + 1;
@@ -308,7 +308,7 @@ void hotstack_off_cpu_stop(struct hotstack_session *s)
 		/* Begun after STOP's time, its probe there still: not the session's. */
 		if (rec->t0 >= now || rec->start_sw == U64_MAX)
 			continue;
-		slot = t->slot_of_cpu[rec->cpu];
+		slot = hs_slot_of(t, rec->cpu);
 		/* Woken already, not yet back on a CPU: with its waker. */
 		if (s->wakers && task != HS_OFF_BUSY)
 			wkey = hs_offtab_find(&t->wake, task);

@@ -101,7 +101,7 @@ void hs_sync_events_now(struct hotstack_session *s)
  */
 static void hs_cpu_note(struct hotstack_session *s, unsigned int cpu, bool want)
 {
-	struct hs_slot *sl = s->tabs.slot_of_cpu[cpu];
+	struct hs_slot *sl = hs_slot_of(&s->tabs, cpu);
 
 	spin_lock(&s->hp_lock);
 	if (sl) {

@@ -252,15 +252,14 @@ static __always_inline bool hs_user_visible(const struct hotstack_session *s)
  * Walk the stacks of @regs into @st; returns the drop reason or HS_COUNTED,
  * and in *@hash the stack's hash (hs_stack_hash() with @seed, whose
  * hs_hash_start() of a key without tgid and comm is @hash0); @slot: this
- * CPU's. @path: not HS_PATH_IP. @caller: @regs are a caller's (frame 0 a
- * return address: HOTSTACK_ENTRY_CALLER). @probe: the off-CPU probes'
- * (hs_in_tp_iter()). @user: the user stack too, if the session has them
- * (a waker in an interrupt: not its own).
+ * CPU's. @path: not HS_PATH_IP. @probe: the off-CPU probes' (hs_in_tp_iter();
+ * @regs a caller's, as a context switch's event's: frame 0 a return
+ * address, HOTSTACK_ENTRY_CALLER). @user: the user stack too, if the
+ * session has them (a waker in an interrupt: not its own).
  */
 static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_regs *regs,
 				   struct hs_slot *slot, struct hs_stack *st, u64 seed, u64 hash0,
-				   u64 *hash, const enum hs_path path, bool caller,
-				   const bool probe, bool user)
+				   u64 *hash, const enum hs_path path, const bool probe, bool user)
 {
 	struct hs_walk w = {
 		.frames = st->frames,
@@ -291,7 +290,8 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		} else {
 			hs_walk_kernel(&w, regs, slot, false, false, probe);
 		}
-		if (caller)
+		/* Read after the walk: one value less kept across its calls. */
+		if (probe || s->caller_regs)
 			flags |= HOTSTACK_ENTRY_CALLER;
 	}
 	st = slot->buf;
@@ -319,7 +319,9 @@ static __always_inline int hs_walk(const struct hotstack_session *s, struct pt_r
 		st->key.depth = min_t(unsigned int, w.collapsed, U16_MAX);
 	}
 	st->key.nr_kernel = nr_kernel;
-	st->key.nr_user = w.next - st->frames - nr_kernel;
+	/* HS_PATH_KERNEL: no user walk, and nr_user stays 0 (kzalloc). */
+	if (path != HS_PATH_KERNEL)
+		st->key.nr_user = w.next - st->frames - nr_kernel;
 	st->key.flags = flags;
 	*hash = hs_hash_end(w.hash, &st->key);
 	/* A user-mode sample with no user walk still counts, as "[user]". */
@@ -433,9 +435,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot
 		return;		/* else: not a CPU of this session */
 	}
 	/* RCU reader: SNAPSHOT waits for us before reading the other table. */
-	tab = &slot->tab[READ_ONCE(s->active)];
-	/* One value: never made again from @slot and the generation. */
-	OPTIMIZER_HIDE_VAR(tab);
+	tab = READ_ONCE(slot->cur);
 	local64_inc(&slot->taken);
 	local64_inc((local64_t *)&tab->interrupts);
 	if (unlikely(local_inc_return(&slot->busy) != 1)) {
@@ -446,7 +446,9 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot
 	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
 		start = local_clock();
 
-	if (unlikely(s->filter) && hs_filtered(s)) {
+	/* record -a's default filter, the idle task alone: one test inline. */
+	if (unlikely(s->filter) &&
+	    (s->filter == HS_FILTER_IDLE ? unlikely(is_idle_task(current)) : hs_filtered(s))) {
 		drop = HOTSTACK_DROP_FILTERED;
 	} else if (unlikely(!regs)) {
 		drop = HOTSTACK_DROP_NO_STACK;
@@ -465,8 +467,7 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot
 			if (s->cfg.keys)
 				hs_fill_key(s, regs, &st->key);
 		}
-		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path,
-			       s->caller_regs, false, true);
+		drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, path, false, true);
 		/*
 		 * The weight, read once after the walk (the fewer values kept
 		 * across it the better): what this sample counts everywhere.
@@ -500,7 +501,7 @@ out_count_w:
  */
 void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 {
-	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
+	struct hs_slot *slot = hs_this_slot(&s->tabs);
 
 	switch (s->path) {
 	case HS_PATH_IP:
@@ -567,7 +568,7 @@ static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs
 					const enum hs_path path, u64 wall)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
-	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
+	struct hs_slot *slot = hs_this_slot(&s->tabs);
 
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
 		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
@@ -603,7 +604,7 @@ static notrace void hs_overflow_wall(struct perf_event *event, struct perf_sampl
 				     struct pt_regs *regs)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
-	struct hs_slot *slot = s->tabs.slot_of_cpu[smp_processor_id()];
+	struct hs_slot *slot = hs_this_slot(&s->tabs);
 	u64 now = ktime_get_mono_fast_ns(), ns = 1;
 
 	if (slot) {
@@ -860,8 +861,7 @@ static __always_inline struct hs_off_task *hs_off_begin(struct hotstack_session 
 	if (s->cfg.keys)
 		hs_fill_key(s, regs, &st->key);
 	st->key.context = hs_wait_reason(preempt, prev_state, task_is_running(current));
-	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true,
-		       true);
+	drop = hs_walk(s, regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true);
 	st = slot->buf;
 	rec->t0 = now;
 	rec->hash = hash;
@@ -914,7 +914,7 @@ notrace void hotstack_sched_switch(void *data, bool preempt, struct task_struct 
 {
 	struct hotstack_session *s = data;
 	struct hs_tables *t = &s->tabs;
-	struct hs_slot *slot = t->slot_of_cpu[smp_processor_id()];
+	struct hs_slot *slot = hs_this_slot(t);
 	u64 until = READ_ONCE(s->off_until), now = 0, start = 0;
 	unsigned long *key, *wkey;
 	struct hs_off_task *rec;
@@ -926,8 +926,7 @@ notrace void hotstack_sched_switch(void *data, bool preempt, struct task_struct 
 	if (unlikely(!until))
 		return;
 	if (likely(slot)) {
-		tab = &slot->tab[READ_ONCE(s->active)];
-		OPTIMIZER_HIDE_VAR(tab);
+		tab = READ_ONCE(slot->cur);
 		local64_inc(&slot->taken);
 		local64_inc((local64_t *)&tab->interrupts);
 		/* Timed from here, the lookups and filters in it, as a budget weighs it. */
@@ -1031,7 +1030,7 @@ notrace void hotstack_sched_waking(void *data, struct task_struct *p)
 	/* Pairs with the release of on_cpu at the end of its switch-out. */
 	if (!smp_load_acquire(&p->on_cpu) && !hs_off_find(t, (unsigned long)p))
 		return;
-	slot = t->slot_of_cpu[smp_processor_id()];
+	slot = hs_this_slot(t);
 	if (unlikely(!slot))
 		return;
 	if (!(++slot->wakes & (HOTSTACK_TIMED_EVERY - 1)))
@@ -1040,11 +1039,11 @@ notrace void hotstack_sched_waking(void *data, struct task_struct *p)
 	if (i == HS_OFF_NONE)
 		goto out;
 	wk = hs_wake_rec(t, i);
-	tab = &slot->tab[READ_ONCE(s->active)];
+	tab = READ_ONCE(slot->cur);
 	st = slot->buf;
 	memset(&st->key, 0, sizeof(st->key));
 	hs_probe_regs(&slot->regs);
-	hs_walk(s, &slot->regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true, true,
+	hs_walk(s, &slot->regs, slot, st, tab->seed, tab->hash0, &hash, HS_PATH_ANY, true,
 		in_task());
 	st = slot->buf;
 	/* A kernel thread is named to anyone; a process as its user stack is shown. */

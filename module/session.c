@@ -77,7 +77,7 @@ static void hs_free_tables(struct hs_tables *t)
 	}
 	kfree(t->slots);
 	kfree(t->store);
-	kfree(t->slot_of_cpu);
+	free_percpu(t->slot_of_cpu);
 	if (t->buf)
 		vunmap(t->buf);
 	for (i = 0; t->pages && i < t->size >> PAGE_SHIFT && t->pages[i]; i++)
@@ -250,7 +250,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 
 	nr_pages = size >> PAGE_SHIFT;
 	t->pages = kvcalloc(nr_pages, sizeof(*t->pages), GFP_KERNEL_ACCOUNT);
-	t->slot_of_cpu = kcalloc(nr_cpu_ids, sizeof(*t->slot_of_cpu), GFP_KERNEL_ACCOUNT);
+	t->slot_of_cpu = alloc_percpu_gfp(struct hs_slot *, GFP_KERNEL_ACCOUNT);
 	t->slots = kcalloc(nr_slots, sizeof(*t->slots), GFP_KERNEL_ACCOUNT);
 	/* Not in @t: the tables point at it, and @t is copied. */
 	t->store = kcalloc(2, sizeof(*t->store), GFP_KERNEL_ACCOUNT);
@@ -331,7 +331,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 	for (i = 0; i < nr_slots; i++) {
 		struct hs_slot *sl = &t->slots[i];
 
-		t->slot_of_cpu[slot_cpu[i]] = sl;
+		*per_cpu_ptr(t->slot_of_cpu, slot_cpu[i]) = sl;
 		h->slot_cpu[i] = slot_cpu[i];
 		for (g = 0; g < 2; g++) {
 			void *base = t->buf + h->gen_offset[g] + store_size + (size_t)i * slot_size;
@@ -339,6 +339,7 @@ static int hs_alloc_tables(struct hs_tables *t, const struct hotstack_config *c,
 			hs_table_init(&sl->tab[g], base, base + HS_STATS_SIZE, c->cpu_entries,
 				      &t->store[g], seed);
 		}
+		sl->cur = &sl->tab[0];
 		sl->buf = kzalloc_node(struct_size(sl->buf, frames, t->wake_rec_size ?
 						   HOTSTACK_MAX_DEPTH + HOTSTACK_WAKER_WORDS :
 						   c->max_depth),
@@ -493,8 +494,10 @@ int hotstack_configure(struct hotstack_session *s, const struct hotstack_config 
 	else
 		hs_cgroups_put(&s->cgroups);
 	/* An off-CPU session of a process and what it starts: its set. */
-	s->filter = ((c->flags & HOTSTACK_CFG_PID) && (!s->task_mode || s->off_cpu)) ||
-		    (c->flags & HOTSTACK_CFG_EXCLUDE_IDLE) || s->cgroups.nr;
+	if (((c->flags & HOTSTACK_CFG_PID) && (!s->task_mode || s->off_cpu)) || s->cgroups.nr)
+		s->filter = HS_FILTER_TASK;
+	else
+		s->filter = c->flags & HOTSTACK_CFG_EXCLUDE_IDLE ? HS_FILTER_IDLE : HS_FILTER_NONE;
 	if (c->keys || c->stacks != HOTSTACK_STACK_KERNEL || s->off_cpu)
 		s->path = HS_PATH_ANY;
 	else if (c->max_depth == 1)
@@ -722,7 +725,7 @@ static void hs_clear_gen(struct hotstack_session *s, unsigned int gen)
  */
 void hotstack_swap(struct hotstack_session *s, bool reset)
 {
-	unsigned int old = s->active, new = !old;
+	unsigned int old = s->active, new = !old, i;
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&s->lock);
@@ -733,6 +736,8 @@ void hotstack_swap(struct hotstack_session *s, bool reset)
 		s->run_start_ns = now;
 	}
 	WRITE_ONCE(s->active, new);
+	for (i = 0; i < s->tabs.nr_slots; i++)
+		WRITE_ONCE(s->tabs.slots[i].cur, &s->tabs.slots[i].tab[new]);
 	/* Samplers are RCU readers (NMI too): after this, @old is quiet. */
 	if (s->state == HOTSTACK_STATE_RUNNING)
 		synchronize_rcu();
