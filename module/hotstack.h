@@ -386,6 +386,7 @@ enum hs_filter {
 	HS_FILTER_NONE,
 	HS_FILTER_IDLE,		/* the idle task alone (record -a's default): one test */
 	HS_FILTER_TASK,		/* a pid filter (not task mode) or cgroups, idle too maybe */
+	HS_FILTER_NR,		/* (to hs_overflow(): the session's, read at each sample) */
 };
 
 /*

@@ -416,10 +416,12 @@ static __always_inline void hs_timed(struct hs_slot *slot, struct hotstack_cpu_s
  * One sample, by @path: a constant in each caller, so that each path is a
  * function of its own (enum hs_path). @slot: this CPU's (NULL: none).
  * @wall: wall-clock time's weight, the ns since the last sample or switch
- * on this CPU; 0: the table's.
+ * on this CPU; 0: the table's. @filter: s->filter, a constant in the IP
+ * and kernel paths' handlers (one for each filter).
  */
 static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot *slot,
-				      struct pt_regs *regs, const enum hs_path path, u64 wall)
+				      struct pt_regs *regs, const enum hs_path path, u64 wall,
+				      const enum hs_filter filter)
 {
 	struct hotstack_cpu_stats *stats;
 	struct hs_table *tab;
@@ -446,9 +448,9 @@ static __always_inline void hs_sample(struct hotstack_session *s, struct hs_slot
 	if (!(local64_read((local64_t *)&tab->interrupts) & (HOTSTACK_TIMED_EVERY - 1)))
 		start = local_clock();
 
-	/* record -a's default filter, the idle task alone: one test inline. */
-	if (unlikely(s->filter) &&
-	    (s->filter == HS_FILTER_IDLE ? unlikely(is_idle_task(current)) : hs_filtered(s))) {
+	/* record -a's default filter, the idle task alone: one test. */
+	if (filter == HS_FILTER_IDLE ? unlikely(is_idle_task(current)) :
+	    unlikely(filter != HS_FILTER_NONE) && hs_filtered(s)) {
 		drop = HOTSTACK_DROP_FILTERED;
 	} else if (unlikely(!regs)) {
 		drop = HOTSTACK_DROP_NO_STACK;
@@ -505,13 +507,13 @@ void hotstack_sample(struct hotstack_session *s, struct pt_regs *regs)
 
 	switch (s->path) {
 	case HS_PATH_IP:
-		hs_sample(s, slot, regs, HS_PATH_IP, 0);
+		hs_sample(s, slot, regs, HS_PATH_IP, 0, s->filter);
 		break;
 	case HS_PATH_KERNEL:
-		hs_sample(s, slot, regs, HS_PATH_KERNEL, 0);
+		hs_sample(s, slot, regs, HS_PATH_KERNEL, 0, s->filter);
 		break;
 	default:
-		hs_sample(s, slot, regs, HS_PATH_ANY, 0);
+		hs_sample(s, slot, regs, HS_PATH_ANY, 0, s->filter);
 	}
 }
 
@@ -559,13 +561,15 @@ void hotstack_jitter_set(struct hs_slot *slot, const struct perf_event *event)
 #define HS_PERF_THROTTLED	(~0ULL)
 
 /*
- * perf overflow handler of a session's events, one for each path, each
- * with the sample inline: no call in between. Called from NMI or hardirq;
- * notrace, as the probes: the function tracer's hook is an instruction a
- * sample.
+ * perf overflow handler of a session's events, one for each path, and on
+ * the IP and kernel paths one for each filter (none: no test; record -a's,
+ * the idle task: one), each with the sample inline: no call in between.
+ * Called from NMI or hardirq; notrace, as the probes: the function
+ * tracer's hook is an instruction a sample.
  */
 static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs *regs,
-					const enum hs_path path, u64 wall)
+					const enum hs_path path, u64 wall,
+					const enum hs_filter filter)
 {
 	struct hotstack_session *s = event->overflow_handler_context;
 	struct hs_slot *slot = hs_this_slot(&s->tabs);
@@ -573,25 +577,29 @@ static __always_inline void hs_overflow(struct perf_event *event, struct pt_regs
 	if (unlikely(event->hw.interrupts == HS_PERF_THROTTLED))
 		hotstack_raise(s, READ_ONCE(s->active), HS_EV_THROTTLE, smp_processor_id());
 	hs_jitter(event, slot);
-	hs_sample(s, slot, regs, path, wall);
+	hs_sample(s, slot, regs, path, wall, filter == HS_FILTER_NR ? s->filter : filter);
 }
 
-static notrace void hs_overflow_ip(struct perf_event *event, struct perf_sample_data *data,
-				   struct pt_regs *regs)
-{
-	hs_overflow(event, regs, HS_PATH_IP, 0);
+/* The handler of @path (IP or kernel) and @filter. */
+#define HS_OVERFLOW(name, path, filter)							\
+static notrace void name(struct perf_event *event, struct perf_sample_data *data,		\
+			 struct pt_regs *regs)							\
+{												\
+	hs_overflow(event, regs, path, 0, filter);						\
 }
 
-static notrace void hs_overflow_kernel(struct perf_event *event, struct perf_sample_data *data,
-				       struct pt_regs *regs)
-{
-	hs_overflow(event, regs, HS_PATH_KERNEL, 0);
-}
+HS_OVERFLOW(hs_overflow_ip, HS_PATH_IP, HS_FILTER_NONE)
+HS_OVERFLOW(hs_overflow_ip_idle, HS_PATH_IP, HS_FILTER_IDLE)
+HS_OVERFLOW(hs_overflow_ip_task, HS_PATH_IP, HS_FILTER_TASK)
+HS_OVERFLOW(hs_overflow_kernel, HS_PATH_KERNEL, HS_FILTER_NONE)
+HS_OVERFLOW(hs_overflow_kernel_idle, HS_PATH_KERNEL, HS_FILTER_IDLE)
+HS_OVERFLOW(hs_overflow_kernel_task, HS_PATH_KERNEL, HS_FILTER_TASK)
 
+/* Any configuration: the session's filter read at each sample. */
 static notrace void hs_overflow_any(struct perf_event *event, struct perf_sample_data *data,
 				    struct pt_regs *regs)
 {
-	hs_overflow(event, regs, HS_PATH_ANY, 0);
+	hs_overflow(event, regs, HS_PATH_ANY, 0, HS_FILTER_NR);
 }
 
 /*
@@ -611,19 +619,21 @@ static notrace void hs_overflow_wall(struct perf_event *event, struct perf_sampl
 		ns = now > slot->wall_ns ? now - slot->wall_ns : 1;
 		slot->wall_ns = now;
 	}
-	hs_overflow(event, regs, HS_PATH_ANY, ns);
+	hs_overflow(event, regs, HS_PATH_ANY, ns, HS_FILTER_NR);
 }
 
 /* The overflow handler of @s's events (its path is set by CONFIGURE). */
 perf_overflow_handler_t hotstack_overflow_handler(const struct hotstack_session *s)
 {
-	static const perf_overflow_handler_t handler[] = {
-		[HS_PATH_IP] = hs_overflow_ip,
-		[HS_PATH_KERNEL] = hs_overflow_kernel,
-		[HS_PATH_ANY] = hs_overflow_any,
+	static const perf_overflow_handler_t handler[][HS_FILTER_NR] = {
+		[HS_PATH_IP] = { hs_overflow_ip, hs_overflow_ip_idle, hs_overflow_ip_task },
+		[HS_PATH_KERNEL] = { hs_overflow_kernel, hs_overflow_kernel_idle,
+				     hs_overflow_kernel_task },
 	};
 
-	return s->wall ? hs_overflow_wall : handler[s->path];
+	if (s->wall)
+		return hs_overflow_wall;
+	return s->path == HS_PATH_ANY ? hs_overflow_any : handler[s->path][s->filter];
 }
 
 /*

@@ -24,6 +24,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
+#include <asm/local64.h>
 #include <asm/processor.h>
 #include "compat.h"
 #else
@@ -413,6 +414,16 @@ static __always_inline const struct hotstack_stack *hs_count_stack(const struct 
 	return &t->stacks[(u64)id - 1];
 }
 
+/*
+ * @w more samples in count entry @c, by its one writer (its CPU's sampler;
+ * a nested one never counts): a single addition to memory where the CPU
+ * has one, whole to readers.
+ */
+static __always_inline void hs_count_add(struct hotstack_count *c, u64 w)
+{
+	local64_add(w, (local64_t *)&c->count);
+}
+
 /* A count entry for stack @idx (hash @hash) in free entry @c of @t, @w samples. */
 static inline int hs_count_new(struct hs_table *t, struct hotstack_count *c, u64 idx,
 			       u64 hash, u64 w)
@@ -448,7 +459,7 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 					u64 hash, u64 w, const bool keys)
 {
 	u32 i = hs_index(t->shift, hash);
-	unsigned int probe, collisions = 0;
+	unsigned int probe, compares = HS_MAX_COLLISIONS;
 
 	for (probe = 0; probe < HS_MAX_PROBES; probe++, i = (i + 1) & t->mask) {
 		struct hotstack_count *c = &t->counts[i];
@@ -461,10 +472,10 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 			continue;
 		/* The stack it names, compared whole: a tag is no proof. */
 		if (hs_stack_equal(hs_count_stack(t, id), t->arena, st, keys)) {
-			WRITE_ONCE(c->count, c->count + w);
+			hs_count_add(c, w);
 			return HS_COUNTED;
 		}
-		if (++collisions == HS_MAX_COLLISIONS)
+		if (!--compares)
 			return HOTSTACK_DROP_COLLISION;
 	}
 	return HOTSTACK_DROP_TABLE_FULL;
@@ -517,7 +528,7 @@ static __always_inline int hs_table_add_ip(struct hs_table *t, struct hs_stack *
 			continue;
 		e = hs_count_stack(t, id);
 		if (hs_word(&e->nr_kernel) == key0 && (!nr || t->arena[e->frames] == ip)) {
-			WRITE_ONCE(c->count, c->count + w);
+			hs_count_add(c, w);
 			return HS_COUNTED;
 		}
 	}

@@ -122,6 +122,16 @@ static inline void atomic_dec(atomic_t *v)
 	__atomic_sub_fetch(&v->counter, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A counter one CPU writes, its interrupts too (the kernel's asm/local64.h). */
+typedef struct {
+	u64 counter;
+} local64_t;
+
+static inline void local64_add(u64 i, local64_t *l)
+{
+	__atomic_add_fetch(&l->counter, i, __ATOMIC_RELAXED);
+}
+
 /* @oldp as the kernel's (its u64 is __u64, ours uint64_t: one size, two types). */
 #define try_cmpxchg(p, oldp, new) \
 	__atomic_compare_exchange_n(p, (__typeof__(*(p)) *)(oldp), new, false, __ATOMIC_SEQ_CST, \
