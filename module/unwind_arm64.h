@@ -121,7 +121,7 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	unsigned long fp = regs->regs[29], prev = 0;
 	struct hs_stack_range irq = { 0, 0 };
 	struct hs_frame_record rec;
-	unsigned int steps = 0;
+	unsigned int steps = collapse ? hs_walk_steps(w) : 0;
 	bool on_task = false;
 	long err;
 
@@ -141,7 +141,7 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	if ((!probe || !hs_in_tp_iter(regs->pc)) && !hs_walk_push(w, regs->pc, collapse))
 		return;
 	for (; fp != final; fp = rec.fp) {
-		if (collapse && ++steps > hs_walk_steps(w)) {
+		if (collapse && !steps--) {
 			w->truncated = true;
 			break;
 		}
@@ -207,7 +207,7 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 {
 	struct hs_frame_record rec;
 	unsigned long fp, prev = 0;
-	unsigned int steps = 0;
+	unsigned int steps = collapse ? hs_walk_steps(w) : 0;
 
 	regs = hs_user_regs(regs);
 	if (!regs)
@@ -221,7 +221,7 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	 * the range and never sleeps.
 	 */
 	for (fp = regs->regs[29]; fp > prev && !(fp & (sizeof(long) - 1)); fp = rec.fp) {
-		if (collapse && ++steps > hs_walk_steps(w)) {
+		if (collapse && !steps--) {
 			w->truncated = true;
 			break;
 		}

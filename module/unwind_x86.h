@@ -143,7 +143,7 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 					   const bool precise, const bool probe)
 {
 	struct unwind_state *state = &slot->unwind;
-	unsigned int steps = 0;
+	unsigned int steps = collapse ? hs_walk_steps(w) : 0;
 	unsigned long addr;
 
 	/* One value across the walk, never made again from @slot. */
@@ -181,7 +181,7 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 		__unwind_start(state, current, NULL, (unsigned long *)regs->sp);
 	}
 	for (; !unwind_done(state); unwind_next_frame(state)) {
-		if (collapse && ++steps > hs_walk_steps(w)) {
+		if (collapse && !steps--) {
 			w->truncated = true;
 			return;
 		}
@@ -246,7 +246,7 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	const struct hs_user_frame __user *fp;
 	struct hs_user_frame frame;
 	unsigned long prev = 0;
-	unsigned int steps = 0;
+	unsigned int steps = collapse ? hs_walk_steps(w) : 0;
 
 	regs = hs_user_regs(regs);
 	if (!regs)
@@ -275,7 +275,7 @@ static __always_inline void hs_walk_user(struct hs_walk *w, struct pt_regs *regs
 	for (fp = (const void __user *)regs->bp;
 	     (unsigned long)fp > prev && !((unsigned long)fp & (sizeof(long) - 1));
 	     fp = (const void __user *)frame.next_fp) {
-		if (collapse && ++steps > hs_walk_steps(w)) {
+		if (collapse && !steps--) {
 			w->truncated = true;
 			break;
 		}
