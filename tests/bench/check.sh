@@ -6,8 +6,8 @@
 # same code gives about the same figures on any machine), failing when the
 # cost per sample passes the limits the README states (Overhead: they
 # guard against regressions; the targets are lower):
-#   kernel stacks at most 1.07x the unwind-only floor (1.05-1.06x now),
-#   IP only at most 1.15x the empty-handler floor (1.10-1.13x now);
+#   kernel stacks at most 1.07x the unwind-only floor (1.04-1.05x now),
+#   IP only at most 1.15x the empty-handler floor (1.09-1.13x now);
 # off-CPU time (record --off-cpu -a) adds at most 3600 ns to a context
 # switch of a pipe ping-pong (3091, 1626, 3290 on 6.1, 6.12, 7.2 now;
 # 3847, 2402, 4196 with the walk started in the unwinder's own frame);
