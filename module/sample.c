@@ -36,15 +36,6 @@
 #endif
 #include "uwalk.h"
 
-/*
- * Counters that a nested sample may update while the interrupted one is
- * between its load and its store: single-instruction additions.
- */
-static __always_inline void hs_add(u64 *counter, u64 n)
-{
-	local64_add(n, (local64_t *)counter);
-}
-
 /* The generation of @slot's table @tab. */
 static __always_inline unsigned int hs_gen(const struct hs_slot *slot,
 					   const struct hs_table *tab)

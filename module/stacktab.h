@@ -415,13 +415,14 @@ static __always_inline const struct hotstack_stack *hs_count_stack(const struct 
 }
 
 /*
- * @w more samples in count entry @c, by its one writer (its CPU's sampler;
- * a nested one never counts): a single addition to memory where the CPU
- * has one, whole to readers.
+ * A single-instruction addition where the CPU has one: for counters that
+ * a nested sample may update while the interrupted one is between its
+ * load and its store, and for a count entry (one writer, its CPU's
+ * sampler: one instruction, not a load, an add and a store).
  */
-static __always_inline void hs_count_add(struct hotstack_count *c, u64 w)
+static __always_inline void hs_add(__u64 *counter, u64 n)
 {
-	local64_add(w, (local64_t *)&c->count);
+	local64_add(n, (local64_t *)counter);
 }
 
 /* A count entry for stack @idx (hash @hash) in free entry @c of @t, @w samples. */
@@ -472,7 +473,7 @@ static __always_inline int hs_table_add(struct hs_table *t, const struct hs_stac
 			continue;
 		/* The stack it names, compared whole: a tag is no proof. */
 		if (hs_stack_equal(hs_count_stack(t, id), t->arena, st, keys)) {
-			hs_count_add(c, w);
+			hs_add(&c->count, w);
 			return HS_COUNTED;
 		}
 		if (!--compares)
@@ -528,7 +529,7 @@ static __always_inline int hs_table_add_ip(struct hs_table *t, struct hs_stack *
 			continue;
 		e = hs_count_stack(t, id);
 		if (hs_word(&e->nr_kernel) == key0 && (!nr || t->arena[e->frames] == ip)) {
-			hs_count_add(c, w);
+			hs_add(&c->count, w);
 			return HS_COUNTED;
 		}
 	}
