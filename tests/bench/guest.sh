@@ -44,10 +44,18 @@ bt_ip() { bt 'profile:hz:10000 { @ = count(); }' "$@"; }
 
 for spec in small:$((250000 * scale)) large:$((25000 * scale)) faults:$((12000 * scale)); do
 	work=${spec%%:*} iters=${spec#*:}
-	for mode in none empty unwind hotstack-ip hotstack none; do
+	for mode in none empty empty-jitter unwind unwind-jitter hotstack-ip hotstack none; do
 		run $work $mode $iters
 	done
 	tool $work record $iters rec
+	# Each ratio to the unwind floor from medians of three runs: a run's
+	# figure moves from one run to the next (record on the small loop: by
+	# up to 1.5%).
+	for i in 2 3; do
+		run $work unwind-jitter $iters
+		run $work hotstack $iters
+		tool $work record $iters rec
+	done
 	tool $work record-both $iters rec --stacks both
 	tool $work record-ip $iters rec --max-depth 1
 	# From the first sample: the budget starts at the rate it allows.

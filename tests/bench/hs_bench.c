@@ -6,6 +6,8 @@
  *
  *   none            no sampler
  *   empty, unwind   hs_bench.ko floors: empty handler, unwind-only handler
+ *   empty-jitter, unwind-jitter
+ *                   the same, their periods drawn as hotstack's are
  *   switch-empty, switch-unwind
  *                   hs_bench.ko's off-CPU floors: a sched_switch probe
  *                   that counts, or only walks the stack of the task
@@ -343,7 +345,8 @@ int main(int argc, char **argv)
 
 	/* HS_BENCH_DEPTH: frames walked (unwind) and kept (hotstack), default 127. */
 	depth = getenv("HS_BENCH_DEPTH") ? atoi(getenv("HS_BENCH_DEPTH")) : 127;
-	if (!strcmp(mode, "empty") || !strcmp(mode, "unwind") || !strncmp(mode, "switch-", 7)) {
+	if (!strncmp(mode, "empty", 5) || !strncmp(mode, "unwind", 6) ||
+	    !strncmp(mode, "switch-", 7)) {
 		snprintf(cmd, sizeof(cmd), "%s %u %u", mode, hz, depth);
 		if (proc_write("/proc/hs_bench", cmd))
 			return 1;

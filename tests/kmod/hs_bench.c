@@ -8,6 +8,16 @@
  *                                       handler only walks the kernel stack
  *                                       (the unwinder API, into a buffer),
  *                                       DEPTH frames at most (default 127)
+ *   echo "empty-jitter HZ" > /proc/hs_bench
+ *   echo "unwind-jitter HZ [DEPTH]" > /proc/hs_bench
+ *                                       the same, each next period drawn
+ *                                       from the mean +- 1/16 as hotstack's
+ *                                       handler draws it (hs_jitter()): the
+ *                                       walk's cost over every phase of an
+ *                                       exact loop, not over the few an
+ *                                       exact period meets (which depend on
+ *                                       the boot); the draw's own cost is
+ *                                       empty-jitter's over empty's
  *   echo "switch-empty"  > /proc/hs_bench
  *                                       a sched_switch probe that does nothing
  *   echo "switch-unwind HZ [DEPTH]" > /proc/hs_bench   (HZ not used)
@@ -41,6 +51,9 @@ static DEFINE_PER_CPU(struct perf_event *, hs_bench_event);
 /* Each CPU's walk buffer: 8 KiB, past what a module's static per-CPU data may take. */
 static unsigned long __percpu *hs_bench_buf;
 static atomic64_t hs_bench_samples;
+/* The periods drawn: base + [0, span) (hotstack_jitter_set()); an LCG's state per CPU. */
+static u64 hs_bench_jit_base, hs_bench_jit_span;
+static DEFINE_PER_CPU(u32, hs_bench_rnd);
 static bool hs_bench_switching;
 static unsigned long hs_bench_sink;
 
@@ -48,6 +61,23 @@ static void hs_bench_empty(struct perf_event *event, struct perf_sample_data *da
 			   struct pt_regs *regs)
 {
 	atomic64_inc(&hs_bench_samples);
+}
+
+/* hs_jitter(): the next but one period, drawn (hs_rand()'s LCG, its scale). */
+static __always_inline void hs_bench_jitter(struct perf_event *event)
+{
+	u32 x = __this_cpu_read(hs_bench_rnd) * 1664525 + 1013904223;
+
+	__this_cpu_write(hs_bench_rnd, x);
+	WRITE_ONCE(event->hw.sample_period,
+		   hs_bench_jit_base + ((hs_bench_jit_span * (x >> 16)) >> 16));
+}
+
+static void hs_bench_empty_jitter(struct perf_event *event, struct perf_sample_data *data,
+				  struct pt_regs *regs)
+{
+	atomic64_inc(&hs_bench_samples);
+	hs_bench_jitter(event);
 }
 
 /* The kernel walk of hotstack_walk_kernel(), without the table. */
@@ -73,6 +103,14 @@ static void hs_bench_unwind(struct perf_event *event, struct perf_sample_data *d
 			    struct pt_regs *regs)
 {
 	atomic64_inc(&hs_bench_samples);
+	hs_bench_walk(regs);
+}
+
+static void hs_bench_unwind_jitter(struct perf_event *event, struct perf_sample_data *data,
+				   struct pt_regs *regs)
+{
+	atomic64_inc(&hs_bench_samples);
+	hs_bench_jitter(event);
 	hs_bench_walk(regs);
 }
 
@@ -157,13 +195,18 @@ static int hs_bench_start(perf_overflow_handler_t handler, unsigned int hz)
 		.freq = 1,
 		.sample_freq = hz,
 	};
+	/* The period perf makes of a clock's frequency (perf_swevent_init_hrtimer()). */
+	u64 p = NSEC_PER_SEC / hz, j = min_t(u64, p >> 4, U32_MAX);
 	unsigned int cpu;
 
+	hs_bench_jit_base = p - j;
+	hs_bench_jit_span = 2 * j + 1;
 	atomic64_set(&hs_bench_samples, 0);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct perf_event *event;
 
+		per_cpu(hs_bench_rnd, cpu) = cpu + 1;
 		event = perf_event_create_kernel_counter(&attr, cpu, NULL, handler, NULL);
 		if (IS_ERR(event)) {
 			cpus_read_unlock();
@@ -198,6 +241,10 @@ static ssize_t hs_bench_write(struct file *file, const char __user *ubuf, size_t
 		ret = hs_bench_start(hs_bench_empty, hz);
 	else if (!strcmp(mode, "unwind") && hz)
 		ret = hs_bench_start(hs_bench_unwind, hz);
+	else if (!strcmp(mode, "empty-jitter") && hz)
+		ret = hs_bench_start(hs_bench_empty_jitter, hz);
+	else if (!strcmp(mode, "unwind-jitter") && hz)
+		ret = hs_bench_start(hs_bench_unwind_jitter, hz);
 	else if (!strcmp(mode, "switch-empty") || !strcmp(mode, "switch-unwind"))
 		ret = hs_bench_switch_start(!strcmp(mode, "switch-unwind"));
 	else if (strcmp(mode, "stop"))
