@@ -119,6 +119,10 @@ sed -n 's/^RUN //p' "$log" | awk -v svg="$svg" "$verdict"'
 				printf "  the unwind floor: %.0f ns a sample (unwind-jitter less its draw, " \
 					"%.0f ns; unwind, one exact period: %.0f)\n", c[w, "floor"],
 					c[w, "empty-jitter"] - c[w, "empty"], c[w, "unwind"]
+			} else if ((w, "unwind") in c) {
+				# A log of before the jittered floor (--report).
+				c[w, "floor"] = c[w, "unwind"]
+				printf "  the unwind floor: unwind, one exact period\n"
 			}
 			ratio(w, "record", "floor", 1.05, "hotstack record / the unwind floor")
 			ratio(w, "hotstack", "floor", 1.05, "bare session / the unwind floor")
