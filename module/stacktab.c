@@ -65,16 +65,16 @@ static __always_inline int hs_table_miss(struct hs_table *t, struct hotstack_cou
 	return hs_count_new(t, c, idx, hash, w);
 }
 
-int hs_table_add_new(struct hs_table *t, struct hotstack_count *c, const struct hs_stack *st,
-		     u64 hash, u64 w, bool keys)
+notrace int hs_table_add_new(struct hs_table *t, struct hotstack_count *c,
+			     const struct hs_stack *st, u64 hash, u64 w, bool keys)
 {
 	if (keys)
 		return hs_table_miss(t, c, st, hash, w, true);
 	return hs_table_miss(t, c, st, hash, w, false);
 }
 
-int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c, struct hs_stack *buf,
-			u64 key0, u64 ip, u64 hash, u64 w)
+notrace int hs_table_add_ip_new(struct hs_table *t, struct hotstack_count *c,
+				struct hs_stack *buf, u64 key0, u64 ip, u64 hash, u64 w)
 {
 	u64 *word = (u64 *)&buf->key;
 

@@ -256,15 +256,15 @@ static __always_inline bool hs_stack_equal(const struct hotstack_stack *e, const
 #define HS_ARENA_TRIES		64
 
 /*
- * Take @nr frames of @s's arena: their index, or -1 when they do not fit
+ * Take @nr frames of @s's arena, @old its frames in use as last read (a
+ * stale value costs a try): their index, or -1 when they do not fit
  * (HOTSTACK_DROP_ARENA_FULL) or -2 when other CPUs kept winning the race
  * (HOTSTACK_DROP_BUSY). Lock-free: a failed cmpxchg means another claim
- * succeeded.
+ * succeeded, and reads the arena's use again.
  */
-static inline s64 hs_arena_claim(struct hs_store *s, u64 nr)
+static inline s64 hs_arena_claim(struct hs_store *s, u64 nr, s64 old)
 {
 	atomic64_t *used = (atomic64_t *)&s->stats->arena_used;
-	s64 old = atomic64_read(used);
 	unsigned int i;
 
 	for (i = 0; i < HS_ARENA_TRIES; i++) {
@@ -300,15 +300,17 @@ static __always_inline void hs_copy_frames(u64 *to, const u64 *from, u64 nr)
 }
 
 /*
- * Fill place @e, claimed (FILLING), with @st and publish it. Returns its
- * index, or a drop reason as ~reason (the place is then DEAD: its hash
- * stays for lookups to pass over).
+ * Fill place @i, claimed (FILLING), with @st and publish it; @used: the
+ * arena's frames in use as read before the claim. Returns @i, or a drop
+ * reason as ~reason (the place is then DEAD: its hash stays for lookups
+ * to pass over).
  */
-static __always_inline s64 hs_store_fill(struct hs_store *s, struct hotstack_stack *e,
-					 const struct hs_stack *st, u64 hash)
+static __always_inline s64 hs_store_fill(struct hs_store *s, u32 i,
+					 const struct hs_stack *st, u64 hash, s64 used)
 {
+	struct hotstack_stack *e = &s->stacks[i];
 	u64 nr = st->key.nr_kernel + st->key.nr_user;
-	s64 at = nr ? hs_arena_claim(s, nr) : 0;
+	s64 at = nr ? hs_arena_claim(s, nr, used) : 0;
 
 	if (at < 0) {
 		/* Never filled: released only for symmetry with the READY store. */
@@ -324,7 +326,7 @@ static __always_inline s64 hs_store_fill(struct hs_store *s, struct hotstack_sta
 	e->cgroup = st->key.cgroup;
 	/* Publish: frames and fields before the hash (pairs with lookups' acquire). */
 	smp_store_release(&e->hash, hash);
-	return e - s->stacks;
+	return i;
 }
 
 /*
@@ -364,6 +366,7 @@ static __always_inline s64 hs_store_add(struct hs_store *s, const struct hs_stac
 			h = smp_load_acquire(&e->hash);
 		}
 		if (!h) {
+			s64 used = READ_ONCE(s->stats->arena_used);
 			int full = -1;
 
 			/*
@@ -371,14 +374,13 @@ static __always_inline s64 hs_store_add(struct hs_store *s, const struct hs_stac
 			 * be lost); a place of the 3/4 that may be taken
 			 * reserved before taking one.
 			 */
-			if (st->key.nr_kernel + st->key.nr_user >
-			    s->arena_frames - READ_ONCE(s->stats->arena_used)) {
+			if (st->key.nr_kernel + st->key.nr_user > s->arena_frames - used) {
 				full = HOTSTACK_DROP_ARENA_FULL;
 			} else if (!atomic64_add_unless(taken, 1, s->max_used)) {
 				full = HOTSTACK_DROP_TABLE_FULL;
 			} else {
 				if (try_cmpxchg(&e->hash, &h, filling))
-					return hs_store_fill(s, e, st, hash);
+					return hs_store_fill(s, i, st, hash, used);
 				atomic64_dec(taken);
 			}
 			/*

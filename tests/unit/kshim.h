@@ -16,6 +16,9 @@
 #define __always_inline inline __attribute__((__always_inline__))
 #endif
 
+#ifndef notrace
+#define notrace
+#endif
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
 #endif

@@ -602,6 +602,7 @@ static void arena_full_leaves_place_dead(void **state)
 	struct hotstack_stack *e;
 	unsigned int i;
 	long at;
+	s64 used;
 
 	/* Half the arena, for now: grown below (a test's shortcut to room). */
 	f->r->s.arena_frames = ARENA / 2;
@@ -615,14 +616,16 @@ static void arena_full_leaves_place_dead(void **state)
 	fr[0] = 5555;
 	s_hash = hs_stack_hash(stack(f, fr, MAXF, 0), SEED);
 	e = claim(f->r, s_hash);
+	used = f->r->ss->arena_used;
 	assert_int_equal(f->r->ss->stacks, ARENA / 2 / MAXF);
 	/* B stores a stack of 8 frames meanwhile. */
 	fr[0] = 6666;
 	assert_int_equal(add_on(f->b, stack(f, fr, 8, 0)), -1);
 	assert_int_equal(f->r->ss->arena_used, ARENA / 2 - MAXF + 8);
-	/* A's frames find no room now. */
+	/* A's frames find no room now (its claim fails on B's, then the room). */
 	fr[0] = 5555;
-	assert_int_equal(hs_store_fill(&f->r->s, e, stack(f, fr, MAXF, 0), s_hash),
+	assert_int_equal(hs_store_fill(&f->r->s, e - f->r->stacks, stack(f, fr, MAXF, 0), s_hash,
+				       used),
 			 ~(s64)HOTSTACK_DROP_ARENA_FULL);
 	dead_hash = (s_hash & ~HOTSTACK_STACK_STATE) | HOTSTACK_STACK_DEAD;
 	assert_int_equal(e->hash, dead_hash);
@@ -686,7 +689,8 @@ static void busy_while_another_cpu_fills(void **state)
 	assert_int_equal(add_on(f->b, stack(f, b, 1, 0)), -1);
 	assert_int_equal(f->r->ss->stacks, 2);
 	/* CPU A completes it. */
-	assert_int_equal(hs_store_fill(&f->r->s, e, stack(f, a, 2, 0), h), e - f->r->stacks);
+	assert_int_equal(hs_store_fill(&f->r->s, e - f->r->stacks, stack(f, a, 2, 0), h,
+				       f->r->ss->arena_used), e - f->r->stacks);
 	assert_int_equal(e->hash, h);
 	assert_int_equal(add_on(f->b, stack(f, a, 2, 0)), -1);
 	assert_int_equal(place_of(f->r, stack(f, a, 2, 0)), e - f->r->stacks);
