@@ -354,9 +354,14 @@ esac
 # The recording ends when both have run. uw_tree does a fixed work (2000
 # calls of its leaf, about 2 s), not a fixed time: on a loaded host the
 # guest's loader is as slow as the program, and it still has its share.
+# It runs twice: its first process is found and its tables built, which
+# a stalling host's guest can take longer than the run (a debug guest
+# once walked none of its 3435 samples whole: its 16 tables built in
+# 943 ms of a starved tool); the second's are there once it is found.
 hotstack record -a -e $HS_EVENT $HS_RATE --stacks user -o /tmp/all.folded >/tmp/all.out 2>&1 &
 rec=$!
 wait_session
+uw_tree_nofp -c 1000 0 6 2 spin
 uw_tree_nofp -c 1000 0 6 2 spin
 /usr/bin/xz -T1 -1 -c /tmp/uw-in.txt >/dev/null
 kill -INT $rec
