@@ -72,6 +72,24 @@ static inline bool hs_off_task_stack(struct pt_regs *regs)
 }
 
 /*
+ * With frame pointers: one of @regs' bp and sp on the current task's stack,
+ * the other not. A precise sample's walk starts at this handler's frame:
+ * the frame-pointer unwinder steps up through the NMI's registers and
+ * looks for their bp on their sp's stack, and where it is not, warns
+ * (once a boot: "kernel stack regs ... has bad 'bp' value", the
+ * trixie-debug guest, a test NMI's precise sample in swapper, which it
+ * took in an interrupt's entry: sp already on the IRQ stack, bp still
+ * the task's frame). The IP alone, as perf's callchain ends there too.
+ */
+static inline bool hs_bp_sp_apart(struct pt_regs *regs)
+{
+	unsigned long low = (unsigned long)task_stack_page(current);
+
+	return IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER) &&
+	       (regs->bp - low < THREAD_SIZE) != (regs->sp - low < THREAD_SIZE);
+}
+
+/*
  * The walk is at an interrupt's registers (kernel mode) on the task or IRQ
  * stack whose bp does not lead up that stack: the interrupted code's rbp
  * was no frame pointer there. The frame-pointer unwinder would end the
@@ -162,7 +180,8 @@ static __always_inline void hs_walk_kernel(struct hs_walk *w, struct pt_regs *re
 	 * the sp is 0 and the IP stands alone.
 	 */
 	if (precise) {
-		if (!hs_walk_push(w, regs->ip, collapse) || !regs->sp || hs_off_task_stack(regs))
+		if (!hs_walk_push(w, regs->ip, collapse) || !regs->sp || hs_off_task_stack(regs) ||
+		    hs_bp_sp_apart(regs))
 			return;
 		__unwind_start(state, current, NULL, (unsigned long *)regs->sp);
 	} else if (hs_hw_regs(regs)) {
