@@ -192,7 +192,7 @@ struct hs_unwind {
  *		in HOTSTACK_TIMED_EVERY is timed, its time added to @timed_ns
  *		as the switch that its sleeper's wait will end with
  * @rnd:	the LCG state those gaps and the periods' jitter are
- *		drawn from (hs_rand(): this CPU's sampler and probe)
+ *		drawn from (hs_lcg(): this CPU's sampler and probe)
  * @jit_base, @jit_span: the periods of this CPU's events are drawn from
  *		@jit_base + [0, @jit_span) (hotstack_jitter_set(); @jit_span
  *		0: left as perf has them)
@@ -340,6 +340,30 @@ struct hs_tables {
 	/* With unwind tables: the slots' rule caches (hs_slot.urc), held so too. */
 	size_t urc_size;
 };
+
+/*
+ * The next number of the 32-bit LCG at @state (Numerical Recipes'
+ * constants: period 2^32 from any state), two instructions. Its low bits
+ * are weak: callers scale it by its high bits (a multiply and its top
+ * half), never take it modulo.
+ */
+static __always_inline u32 hs_lcg(u32 *state)
+{
+	u32 x = *state * 1664525 + 1013904223;
+
+	*state = x;
+	return x;
+}
+
+/*
+ * A period drawn from @base + [0, @span) by @x, an hs_lcg() number: @span
+ * 2^33 at most (hotstack_jitter_set()), times its high 16 bits: no 128-bit
+ * product. The bench's floor draws its periods by it too (tests/kmod).
+ */
+static __always_inline u64 hs_jitter_draw(u64 base, u64 span, u32 x)
+{
+	return base + ((span * (x >> 16)) >> 16);
+}
 
 /* CPU @cpu's slot in @t, or NULL (no table for it). */
 static inline struct hs_slot *hs_slot_of(const struct hs_tables *t, unsigned int cpu)

@@ -369,20 +369,6 @@ static __always_inline int hs_sample_ip(const struct hotstack_session *s,
 			       hs_ip_hash(s->ip_hkey[user], nr, ip), w);
 }
 
-/*
- * @slot's next pseudo-random number: a 32-bit LCG (Numerical Recipes'
- * constants: period 2^32 from any state), two instructions a sample. Its
- * low bits are weak: callers scale it by its high bits (a multiply and
- * its top half), never take it modulo.
- */
-static __always_inline u32 hs_rand(struct hs_slot *slot)
-{
-	u32 x = slot->rnd * 1664525 + 1013904223;
-
-	slot->rnd = x;
-	return x;
-}
-
 /* A timed handler run that began at @start (local_clock()) ends. */
 static __always_inline void hs_timed(struct hs_slot *slot, struct hotstack_cpu_stats *stats,
 				     u64 start)
@@ -519,10 +505,9 @@ static __always_inline void hs_jitter(struct perf_event *event, struct hs_slot *
 {
 	u64 span = slot ? READ_ONCE(slot->jit_span) : 0;
 
-	/* 2^33 at most, times 16 bits of random: no 128-bit product. */
 	if (likely(span))
 		WRITE_ONCE(event->hw.sample_period,
-			   READ_ONCE(slot->jit_base) + ((span * (hs_rand(slot) >> 16)) >> 16));
+			   hs_jitter_draw(READ_ONCE(slot->jit_base), span, hs_lcg(&slot->rnd)));
 }
 
 /**
@@ -833,7 +818,7 @@ static __always_inline bool hs_off_skip(struct hs_slot *slot, u32 w)
 		slot->off_gap--;
 		return true;
 	}
-	slot->off_gap = 1 + reciprocal_scale(hs_rand(slot), 2 * w - 1);
+	slot->off_gap = 1 + reciprocal_scale(hs_lcg(&slot->rnd), 2 * w - 1);
 	return false;
 }
 

@@ -63,14 +63,12 @@ static void hs_bench_empty(struct perf_event *event, struct perf_sample_data *da
 	atomic64_inc(&hs_bench_samples);
 }
 
-/* hs_jitter(): the next but one period, drawn (hs_rand()'s LCG, its scale). */
+/* hs_jitter(): the next but one period, drawn as hotstack draws it. */
 static __always_inline void hs_bench_jitter(struct perf_event *event)
 {
-	u32 x = __this_cpu_read(hs_bench_rnd) * 1664525 + 1013904223;
-
-	__this_cpu_write(hs_bench_rnd, x);
 	WRITE_ONCE(event->hw.sample_period,
-		   hs_bench_jit_base + ((hs_bench_jit_span * (x >> 16)) >> 16));
+		   hs_jitter_draw(hs_bench_jit_base, hs_bench_jit_span,
+				  hs_lcg(this_cpu_ptr(&hs_bench_rnd))));
 }
 
 static void hs_bench_empty_jitter(struct perf_event *event, struct perf_sample_data *data,
