@@ -9,7 +9,7 @@
 #   kernel stacks at most 1.07x the unwind-only floor (1.04-1.05x now),
 #   IP only at most 1.15x the empty-handler floor (1.09-1.13x now);
 # off-CPU time (record --off-cpu -a) adds at most 3600 ns to a context
-# switch of a pipe ping-pong (3160, 1635, 3342 on 6.1, 6.12, 7.2 now;
+# switch of a pipe ping-pong (3158, 1482, 3464 on 6.1, 6.12, 7.2 now;
 # 3847, 2402, 4196 with the walk started in the unwinder's own frame);
 # with a budget of 3%, it slows 2 s of the ping-pong by at most 3.3% from
 # the first switch, and says at least 90% of what it takes, also where the
