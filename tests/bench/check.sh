@@ -8,9 +8,10 @@
 # guard against regressions; the targets are lower):
 #   kernel stacks at most 1.07x the unwind-only floor (1.04-1.05x now),
 #   IP only at most 1.15x the empty-handler floor (1.09-1.13x now);
-# off-CPU time (record --off-cpu -a) adds at most 3600 ns to a context
+# off-CPU time (record --off-cpu -a) adds at most 3800 ns to a context
 # switch of a pipe ping-pong (3158, 1482, 3464 on 6.1, 6.12, 7.2 now;
-# 3847, 2402, 4196 with the walk started in the unwinder's own frame);
+# 7.2's from 3339 to 3479 in the last seven runs: 3600 left too little
+# room; 3847, 2402, 4196 with the walk started in the unwinder's own frame);
 # with a budget of 3%, it slows 2 s of the ping-pong by at most 3.3% from
 # the first switch, and says at least 90% of what it takes, also where the
 # budget is less than the tracepoint's call costs that loop (1%);
@@ -144,7 +145,7 @@ sed -n 's/^FIRST //p' "$out/run.log" | awk '
 					slow <= 1.1 ? "ok" : "not ok", name[k], d, med(all, n), desc
 			}
 	}'
-sed -n 's/^OFFCPU //p' "$out/run.log" | awk -v goal=3600 '
+sed -n 's/^OFFCPU //p' "$out/run.log" | awk -v goal=3800 '
 	# OFFCPU NAME ITERS none HZ ELAPSED ...: the ping-pong, two switches an iteration.
 	{ t[$1] = $5; n[$1] = $2 }
 	END {
