@@ -154,8 +154,11 @@ if grep -q ' __tracepoint_sched_switch$' /proc/kallsyms; then
 	sed -e '/^$/d' -e 's/^/#   /' /tmp/topo.out | head -16
 	check_output "its header says off-CPU, every switch" \
 		'^hotstack top - off-cpu, every switch, [0-9]+ CPUs?, up ' cat /tmp/topo.out
+	# One untimed at most: the shell's wait in progress at START can end
+	# while START makes its record (its end not seen; trixie-generic,
+	# once, on a loaded host), or read a clock behind its start.
 	check_output "and gives the waits that ended in the interval, in s" \
-		'^off-CPU: [0-9.]+ s of waits ended in [0-9.]+ s \([0-9]+ switches, 0 untimed\), counted [0-9.]+ s, dropped 0\.000 s' \
+		'^off-CPU: [0-9.]+ s of waits ended in [0-9.]+ s \([0-9]+ switches, [01] untimed\), counted [0-9.]+ s, dropped 0\.000 s' \
 		cat /tmp/topo.out
 	check_output "its children's sleeps: hrtimer_nanosleep's time in ms" \
 		'^ +[0-9.]+% +[0-9.]+% +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}  hrtimer_nanosleep$' \
