@@ -622,6 +622,19 @@ static void *burst_thread(void *arg)
 	return NULL;
 }
 
+/* budget_run()'s mark: the stalls from here on (@arg: __u64[2], their ns and us^2). */
+static void burst_mark(void *arg)
+{
+	__u64 *from = arg;
+	unsigned int i;
+
+	from[0] = from[1] = 0;
+	for (i = 0; i < WALL_BURSTERS; i++) {
+		from[0] += __atomic_load_n(&burst_long_ns[i], __ATOMIC_RELAXED);
+		from[1] += __atomic_load_n(&burst_long_sq[i], __ATOMIC_RELAXED);
+	}
+}
+
 /* Wall-clock time of this process: off-CPU and cpu-clock every 100 us. */
 static void wall_config(struct hotstack_config *c)
 {
@@ -666,19 +679,6 @@ static void wall_sums(const struct map *m, const char *comm, __u64 *on, __u64 *a
  * the debug kernels a few waits of many ms, timed or not, moved the sum
  * by 14% either way; test_offcpu_budget()'s eight nappers weigh them.
  */
-/* budget_run()'s mark: the stalls from here on (@arg: __u64[2], their ns and us^2). */
-static void burst_mark(void *arg)
-{
-	__u64 *from = arg;
-	unsigned int i;
-
-	from[0] = from[1] = 0;
-	for (i = 0; i < WALL_BURSTERS; i++) {
-		from[0] += __atomic_load_n(&burst_long_ns[i], __ATOMIC_RELAXED);
-		from[1] += __atomic_load_n(&burst_long_sq[i], __ATOMIC_RELAXED);
-	}
-}
-
 static void test_wall_budget(int fd)
 {
 	struct hotstack_config c;
@@ -1027,7 +1027,6 @@ static void *off_early_fn(void *arg)
 {
 	struct off_early *e = arg;
 	struct timespec ts = { e->ns / 1000000000, e->ns % 1000000000 };
-
 	__u64 c0;
 
 	prctl(PR_SET_NAME, e->comm);
